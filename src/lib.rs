@@ -1,1 +1,16 @@
+//! rocprof-rs: a Rust-native GPU kernel profiler for AMD's rocprofiler-sdk (ROCm 7.0 and later).
+//!
+//! This crate is both the library Rust applications link for in-process profiling and the tool
+//! library (`librocprof_rs.so`) that the SDK loads through `ROCP_TOOL_LIBRARIES` or `LD_PRELOAD`.
+//! It has no link-time dependency on ROCm: the SDK and HIP are resolved at run time through
+//! [`rocprofiler_sdk_sys`], so the library and the `rocprof-rs` CLI load on any Linux machine.
+//!
+//! Layers, after cudarc: `rocprofiler_sdk_sys` (declarations and function tables) → [`error`]
+//! and [`handles`] (checked results and typed ids) → the services built on them.
 
+pub mod doctor;
+pub mod error;
+pub mod handles;
+pub mod sdk;
+
+pub use error::{Error, Result, Status};

@@ -80,17 +80,29 @@ pub fn open_first(what: &'static str, names: &[&str]) -> Result<OpenLibrary, Loa
         // their own state; callers document the names they pass.
         match unsafe { Library::open(Some(*name), RTLD_LAZY | RTLD_LOCAL) } {
             Ok(library) => return Ok(OpenLibrary { library, name: (*name).to_owned(), origin: Origin::Opened }),
-            Err(e) => reason = e.to_string(),
+            Err(e) => reason = with_sources(&e),
         }
     }
     Err(LoadError::LibraryNotFound { what, tried: names.iter().map(|n| (*n).to_owned()).collect(), reason })
 }
 
-/// The file a symbol at `address` comes from, as the dynamic loader reports it.
-pub fn file_of(address: *const c_void) -> Option<PathBuf> {
+/// An error and its sources on one line: libloading keeps dlerror's text in the source.
+fn with_sources(error: &dyn std::error::Error) -> String {
+    let mut text = error.to_string();
+    let mut source = error.source();
+    while let Some(inner) = source {
+        text.push_str(": ");
+        text.push_str(&inner.to_string());
+        source = inner.source();
+    }
+    text
+}
+
+/// The file the code at `address` belongs to, as the dynamic loader reports it.
+pub fn file_of(address: usize) -> Option<PathBuf> {
     let mut info = std::mem::MaybeUninit::<libc::Dl_info>::zeroed();
     // SAFETY: dladdr only reads `address` as a number and fills `info`.
-    let found = unsafe { libc::dladdr(address, info.as_mut_ptr()) };
+    let found = unsafe { libc::dladdr(address as *const c_void, info.as_mut_ptr()) };
     if found == 0 {
         return None;
     }

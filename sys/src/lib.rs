@@ -21,6 +21,8 @@ pub mod checked;
 #[cfg(rocprofiler_sdk_sys_bindgen)]
 #[allow(
     clippy::all,
+    clippy::restriction,
+    clippy::pedantic,
     dead_code,
     missing_debug_implementations,
     unsafe_op_in_unsafe_fn,

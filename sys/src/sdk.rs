@@ -206,7 +206,7 @@ impl Sdk {
 
     /// The file the SDK was loaded from.
     pub fn path(&self) -> Option<PathBuf> {
-        dylib::file_of(self.api.rocprofiler_get_version as *const c_void)
+        dylib::file_of(self.api.rocprofiler_get_version as usize)
     }
 
     /// `(major, minor, patch)` as the library reports it.

@@ -152,7 +152,7 @@ impl Hip {
 
     /// The file the runtime was loaded from.
     pub fn path(&self) -> Option<PathBuf> {
-        dylib::file_of(self.api.hipRuntimeGetVersion as *const c_void)
+        dylib::file_of(self.api.hipRuntimeGetVersion as usize)
     }
 
     /// The runtime's version number (`HIP_VERSION`: major * 10^7 + minor * 10^5 + patch).

@@ -7,6 +7,8 @@ pub mod checked;
 #[cfg(rocprofiler_sdk_sys_hip_bindgen)]
 #[allow(
     clippy::all,
+    clippy::restriction,
+    clippy::pedantic,
     dead_code,
     missing_debug_implementations,
     non_camel_case_types,

@@ -18,9 +18,12 @@ macro_rules! check_layout {
                 std::mem::offset_of!($ty, $($field).+), $off,
                 "offsetof({}, {})", stringify!($ty), stringify!($($field).+)
             );
+            // Union fields need `unsafe` to name, plain ones do not.
+            #[allow(unused_unsafe)]
+            // SAFETY: the closure is never called; only the field's type is used.
+            let field_size = common::size_of_projection(|s: &$ty| unsafe { &s.$($field).+ });
             assert_eq!(
-                // SAFETY: the closure is never called; only the field's type is used.
-                common::size_of_projection(|s: &$ty| unsafe { &s.$($field).+ }),
+                field_size,
                 $fsize,
                 "sizeof({}.{})", stringify!($ty), stringify!($($field).+)
             );

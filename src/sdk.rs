@@ -1,0 +1,35 @@
+//! The process's one rocprofiler-sdk, loaded once and kept for the process lifetime.
+
+use std::sync::OnceLock;
+
+use rocprofiler_sdk_sys as sys;
+use sys::sdk::Sdk;
+
+use crate::error::{Error, Result, Status};
+
+static SDK: OnceLock<Result<Sdk, sys::LoadError>> = OnceLock::new();
+
+/// The SDK: the one already in the process if there is one (the SDK that loaded our tool), else
+/// the one the dynamic loader finds by SONAME. Loaded on first use; a failure is remembered.
+pub fn sdk() -> Result<&'static Sdk> {
+    SDK.get_or_init(Sdk::load).as_ref().map_err(|e| Error::Load(e.clone()))
+}
+
+/// The SDK if it has already been loaded; never loads it. Used where loading would be wrong,
+/// such as formatting an error.
+pub fn loaded() -> Option<&'static Sdk> {
+    SDK.get().and_then(|sdk| sdk.as_ref().ok())
+}
+
+/// The SDK's `(major, minor, patch)`, refusing anything older than the 1.x ABI.
+pub fn abi_checked_version(sdk: &Sdk) -> Result<(u32, u32, u32)> {
+    // `version` only fails with a non-zero status, so `from_raw` always yields one.
+    let version = sdk.version().map_err(|raw| Error::Sdk {
+        call: "rocprofiler_get_version",
+        status: Status::from_raw(raw).unwrap_or(Status::Unknown(raw)),
+    })?;
+    if version.0 < sys::ABI_MAJOR {
+        return Err(Error::SdkTooOld { found: format!("{}.{}.{}", version.0, version.1, version.2) });
+    }
+    Ok(version)
+}
