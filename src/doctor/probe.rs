@@ -23,14 +23,18 @@ pub fn library_dirs(extra: &[PathBuf]) -> Vec<PathBuf> {
     dedup(dirs)
 }
 
-/// The directories of the loader's cache, from `ldconfig -p`.
+/// The directories of the loader's cache, from `ldconfig -p`, read once per process.
 fn ldconfig_dirs() -> Vec<PathBuf> {
-    let Some(out) = run_with_deadline(Path::new("/sbin/ldconfig"), &["-p"]) else { return Vec::new() };
-    let dirs = out
-        .lines()
-        .filter_map(|line| line.rsplit_once("=> ").map(|(_, path)| path.trim()))
-        .filter_map(|path| Path::new(path).parent().map(Path::to_path_buf));
-    dedup(dirs.collect())
+    static DIRS: std::sync::OnceLock<Vec<PathBuf>> = std::sync::OnceLock::new();
+    DIRS.get_or_init(|| {
+        let Some(out) = run_with_deadline(Path::new("/sbin/ldconfig"), &["-p"]) else { return Vec::new() };
+        let dirs = out
+            .lines()
+            .filter_map(|line| line.rsplit_once("=> ").map(|(_, path)| path.trim()))
+            .filter_map(|path| Path::new(path).parent().map(Path::to_path_buf));
+        dedup(dirs.collect())
+    })
+    .clone()
 }
 
 /// The first of `names` found in `dirs`, with its resolved path.
