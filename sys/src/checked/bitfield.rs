@@ -1,6 +1,6 @@
 //! The storage unit bindgen emits for C bitfields, under the same name.
 //!
-//! Only reading is needed: the SDK fills these structs and the tool reads them. Bits are numbered
+//! Tools read these fields; the simulated SDK writes them (bindgen emits both). Bits are numbered
 //! from the least significant bit of the first byte, as on every little-endian target gcc and
 //! clang lay bitfields out on.
 
@@ -25,5 +25,19 @@ impl<const N: usize> __BindgenBitfieldUnit<[u8; N]> {
             let set = (self.storage[bit / 8] >> (bit % 8)) & 1;
             value | (u64::from(set) << i)
         })
+    }
+
+    /// Sets the field of `width` bits that starts at bit `offset` to the low bits of `value`.
+    pub fn set(&mut self, offset: usize, width: u8, value: u64) {
+        debug_assert!(width <= 64 && offset + usize::from(width) <= N * 8);
+        for i in 0..usize::from(width) {
+            let bit = offset + i;
+            let mask = 1u8 << (bit % 8);
+            if (value >> i) & 1 == 1 {
+                self.storage[bit / 8] |= mask;
+            } else {
+                self.storage[bit / 8] &= !mask;
+            }
+        }
     }
 }

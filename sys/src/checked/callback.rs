@@ -114,3 +114,95 @@ zeroed_default!(
     rocprofiler_callback_tracing_kernel_dispatch_data_t,
     rocprofiler_callback_tracing_memory_copy_data_t,
 );
+
+/// `roctx_range_id_t`: the id `roctxRangeStartA` returns.
+pub type roctx_range_id_t = u64;
+/// `roctx_thread_id_t`: an OS thread id as ROCTx reports it.
+pub type roctx_thread_id_t = u64;
+
+/// HIP's opaque stream type; only ever behind a pointer.
+#[repr(C)]
+#[derive(Debug, Copy, Clone)]
+pub struct ihipStream_t {
+    _unused: [u8; 0],
+}
+
+/// Stand-in for an empty C argument struct, which is one byte in C++ and zero in C.
+#[repr(C)]
+#[derive(Debug, Default, Copy, Clone)]
+pub struct rocprofiler_marker_api_no_args {
+    pub empty: c_char,
+}
+
+/// What a ROCTx call returned, by function.
+#[repr(C)]
+#[derive(Copy, Clone)]
+pub union rocprofiler_marker_api_retval_t {
+    pub int32_t_retval: i32,
+    pub int64_t_retval: i64,
+    pub roctx_range_id_t_retval: roctx_range_id_t,
+}
+
+macro_rules! marker_args {
+    ($($ty:ident { $($field:ident: $fty:ty),* }),* $(,)?) => {$(
+        #[repr(C)]
+        #[derive(Copy, Clone)]
+        pub struct $ty {
+            $(pub $field: $fty,)*
+        }
+    )*};
+}
+
+marker_args! {
+    rocprofiler_marker_api_args_t__bindgen_ty_1 { message: *const c_char },
+    rocprofiler_marker_api_args_t__bindgen_ty_2 { message: *const c_char },
+    rocprofiler_marker_api_args_t__bindgen_ty_3 { no_args: rocprofiler_marker_api_no_args },
+    rocprofiler_marker_api_args_t__bindgen_ty_4 { message: *const c_char },
+    rocprofiler_marker_api_args_t__bindgen_ty_5 { id: roctx_range_id_t },
+    rocprofiler_marker_api_args_t__bindgen_ty_6 { tid: *mut roctx_thread_id_t },
+    rocprofiler_marker_api_args_t__bindgen_ty_7 { tid: roctx_thread_id_t },
+    rocprofiler_marker_api_args_t__bindgen_ty_8 { tid: roctx_thread_id_t },
+    rocprofiler_marker_api_args_t__bindgen_ty_9 { name: *const c_char },
+    rocprofiler_marker_api_args_t__bindgen_ty_10 { name: *const c_char, agent: *const hsa_agent_t },
+    rocprofiler_marker_api_args_t__bindgen_ty_11 { name: *const c_char, device_id: c_int },
+    rocprofiler_marker_api_args_t__bindgen_ty_12 { name: *const c_char, stream: *const ihipStream_t },
+    rocprofiler_marker_api_args_t__bindgen_ty_13 { message: *const c_char },
+    rocprofiler_marker_api_args_t__bindgen_ty_14 { message: *const c_char },
+}
+
+/// The arguments of a ROCTx call, by function. Message pointers belong to the application and
+/// are valid only during the callback.
+#[repr(C)]
+#[derive(Copy, Clone)]
+pub union rocprofiler_marker_api_args_t {
+    pub roctxMarkA: rocprofiler_marker_api_args_t__bindgen_ty_1,
+    pub roctxRangePushA: rocprofiler_marker_api_args_t__bindgen_ty_2,
+    pub roctxRangePop: rocprofiler_marker_api_args_t__bindgen_ty_3,
+    pub roctxRangeStartA: rocprofiler_marker_api_args_t__bindgen_ty_4,
+    pub roctxRangeStop: rocprofiler_marker_api_args_t__bindgen_ty_5,
+    pub roctxGetThreadId: rocprofiler_marker_api_args_t__bindgen_ty_6,
+    pub roctxProfilerPause: rocprofiler_marker_api_args_t__bindgen_ty_7,
+    pub roctxProfilerResume: rocprofiler_marker_api_args_t__bindgen_ty_8,
+    pub roctxNameOsThread: rocprofiler_marker_api_args_t__bindgen_ty_9,
+    pub roctxNameHsaAgent: rocprofiler_marker_api_args_t__bindgen_ty_10,
+    pub roctxNameHipDevice: rocprofiler_marker_api_args_t__bindgen_ty_11,
+    pub roctxNameHipStream: rocprofiler_marker_api_args_t__bindgen_ty_12,
+    pub roctxThreadRangeA: rocprofiler_marker_api_args_t__bindgen_ty_13,
+    pub roctxProcessRangeA: rocprofiler_marker_api_args_t__bindgen_ty_14,
+}
+
+/// Payload of the marker callback kinds (`MARKER_CORE_API`, `MARKER_CORE_RANGE_API`, ...), 32
+/// bytes. The only place ROCTx messages are available: buffer records carry no text.
+#[repr(C)]
+#[derive(Copy, Clone)]
+pub struct rocprofiler_callback_tracing_marker_api_data_t {
+    pub size: u64,
+    pub args: rocprofiler_marker_api_args_t,
+    pub retval: rocprofiler_marker_api_retval_t,
+}
+
+zeroed_default!(
+    rocprofiler_marker_api_retval_t,
+    rocprofiler_marker_api_args_t,
+    rocprofiler_callback_tracing_marker_api_data_t,
+);

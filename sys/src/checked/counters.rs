@@ -55,6 +55,14 @@ macro_rules! counter_flags {
                 pub fn is_derived(&self) -> u8 {
                     self._bitfield_1.get(1, 1) as u8
                 }
+                /// Sets `is_constant` (bindgen's setter).
+                pub fn set_is_constant(&mut self, value: u8) {
+                    self._bitfield_1.set(0, 1, u64::from(value))
+                }
+                /// Sets `is_derived` (bindgen's setter).
+                pub fn set_is_derived(&mut self, value: u8) {
+                    self._bitfield_1.set(1, 1, u64::from(value))
+                }
             }
         )*
     };

@@ -406,3 +406,40 @@ pub const ROCPROFILER_MARKER_CORE_RANGE_API_ID_roctxThreadRangeA: rocprofiler_ma
 pub const ROCPROFILER_MARKER_CORE_RANGE_API_ID_roctxProcessRangeA: rocprofiler_marker_core_range_api_id_t = 2;
 pub const ROCPROFILER_MARKER_CORE_RANGE_API_ID_roctxGetThreadId: rocprofiler_marker_core_range_api_id_t = 3;
 pub const ROCPROFILER_MARKER_CORE_RANGE_API_ID_LAST: rocprofiler_marker_core_range_api_id_t = 4;
+
+/// `rocprofiler_hip_runtime_api_id_t` from `rocprofiler-sdk/hip/runtime_api_id.h`: the HIP
+/// runtime functions, numbered in HIP's dispatch-table order.
+///
+/// Only the functions the project names are declared (the enum has about 470); every other id is
+/// valid and its name comes from `rocprofiler_query_*_tracing_kind_operation_name`.
+pub type rocprofiler_hip_runtime_api_id_t = c_int;
+pub const ROCPROFILER_HIP_RUNTIME_API_ID_NONE: rocprofiler_hip_runtime_api_id_t = -1;
+pub const ROCPROFILER_HIP_RUNTIME_API_ID_hipDeviceSynchronize: rocprofiler_hip_runtime_api_id_t = 66;
+pub const ROCPROFILER_HIP_RUNTIME_API_ID_hipEventCreate: rocprofiler_hip_runtime_api_id_t = 76;
+pub const ROCPROFILER_HIP_RUNTIME_API_ID_hipEventElapsedTime: rocprofiler_hip_runtime_api_id_t = 79;
+pub const ROCPROFILER_HIP_RUNTIME_API_ID_hipEventRecord: rocprofiler_hip_runtime_api_id_t = 81;
+pub const ROCPROFILER_HIP_RUNTIME_API_ID_hipEventSynchronize: rocprofiler_hip_runtime_api_id_t = 82;
+pub const ROCPROFILER_HIP_RUNTIME_API_ID_hipExtLaunchKernel: rocprofiler_hip_runtime_api_id_t = 84;
+pub const ROCPROFILER_HIP_RUNTIME_API_ID_hipFree: rocprofiler_hip_runtime_api_id_t = 90;
+pub const ROCPROFILER_HIP_RUNTIME_API_ID_hipFreeAsync: rocprofiler_hip_runtime_api_id_t = 92;
+pub const ROCPROFILER_HIP_RUNTIME_API_ID_hipGetDevice: rocprofiler_hip_runtime_api_id_t = 102;
+pub const ROCPROFILER_HIP_RUNTIME_API_ID_hipGetDeviceCount: rocprofiler_hip_runtime_api_id_t = 103;
+pub const ROCPROFILER_HIP_RUNTIME_API_ID_hipGetLastError: rocprofiler_hip_runtime_api_id_t = 109;
+pub const ROCPROFILER_HIP_RUNTIME_API_ID_hipGraphLaunch: rocprofiler_hip_runtime_api_id_t = 166;
+pub const ROCPROFILER_HIP_RUNTIME_API_ID_hipHostMalloc: rocprofiler_hip_runtime_api_id_t = 197;
+pub const ROCPROFILER_HIP_RUNTIME_API_ID_hipLaunchCooperativeKernel: rocprofiler_hip_runtime_api_id_t = 211;
+pub const ROCPROFILER_HIP_RUNTIME_API_ID_hipLaunchKernel: rocprofiler_hip_runtime_api_id_t = 214;
+pub const ROCPROFILER_HIP_RUNTIME_API_ID_hipMalloc: rocprofiler_hip_runtime_api_id_t = 215;
+pub const ROCPROFILER_HIP_RUNTIME_API_ID_hipMallocAsync: rocprofiler_hip_runtime_api_id_t = 219;
+pub const ROCPROFILER_HIP_RUNTIME_API_ID_hipMemcpy: rocprofiler_hip_runtime_api_id_t = 259;
+pub const ROCPROFILER_HIP_RUNTIME_API_ID_hipMemcpyAsync: rocprofiler_hip_runtime_api_id_t = 268;
+pub const ROCPROFILER_HIP_RUNTIME_API_ID_hipMemcpyHtoD: rocprofiler_hip_runtime_api_id_t = 278;
+pub const ROCPROFILER_HIP_RUNTIME_API_ID_hipMemsetAsync: rocprofiler_hip_runtime_api_id_t = 293;
+pub const ROCPROFILER_HIP_RUNTIME_API_ID_hipModuleLaunchKernel: rocprofiler_hip_runtime_api_id_t = 308;
+pub const ROCPROFILER_HIP_RUNTIME_API_ID_hipModuleLoadData: rocprofiler_hip_runtime_api_id_t = 310;
+pub const ROCPROFILER_HIP_RUNTIME_API_ID_hipSetDevice: rocprofiler_hip_runtime_api_id_t = 327;
+pub const ROCPROFILER_HIP_RUNTIME_API_ID_hipStreamCreate: rocprofiler_hip_runtime_api_id_t = 334;
+pub const ROCPROFILER_HIP_RUNTIME_API_ID_hipStreamDestroy: rocprofiler_hip_runtime_api_id_t = 337;
+pub const ROCPROFILER_HIP_RUNTIME_API_ID_hipStreamSynchronize: rocprofiler_hip_runtime_api_id_t = 346;
+pub const ROCPROFILER_HIP_RUNTIME_API_ID_hipStreamWaitEvent: rocprofiler_hip_runtime_api_id_t = 348;
+pub const ROCPROFILER_HIP_RUNTIME_API_ID_hipExtModuleLaunchKernel: rocprofiler_hip_runtime_api_id_t = 388;

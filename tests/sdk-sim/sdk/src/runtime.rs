@@ -1,0 +1,710 @@
+//! The simulated runtimes: the `rocprofiler_sim_*` functions the driver calls where HIP, ROCTx
+//! and HSA would hit the SDK's intercept tables, and the records and callbacks they produce.
+
+use std::cell::RefCell;
+use std::collections::HashMap;
+use std::ffi::{CStr, CString, c_char};
+use std::sync::Mutex;
+use std::sync::atomic::{AtomicU64, Ordering};
+
+use rocprof_sim::runtime_abi::*;
+use rocprofiler_sdk_sys::*;
+
+use crate::buffer::{Buffer, Item, POISON, bytes_of};
+use crate::context::{self, Context, Counting};
+use crate::ffi::log;
+use crate::{agents, clock, counters, gpu, registration};
+
+static NEXT_CORRELATION: AtomicU64 = AtomicU64::new(1);
+static NEXT_DISPATCH: AtomicU64 = AtomicU64::new(1);
+static NEXT_QUEUE: AtomicU64 = AtomicU64::new(1);
+static NEXT_KERNEL: AtomicU64 = AtomicU64::new(1);
+static NEXT_CODE_OBJECT: AtomicU64 = AtomicU64::new(1);
+static NEXT_RANGE: AtomicU64 = AtomicU64::new(1);
+
+/// The modeled delay between enqueue and the start of a kernel on an idle queue.
+const LAUNCH_LATENCY_NS: u64 = 2_500;
+
+/// Prints the one line that says every record from here on is simulated.
+pub fn announce(clients: usize, names: &[&str]) {
+    log!("{} ({clients} tool(s): {})", rocprof_sim::SIMULATED_BANNER, names.join(", "));
+}
+
+/// An API call in flight on this thread.
+struct OpenCall {
+    correlation: rocprofiler_correlation_id_t,
+    kind: u32,
+    operation: i32,
+    /// Contexts that saw enter, with the user data their callback owns.
+    callbacks: Vec<(&'static Context, rocprofiler_user_data_t)>,
+    buffers: Vec<&'static Buffer>,
+    start: u64,
+}
+
+/// A ROCTx range open on this thread or process (MARKER_CORE_RANGE_API).
+struct OpenRange {
+    correlation: rocprofiler_correlation_id_t,
+    operation: i32,
+    message: CString,
+    callbacks: Vec<(&'static Context, rocprofiler_user_data_t)>,
+}
+
+// SAFETY: user data is the tool's opaque value, which the SDK hands back on any thread.
+unsafe impl Send for OpenRange {}
+
+#[derive(Default)]
+struct Queue {
+    id: u64,
+    tail: u64,
+    scratch: u64,
+}
+
+thread_local! {
+    static CALLS: RefCell<Vec<OpenCall>> = const { RefCell::new(Vec::new()) };
+    static RANGES: RefCell<Vec<OpenRange>> = const { RefCell::new(Vec::new()) };
+    static QUEUES: RefCell<HashMap<(u32, u32), Queue>> = RefCell::new(HashMap::new());
+}
+
+static PROCESS_RANGES: Mutex<Vec<(u64, OpenRange)>> = Mutex::new(Vec::new());
+
+fn current_correlation() -> u64 {
+    CALLS.with(|c| c.borrow().last().map_or(0, |call| call.correlation.internal))
+}
+
+/// Invokes a callback-tracing callback with `payload`, then poisons the payload.
+fn invoke<T: Copy>(
+    ctx: &Context,
+    kind: u32,
+    operation: i32,
+    phase: rocprofiler_callback_phase_t,
+    correlation: rocprofiler_correlation_id_t,
+    payload: &mut T,
+    user_data: &mut rocprofiler_user_data_t,
+) {
+    let Some(service) = ctx.callback_for(kind, operation) else { return };
+    let Some(callback) = service.callback else { return };
+    let record = rocprofiler_callback_tracing_record_t {
+        context_id: rocprofiler_context_id_t { handle: ctx.id },
+        thread_id: clock::thread_id(),
+        correlation_id: correlation,
+        kind,
+        operation,
+        phase,
+        payload: (payload as *mut T).cast(),
+    };
+    // SAFETY: the tool's callback, with a record whose payload lives until it returns.
+    unsafe { callback(record, user_data, service.data as *mut std::ffi::c_void) };
+    // SAFETY: the payload is SDK-owned and dead now; poisoning catches tools that keep it.
+    unsafe { std::ptr::write_bytes((payload as *mut T).cast::<u8>(), POISON, std::mem::size_of::<T>()) };
+}
+
+/// The payload of HIP API callbacks: `{size, args, retval}` with the HIP 6.3 argument union
+/// (88 bytes) and return union (24 bytes). The simulator does not model arguments: they are zero.
+#[repr(C)]
+#[derive(Clone, Copy)]
+struct HipApiData {
+    size: u64,
+    args_and_retval: [u64; 14],
+}
+
+fn marker_payload(message: *const c_char) -> rocprofiler_callback_tracing_marker_api_data_t {
+    let mut data = rocprofiler_callback_tracing_marker_api_data_t {
+        size: std::mem::size_of::<rocprofiler_callback_tracing_marker_api_data_t>() as u64,
+        ..Default::default()
+    };
+    data.args.roctxMarkA.message = message;
+    data
+}
+
+fn call_phase(call: &mut OpenCall, phase: rocprofiler_callback_phase_t, message: *const c_char) {
+    let (kind, op, corr) = (call.kind, call.operation, call.correlation);
+    for (ctx, user_data) in &mut call.callbacks {
+        if kind == ROCPROFILER_CALLBACK_TRACING_HIP_RUNTIME_API {
+            let mut data = HipApiData { size: std::mem::size_of::<HipApiData>() as u64, args_and_retval: [0; 14] };
+            invoke(ctx, kind, op, phase, corr, &mut data, user_data);
+        } else {
+            // The message is copied into SDK memory that dies with the callback, as a real
+            // application's string may.
+            let copy = (!message.is_null()).then(|| {
+                // SAFETY: the driver passes NUL-terminated messages.
+                unsafe { CStr::from_ptr(message) }.to_owned()
+            });
+            let mut data = marker_payload(copy.as_ref().map_or(std::ptr::null(), |c| c.as_ptr()));
+            invoke(ctx, kind, op, phase, corr, &mut data, user_data);
+            if let Some(copy) = copy {
+                let mut bytes = copy.into_bytes_with_nul();
+                bytes.fill(POISON);
+            }
+        }
+    }
+}
+
+fn range_enter(operation: i32, correlation: rocprofiler_correlation_id_t, message: &CStr) -> OpenRange {
+    let mut range = OpenRange { correlation, operation, message: message.to_owned(), callbacks: Vec::new() };
+    for ctx in context::active() {
+        if ctx.callback_for(ROCPROFILER_CALLBACK_TRACING_MARKER_CORE_RANGE_API, operation).is_some() {
+            let mut user_data = rocprofiler_user_data_t { value: 0 };
+            let mut data = marker_payload(range.message.as_ptr());
+            invoke(
+                ctx,
+                ROCPROFILER_CALLBACK_TRACING_MARKER_CORE_RANGE_API,
+                operation,
+                ROCPROFILER_CALLBACK_PHASE_ENTER,
+                correlation,
+                &mut data,
+                &mut user_data,
+            );
+            range.callbacks.push((ctx, user_data));
+        }
+    }
+    range
+}
+
+fn range_exit(mut range: OpenRange) {
+    let message = range.message.clone();
+    for (ctx, user_data) in &mut range.callbacks {
+        let mut data = marker_payload(message.as_ptr());
+        invoke(
+            ctx,
+            ROCPROFILER_CALLBACK_TRACING_MARKER_CORE_RANGE_API,
+            range.operation,
+            ROCPROFILER_CALLBACK_PHASE_EXIT,
+            range.correlation,
+            &mut data,
+            user_data,
+        );
+    }
+}
+
+fn buffer_kind(callback_kind: u32) -> u32 {
+    if callback_kind == ROCPROFILER_CALLBACK_TRACING_HIP_RUNTIME_API {
+        ROCPROFILER_BUFFER_TRACING_HIP_RUNTIME_API
+    } else {
+        ROCPROFILER_BUFFER_TRACING_MARKER_CORE_API
+    }
+}
+
+/// `rocprofiler_sim_api_enter`.
+pub fn api_enter(call: &SimApiCall, span: &mut SimApiSpan) -> rocprofiler_status_t {
+    if call.kind != ROCPROFILER_CALLBACK_TRACING_HIP_RUNTIME_API
+        && call.kind != ROCPROFILER_CALLBACK_TRACING_MARKER_CORE_API
+    {
+        return ROCPROFILER_STATUS_ERROR_KIND_NOT_FOUND;
+    }
+    let internal = NEXT_CORRELATION.fetch_add(1, Ordering::Relaxed);
+    let correlation = rocprofiler_correlation_id_t {
+        internal,
+        external: rocprofiler_user_data_t { value: 0 },
+        ancestor: current_correlation(),
+    };
+    let mut open = OpenCall {
+        correlation,
+        kind: call.kind,
+        operation: call.operation,
+        callbacks: Vec::new(),
+        buffers: Vec::new(),
+        start: 0,
+    };
+    for ctx in context::active() {
+        if ctx.callback_for(call.kind, call.operation).is_some() {
+            open.callbacks.push((ctx, rocprofiler_user_data_t { value: 0 }));
+        }
+        if let Some(buffer) = ctx.buffer_for(buffer_kind(call.kind), call.operation) {
+            open.buffers.push(buffer);
+        }
+    }
+    call_phase(&mut open, ROCPROFILER_CALLBACK_PHASE_ENTER, call.message);
+    open.start = clock::now_ns();
+    *span = SimApiSpan {
+        correlation_id: internal,
+        ancestor_id: correlation.ancestor,
+        thread_id: clock::thread_id(),
+        start_ns: open.start,
+        ..SimApiSpan::default()
+    };
+    if call.kind == ROCPROFILER_CALLBACK_TRACING_MARKER_CORE_API {
+        marker_enter(call, correlation, span);
+    }
+    CALLS.with(|c| c.borrow_mut().push(open));
+    ROCPROFILER_STATUS_SUCCESS
+}
+
+fn message_of(call: &SimApiCall) -> &CStr {
+    if call.message.is_null() {
+        c""
+    } else {
+        // SAFETY: the driver passes NUL-terminated messages that outlive the call.
+        unsafe { CStr::from_ptr(call.message) }
+    }
+}
+
+fn marker_enter(call: &SimApiCall, correlation: rocprofiler_correlation_id_t, span: &mut SimApiSpan) {
+    match call.operation {
+        ROCPROFILER_MARKER_CORE_API_ID_roctxMarkA => {
+            range_exit(range_enter(ROCPROFILER_MARKER_CORE_RANGE_API_ID_roctxMarkA, correlation, message_of(call)));
+        }
+        ROCPROFILER_MARKER_CORE_API_ID_roctxRangePushA => {
+            let range =
+                range_enter(ROCPROFILER_MARKER_CORE_RANGE_API_ID_roctxThreadRangeA, correlation, message_of(call));
+            RANGES.with(|r| r.borrow_mut().push(range));
+        }
+        ROCPROFILER_MARKER_CORE_API_ID_roctxRangePop => {
+            if let Some(range) = RANGES.with(|r| r.borrow_mut().pop()) {
+                range_exit(range);
+            }
+        }
+        ROCPROFILER_MARKER_CORE_API_ID_roctxRangeStartA => {
+            let id = NEXT_RANGE.fetch_add(1, Ordering::Relaxed);
+            span.range_id = id;
+            let range =
+                range_enter(ROCPROFILER_MARKER_CORE_RANGE_API_ID_roctxProcessRangeA, correlation, message_of(call));
+            PROCESS_RANGES.lock().unwrap().push((id, range));
+        }
+        ROCPROFILER_MARKER_CORE_API_ID_roctxRangeStop => {
+            let range = {
+                let mut ranges = PROCESS_RANGES.lock().unwrap();
+                ranges.iter().position(|(id, _)| *id == call.range_id).map(|i| ranges.remove(i).1)
+            };
+            if let Some(range) = range {
+                range_exit(range);
+            }
+        }
+        _ => {}
+    }
+}
+
+/// `rocprofiler_sim_api_exit`.
+pub fn api_exit(call: &SimApiCall, span: &mut SimApiSpan) -> rocprofiler_status_t {
+    let Some(mut open) = CALLS.with(|c| c.borrow_mut().pop()) else { return ROCPROFILER_STATUS_ERROR_INVALID_ARGUMENT };
+    if open.correlation.internal != span.correlation_id {
+        CALLS.with(|c| c.borrow_mut().push(open));
+        return ROCPROFILER_STATUS_ERROR_INVALID_ARGUMENT;
+    }
+    let end = clock::now_ns().max(open.start);
+    span.end_ns = end;
+    call_phase(&mut open, ROCPROFILER_CALLBACK_PHASE_EXIT, call.message);
+    let record = rocprofiler_buffer_tracing_hip_api_record_t {
+        size: std::mem::size_of::<rocprofiler_buffer_tracing_hip_api_record_t>() as u64,
+        kind: buffer_kind(open.kind),
+        operation: open.operation,
+        correlation_id: open.correlation,
+        start_timestamp: open.start,
+        end_timestamp: end,
+        thread_id: clock::thread_id(),
+    };
+    for buffer in open.buffers {
+        buffer.emplace(&[Item {
+            category: ROCPROFILER_BUFFER_CATEGORY_TRACING,
+            kind: record.kind,
+            payload: bytes_of(&record),
+        }]);
+    }
+    ROCPROFILER_STATUS_SUCCESS
+}
+
+struct CodeObject {
+    id: u64,
+    agent: u64,
+    uri: CString,
+    symbols: Vec<rocprofiler_callback_tracing_code_object_kernel_symbol_register_data_t>,
+}
+
+// SAFETY: the symbol names point at interned strings that live for the process.
+unsafe impl Send for CodeObject {}
+
+static CODE_OBJECTS: Mutex<Vec<CodeObject>> = Mutex::new(Vec::new());
+
+fn code_object_callbacks(object: &CodeObject, phase: rocprofiler_callback_phase_t) {
+    let none = rocprofiler_correlation_id_t::default();
+    for ctx in context::active() {
+        let mut load = rocprofiler_callback_tracing_code_object_load_data_t {
+            size: std::mem::size_of::<rocprofiler_callback_tracing_code_object_load_data_t>() as u64,
+            code_object_id: object.id,
+            uri: object.uri.as_ptr(),
+            load_base: 0x7f00_0000_0000 + object.id * 0x100_0000,
+            load_size: 0x10_0000,
+            storage_type: ROCPROFILER_CODE_OBJECT_STORAGE_TYPE_MEMORY,
+            ..Default::default()
+        };
+        load.__bindgen_anon_1.agent_id = rocprofiler_agent_id_t { handle: object.agent };
+        load.hsa_agent = hsa_agent_t { handle: object.agent };
+        let mut user_data = rocprofiler_user_data_t { value: 0 };
+        invoke(
+            ctx,
+            ROCPROFILER_CALLBACK_TRACING_CODE_OBJECT,
+            ROCPROFILER_CODE_OBJECT_LOAD as i32,
+            phase,
+            none,
+            &mut load,
+            &mut user_data,
+        );
+        for symbol in &object.symbols {
+            let mut symbol = *symbol;
+            let mut user_data = rocprofiler_user_data_t { value: 0 };
+            invoke(
+                ctx,
+                ROCPROFILER_CALLBACK_TRACING_CODE_OBJECT,
+                ROCPROFILER_CODE_OBJECT_DEVICE_KERNEL_SYMBOL_REGISTER as i32,
+                phase,
+                none,
+                &mut symbol,
+                &mut user_data,
+            );
+        }
+    }
+}
+
+/// `rocprofiler_sim_load_code_object`.
+pub fn load_code_object(gpu: u32, uri: &CStr, symbols: &[SimKernelSymbol], ids: &mut [u64]) -> rocprofiler_status_t {
+    let Some(agent) = agents::gpu(gpu) else { return ROCPROFILER_STATUS_ERROR_AGENT_NOT_FOUND };
+    let id = NEXT_CODE_OBJECT.fetch_add(1, Ordering::Relaxed);
+    let base = 0x7f00_0000_0000 + id * 0x100_0000;
+    let symbols = symbols
+        .iter()
+        .zip(ids.iter_mut())
+        .enumerate()
+        .map(|(i, (s, out))| {
+            let kernel_id = NEXT_KERNEL.fetch_add(1, Ordering::Relaxed);
+            *out = kernel_id;
+            let kernel_object = base + 0x1000 + i as u64 * 0x100;
+            rocprofiler_callback_tracing_code_object_kernel_symbol_register_data_t {
+                size: std::mem::size_of::<rocprofiler_callback_tracing_code_object_kernel_symbol_register_data_t>()
+                    as u64,
+                kernel_id,
+                code_object_id: id,
+                kernel_name: s.name,
+                kernel_object,
+                kernarg_segment_size: s.kernarg_size,
+                kernarg_segment_alignment: 16,
+                group_segment_size: s.group_segment_size,
+                private_segment_size: s.private_segment_size,
+                sgpr_count: s.sgpr_count,
+                arch_vgpr_count: s.arch_vgpr_count,
+                accum_vgpr_count: s.accum_vgpr_count,
+                kernel_code_entry_byte_offset: 256,
+                kernel_address: rocprofiler_address_t { value: kernel_object + 256 },
+            }
+        })
+        .collect();
+    let object = CodeObject { id, agent: agent.info.id.handle, uri: uri.to_owned(), symbols };
+    code_object_callbacks(&object, ROCPROFILER_CALLBACK_PHASE_LOAD);
+    CODE_OBJECTS.lock().unwrap().push(object);
+    ROCPROFILER_STATUS_SUCCESS
+}
+
+/// Finalization: unload callbacks, code object before its symbols.
+pub fn unload_code_objects() {
+    let objects = std::mem::take(&mut *CODE_OBJECTS.lock().unwrap());
+    for object in &objects {
+        code_object_callbacks(object, ROCPROFILER_CALLBACK_PHASE_UNLOAD);
+    }
+}
+
+fn queue_for(gpu: u32, stream: u32) -> (u64, u64, u64) {
+    QUEUES.with(|q| {
+        let mut queues = q.borrow_mut();
+        let queue = queues.entry((gpu, stream)).or_default();
+        if queue.id == 0 {
+            queue.id = NEXT_QUEUE.fetch_add(1, Ordering::Relaxed);
+        }
+        (queue.id, queue.tail, queue.scratch)
+    })
+}
+
+fn set_queue(gpu: u32, stream: u32, tail: u64, scratch: u64) {
+    QUEUES.with(|q| {
+        if let Some(queue) = q.borrow_mut().get_mut(&(gpu, stream)) {
+            queue.tail = tail;
+            queue.scratch = scratch;
+        }
+    });
+}
+
+fn buffers_for(kind: u32, op: i32) -> Vec<&'static Buffer> {
+    context::active().filter_map(|ctx| ctx.buffer_for(kind, op)).collect()
+}
+
+/// `rocprofiler_sim_dispatch`.
+pub fn dispatch(d: &SimDispatch, result: &mut SimDispatchResult) -> rocprofiler_status_t {
+    let Some(agent) = agents::gpu(d.gpu) else { return ROCPROFILER_STATUS_ERROR_AGENT_NOT_FOUND };
+    let correlation = rocprofiler_async_correlation_id_t {
+        internal: current_correlation(),
+        external: rocprofiler_user_data_t { value: 0 },
+    };
+    let dispatch_id = NEXT_DISPATCH.fetch_add(1, Ordering::Relaxed);
+    let (queue_id, tail, scratch) = queue_for(d.gpu, d.stream);
+    let info = rocprofiler_kernel_dispatch_info_t {
+        size: std::mem::offset_of!(rocprofiler_kernel_dispatch_info_t, reserved_padding) as u64,
+        agent_id: agent.info.id,
+        queue_id: rocprofiler_queue_id_t { handle: queue_id },
+        kernel_id: d.kernel_id,
+        dispatch_id,
+        private_segment_size: d.private_segment_size,
+        group_segment_size: d.group_segment_size,
+        workgroup_size: rocprofiler_dim3_t { x: d.workgroup[0], y: d.workgroup[1], z: d.workgroup[2] },
+        grid_size: rocprofiler_dim3_t { x: d.grid[0], y: d.grid[1], z: d.grid[2] },
+        ..Default::default()
+    };
+    // Dispatch counting: each counting context's callback chooses a config, on this thread.
+    let mut counting: Vec<(Counting, &'static counters::Config, rocprofiler_user_data_t)> = Vec::new();
+    for ctx in context::active() {
+        let Some(service) = ctx.counting() else { continue };
+        let callback = match service {
+            Counting::Buffer { callback, .. } | Counting::Callback { callback, .. } => callback,
+        };
+        let data = match service {
+            Counting::Buffer { data, .. } | Counting::Callback { data, .. } => data,
+        };
+        let Some(callback) = callback else { continue };
+        let mut config = rocprofiler_counter_config_id_t { handle: 0 };
+        let mut user_data = rocprofiler_user_data_t { value: 0 };
+        let dispatch_data = rocprofiler_dispatch_counting_service_data_t {
+            size: std::mem::size_of::<rocprofiler_dispatch_counting_service_data_t>() as u64,
+            correlation_id: correlation,
+            start_timestamp: 0,
+            end_timestamp: 0,
+            dispatch_info: info,
+        };
+        // SAFETY: the tool's dispatch callback; `config` and `user_data` outlive it.
+        unsafe { callback(dispatch_data, &mut config, &mut user_data, data as *mut std::ffi::c_void) };
+        if config.handle == 0 {
+            continue;
+        }
+        match counters::config(config.handle) {
+            Some(cfg) if cfg.agent == agent.info.id.handle => counting.push((service, cfg, user_data)),
+            Some(_) => log!("dispatch {dispatch_id}: counter config is for another agent; not collected"),
+            None => log!("dispatch {dispatch_id}: unknown counter config {}; not collected", config.handle),
+        }
+    }
+    let now = clock::now_ns();
+    let agent_tail = &gpu::AGENT_TAIL[agents::index_of(agent) % gpu::AGENT_TAIL.len()];
+    let mut start = (now + LAUNCH_LATENCY_NS).max(tail);
+    if !counting.is_empty() {
+        start = start.max(agent_tail.load(Ordering::Acquire));
+    }
+    let end = start + d.duration_ns.max(1);
+    agent_tail.fetch_max(end, Ordering::AcqRel);
+    // Scratch: the runtime grows the queue's scratch when a kernel needs more than it has.
+    let items = u64::from(d.grid[0]) * u64::from(d.grid[1]) * u64::from(d.grid[2]);
+    let need = u64::from(d.private_segment_size) * items.min(u64::from(agent.info.cu_count) * 32 * 64);
+    let mut new_scratch = scratch;
+    *result = SimDispatchResult::default();
+    if need > scratch {
+        new_scratch = need;
+        let (s_start, s_end) = (now, now + 20_000);
+        let record = rocprofiler_buffer_tracing_scratch_memory_record_t {
+            size: std::mem::size_of::<rocprofiler_buffer_tracing_scratch_memory_record_t>() as u64,
+            kind: ROCPROFILER_BUFFER_TRACING_SCRATCH_MEMORY,
+            operation: ROCPROFILER_SCRATCH_MEMORY_ALLOC,
+            correlation_id: rocprofiler_correlation_id_t { internal: correlation.internal, ..Default::default() },
+            agent_id: agent.info.id,
+            queue_id: info.queue_id,
+            thread_id: clock::thread_id(),
+            start_timestamp: s_start,
+            end_timestamp: s_end,
+            flags: ROCPROFILER_SCRATCH_ALLOC_FLAG_NONE,
+            allocation_size: need,
+        };
+        for buffer in buffers_for(ROCPROFILER_BUFFER_TRACING_SCRATCH_MEMORY, ROCPROFILER_SCRATCH_MEMORY_ALLOC as i32) {
+            buffer.emplace(&[Item {
+                category: ROCPROFILER_BUFFER_CATEGORY_TRACING,
+                kind: record.kind,
+                payload: bytes_of(&record),
+            }]);
+        }
+        result.scratch_bytes = need;
+        result.scratch_start_ns = s_start;
+        result.scratch_end_ns = s_end;
+    }
+    set_queue(d.gpu, d.stream, end, new_scratch);
+    let record = rocprofiler_buffer_tracing_kernel_dispatch_record_t {
+        size: std::mem::size_of::<rocprofiler_buffer_tracing_kernel_dispatch_record_t>() as u64,
+        kind: ROCPROFILER_BUFFER_TRACING_KERNEL_DISPATCH,
+        operation: ROCPROFILER_KERNEL_DISPATCH_COMPLETE,
+        correlation_id: correlation,
+        thread_id: clock::thread_id(),
+        start_timestamp: start,
+        end_timestamp: end,
+        dispatch_info: info,
+    };
+    let targets = buffers_for(ROCPROFILER_BUFFER_TRACING_KERNEL_DISPATCH, ROCPROFILER_KERNEL_DISPATCH_COMPLETE as i32);
+    result.counters_collected = u32::from(!counting.is_empty());
+    let activity = d.activity;
+    let payload = gpu::Plain((record, counting));
+    gpu::complete(gpu::Completion {
+        end_ns: end,
+        deliver: Box::new(move || {
+            let (record, counting) = payload.into_inner();
+            for buffer in targets {
+                buffer.emplace(&[Item {
+                    category: ROCPROFILER_BUFFER_CATEGORY_TRACING,
+                    kind: record.kind,
+                    payload: bytes_of(&record),
+                }]);
+            }
+            for (service, config, user_data) in counting {
+                deliver_counters(service, config, &record, &activity, user_data);
+            }
+        }),
+    });
+    result.dispatch_id = dispatch_id;
+    result.agent_id = agent.info.id.handle;
+    result.queue_id = queue_id;
+    result.correlation_id = correlation.internal;
+    result.start_ns = start;
+    result.end_ns = end;
+    ROCPROFILER_STATUS_SUCCESS
+}
+
+fn deliver_counters(
+    service: Counting,
+    config: &counters::Config,
+    record: &rocprofiler_buffer_tracing_kernel_dispatch_record_t,
+    activity: &SimActivity,
+    user_data: rocprofiler_user_data_t,
+) {
+    let mut values = counters::records(config, activity, record.dispatch_info.dispatch_id, user_data);
+    match service {
+        Counting::Buffer { buffer, .. } => {
+            let header = rocprofiler_dispatch_counting_service_record_t {
+                size: std::mem::size_of::<rocprofiler_dispatch_counting_service_record_t>() as u64,
+                num_records: values.len() as u64,
+                correlation_id: record.correlation_id,
+                start_timestamp: record.start_timestamp,
+                end_timestamp: record.end_timestamp,
+                dispatch_info: record.dispatch_info,
+            };
+            let mut items = vec![Item {
+                category: ROCPROFILER_BUFFER_CATEGORY_COUNTERS,
+                kind: ROCPROFILER_COUNTER_RECORD_PROFILE_COUNTING_DISPATCH_HEADER,
+                payload: bytes_of(&header),
+            }];
+            items.extend(values.iter().map(|v| Item {
+                category: ROCPROFILER_BUFFER_CATEGORY_COUNTERS,
+                kind: ROCPROFILER_COUNTER_RECORD_VALUE,
+                payload: bytes_of(v),
+            }));
+            buffer.emplace(&items);
+        }
+        Counting::Callback { record_callback: Some(callback), record_data, .. } => {
+            let data = rocprofiler_dispatch_counting_service_data_t {
+                size: std::mem::size_of::<rocprofiler_dispatch_counting_service_data_t>() as u64,
+                correlation_id: record.correlation_id,
+                start_timestamp: record.start_timestamp,
+                end_timestamp: record.end_timestamp,
+                dispatch_info: record.dispatch_info,
+            };
+            // SAFETY: the tool's record callback; the records live until it returns.
+            unsafe {
+                callback(data, values.as_mut_ptr(), values.len(), user_data, record_data as *mut std::ffi::c_void)
+            };
+            // SAFETY: the records are SDK-owned and dead now.
+            unsafe { std::ptr::write_bytes(values.as_mut_ptr(), POISON, values.len()) };
+        }
+        Counting::Callback { record_callback: None, .. } => {}
+    }
+}
+
+fn copy_agent(index: u32) -> Option<&'static agents::Agent> {
+    if index == SIM_HOST { Some(agents::cpu()) } else { agents::gpu(index) }
+}
+
+/// `rocprofiler_sim_memory_copy`.
+pub fn memory_copy(c: &SimCopy, result: &mut SimCopyResult) -> rocprofiler_status_t {
+    let (Some(src), Some(dst)) = (copy_agent(c.src_gpu), copy_agent(c.dst_gpu)) else {
+        return ROCPROFILER_STATUS_ERROR_AGENT_NOT_FOUND;
+    };
+    let operation = match (c.src_gpu == SIM_HOST, c.dst_gpu == SIM_HOST) {
+        (true, true) => ROCPROFILER_MEMORY_COPY_HOST_TO_HOST,
+        (true, false) => ROCPROFILER_MEMORY_COPY_HOST_TO_DEVICE,
+        (false, true) => ROCPROFILER_MEMORY_COPY_DEVICE_TO_HOST,
+        (false, false) => ROCPROFILER_MEMORY_COPY_DEVICE_TO_DEVICE,
+    };
+    let gpu_index = if c.dst_gpu == SIM_HOST { c.src_gpu } else { c.dst_gpu };
+    let (_, tail, scratch) = queue_for(gpu_index.min(15), c.stream);
+    let start = (clock::now_ns() + LAUNCH_LATENCY_NS).max(tail);
+    let end = start + c.duration_ns.max(1);
+    set_queue(gpu_index.min(15), c.stream, end, scratch);
+    let correlation = current_correlation();
+    let record = rocprofiler_buffer_tracing_memory_copy_record_t {
+        size: std::mem::size_of::<rocprofiler_buffer_tracing_memory_copy_record_t>() as u64,
+        kind: ROCPROFILER_BUFFER_TRACING_MEMORY_COPY,
+        operation,
+        correlation_id: rocprofiler_async_correlation_id_t {
+            internal: correlation,
+            external: rocprofiler_user_data_t { value: 0 },
+        },
+        thread_id: clock::thread_id(),
+        start_timestamp: start,
+        end_timestamp: end,
+        dst_agent_id: dst.info.id,
+        src_agent_id: src.info.id,
+        bytes: c.bytes,
+        dst_address: rocprofiler_address_t { value: c.dst_address },
+        src_address: rocprofiler_address_t { value: c.src_address },
+    };
+    let targets = buffers_for(ROCPROFILER_BUFFER_TRACING_MEMORY_COPY, operation as i32);
+    let payload = gpu::Plain(record);
+    gpu::complete(gpu::Completion {
+        end_ns: end,
+        deliver: Box::new(move || {
+            let record = payload.into_inner();
+            for buffer in targets {
+                buffer.emplace(&[Item {
+                    category: ROCPROFILER_BUFFER_CATEGORY_TRACING,
+                    kind: record.kind,
+                    payload: bytes_of(&record),
+                }]);
+            }
+        }),
+    });
+    *result = SimCopyResult {
+        operation,
+        src_agent_id: src.info.id.handle,
+        dst_agent_id: dst.info.id.handle,
+        correlation_id: correlation,
+        start_ns: start,
+        end_ns: end,
+    };
+    ROCPROFILER_STATUS_SUCCESS
+}
+
+/// `rocprofiler_sim_memory_allocation`: recorded synchronously, on the calling thread.
+pub fn memory_allocation(a: &SimAllocation, result: &mut SimAllocationResult) -> rocprofiler_status_t {
+    let Some(agent) = agents::gpu(a.gpu) else { return ROCPROFILER_STATUS_ERROR_AGENT_NOT_FOUND };
+    let start = clock::now_ns();
+    let end = start + 1_000 + a.size / (1 << 20) * 100;
+    let correlation = current_correlation();
+    let record = rocprofiler_buffer_tracing_memory_allocation_record_t {
+        size: std::mem::size_of::<rocprofiler_buffer_tracing_memory_allocation_record_t>() as u64,
+        kind: ROCPROFILER_BUFFER_TRACING_MEMORY_ALLOCATION,
+        operation: a.operation,
+        correlation_id: rocprofiler_correlation_id_t { internal: correlation, ..Default::default() },
+        thread_id: clock::thread_id(),
+        start_timestamp: start,
+        end_timestamp: end,
+        agent_id: agent.info.id,
+        address: rocprofiler_address_t { value: a.address },
+        allocation_size: a.size,
+    };
+    for buffer in buffers_for(ROCPROFILER_BUFFER_TRACING_MEMORY_ALLOCATION, a.operation as i32) {
+        buffer.emplace(&[Item {
+            category: ROCPROFILER_BUFFER_CATEGORY_TRACING,
+            kind: record.kind,
+            payload: bytes_of(&record),
+        }]);
+    }
+    *result = SimAllocationResult {
+        agent_id: agent.info.id.handle,
+        correlation_id: correlation,
+        start_ns: start,
+        end_ns: end,
+    };
+    ROCPROFILER_STATUS_SUCCESS
+}
+
+/// `rocprofiler_sim_register_runtime`.
+pub fn register(_name: &CStr) -> rocprofiler_status_t {
+    registration::initialize();
+    ROCPROFILER_STATUS_SUCCESS
+}

@@ -1,0 +1,108 @@
+//! The floor for benchmarks: a tool that configures the same services as a real tracer on the
+//! simulated SDK, and discards every record and callback.
+
+#![allow(non_upper_case_globals)]
+
+use std::ffi::{c_char, c_int, c_void};
+use std::sync::OnceLock;
+
+use rocprofiler_sdk_sys::sdk::Sdk;
+use rocprofiler_sdk_sys::*;
+
+static SDK: OnceLock<Sdk> = OnceLock::new();
+static BUFFER: OnceLock<rocprofiler_buffer_id_t> = OnceLock::new();
+
+extern "C" fn on_buffer(
+    _: rocprofiler_context_id_t,
+    _: rocprofiler_buffer_id_t,
+    _: *mut *mut rocprofiler_record_header_t,
+    _: usize,
+    _: *mut c_void,
+    _: u64,
+) {
+}
+
+extern "C" fn on_callback(_: rocprofiler_callback_tracing_record_t, _: *mut rocprofiler_user_data_t, _: *mut c_void) {}
+
+extern "C" fn tool_init(_: rocprofiler_client_finalize_t, _: *mut c_void) -> c_int {
+    let Some(api) = SDK.get().map(Sdk::api) else { return -1 };
+    let mut ctx = rocprofiler_context_id_t { handle: 0 };
+    let mut buffer = rocprofiler_buffer_id_t { handle: 0 };
+    // SAFETY: SDK calls inside initialize, with valid pointers and our own callbacks.
+    unsafe {
+        (api.rocprofiler_create_context)(&mut ctx);
+        (api.rocprofiler_create_buffer)(
+            ctx,
+            1 << 20,
+            7 << 17,
+            ROCPROFILER_BUFFER_POLICY_LOSSLESS,
+            Some(on_buffer),
+            std::ptr::null_mut(),
+            &mut buffer,
+        );
+        for kind in [
+            ROCPROFILER_BUFFER_TRACING_HIP_RUNTIME_API,
+            ROCPROFILER_BUFFER_TRACING_MARKER_CORE_API,
+            ROCPROFILER_BUFFER_TRACING_KERNEL_DISPATCH,
+            ROCPROFILER_BUFFER_TRACING_MEMORY_COPY,
+            ROCPROFILER_BUFFER_TRACING_MEMORY_ALLOCATION,
+            ROCPROFILER_BUFFER_TRACING_SCRATCH_MEMORY,
+        ] {
+            (api.rocprofiler_configure_buffer_tracing_service)(ctx, kind, std::ptr::null(), 0, buffer);
+        }
+        for kind in [ROCPROFILER_CALLBACK_TRACING_MARKER_CORE_RANGE_API, ROCPROFILER_CALLBACK_TRACING_CODE_OBJECT] {
+            (api.rocprofiler_configure_callback_tracing_service)(
+                ctx,
+                kind,
+                std::ptr::null(),
+                0,
+                Some(on_callback),
+                std::ptr::null_mut(),
+            );
+        }
+        (api.rocprofiler_start_context)(ctx);
+    }
+    let _ = BUFFER.set(buffer);
+    0
+}
+
+extern "C" fn tool_fini(_: *mut c_void) {
+    if let (Some(sdk), Some(buffer)) = (SDK.get(), BUFFER.get()) {
+        // SAFETY: flushing our own buffer during finalize.
+        unsafe { (sdk.api().rocprofiler_flush_buffer)(*buffer) };
+    }
+}
+
+/// The SDK's entry point into the tool.
+///
+/// # Safety
+/// Called by the SDK.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn rocprofiler_configure(
+    version: u32,
+    _: *const c_char,
+    _: u32,
+    _: *mut rocprofiler_client_id_t,
+) -> *mut rocprofiler_tool_configure_result_t {
+    if version < 10000 {
+        return std::ptr::null_mut();
+    }
+    match Sdk::load() {
+        Ok(sdk) => {
+            let _ = SDK.set(sdk);
+        }
+        Err(e) => {
+            eprintln!("rocprof-sim-null-tool: {e}");
+            return std::ptr::null_mut();
+        }
+    }
+    static RESULT: OnceLock<usize> = OnceLock::new();
+    *RESULT.get_or_init(|| {
+        Box::into_raw(Box::new(rocprofiler_tool_configure_result_t {
+            size: std::mem::size_of::<rocprofiler_tool_configure_result_t>(),
+            initialize: Some(tool_init),
+            finalize: Some(tool_fini),
+            tool_data: std::ptr::null_mut(),
+        })) as usize
+    }) as *mut rocprofiler_tool_configure_result_t
+}
