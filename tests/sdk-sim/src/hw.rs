@@ -86,6 +86,8 @@ pub fn decode_position(instance: u64, dim: u64) -> Option<u64> {
 }
 
 type Source = fn(&SimActivity) -> u64;
+/// Evaluates a derived counter from a lookup of base totals by name.
+type Eval = fn(&dyn Fn(&str) -> f64) -> f64;
 
 /// A hardware block, its per-pass limit and its dimensions per architecture.
 #[derive(Debug)]
@@ -132,7 +134,7 @@ pub struct DerivedCounter {
     /// The base counters the expression reads, which is what occupies hardware.
     pub inputs: &'static [&'static str],
     archs: u8,
-    eval: fn(&dyn Fn(&str) -> f64) -> f64,
+    eval: Eval,
 }
 
 const CDNA: u8 = 1 | 2;

@@ -44,6 +44,7 @@ pub struct KernelSpec {
     pub l2_hit_pct: u8,
 }
 
+#[allow(clippy::too_many_arguments)]
 const fn k(
     mangled: &'static str,
     launch: Launch,

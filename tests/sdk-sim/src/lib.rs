@@ -14,6 +14,9 @@
 //! - [`workload`]: a deterministic plan of API calls, dispatches, copies and markers per thread.
 //! - [`truth`]: the ground-truth CSV, and the comparison tests use.
 
+// Test fixtures driving C APIs: FFI sequences read better as one commented block per call site.
+#![allow(clippy::multiple_unsafe_ops_per_block)]
+
 pub mod hw;
 pub mod kernels;
 pub mod rng;

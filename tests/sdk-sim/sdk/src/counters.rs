@@ -173,12 +173,10 @@ pub fn create_config(agent: u64, ids: &[u64], existing: u64) -> Result<u64, rocp
             counters.push((id, counter));
         }
     }
-    if existing != 0 {
-        if let Some(old) = config(existing) {
-            for entry in &old.counters {
-                if !counters.iter().any(|(i, _)| *i == entry.0) {
-                    counters.push(*entry);
-                }
+    if let Some(old) = (existing != 0).then(|| config(existing)).flatten() {
+        for entry in &old.counters {
+            if !counters.iter().any(|(i, _)| *i == entry.0) {
+                counters.push(*entry);
             }
         }
     }

@@ -18,6 +18,13 @@ use rocprofiler_sdk_sys::*;
 use crate::ffi::log;
 use crate::{context, gpu, runtime, threads};
 
+type RawConfigure = unsafe extern "C" fn(
+    u32,
+    *const std::ffi::c_char,
+    u32,
+    *mut rocprofiler_client_id_t,
+) -> *mut rocprofiler_tool_configure_result_t;
+
 static INIT: AtomicI32 = AtomicI32::new(0);
 static FINI: AtomicI32 = AtomicI32::new(0);
 static FORCED: Mutex<rocprofiler_configure_func_t> = Mutex::new(None);
@@ -84,7 +91,7 @@ fn configure_symbol(handle: *mut c_void) -> rocprofiler_configure_func_t {
         None
     } else {
         // SAFETY: a tool's `rocprofiler_configure` has this signature by contract.
-        Some(unsafe { std::mem::transmute::<*mut c_void, _>(symbol) })
+        Some(unsafe { std::mem::transmute::<*mut c_void, RawConfigure>(symbol) })
     }
 }
 

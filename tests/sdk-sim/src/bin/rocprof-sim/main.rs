@@ -1,6 +1,10 @@
 //! `rocprof-sim`: plays a GPU application against the **simulated** rocprofiler-sdk and writes
 //! the ground truth of every record the SDK emitted. No GPU is involved.
 
+// Test fixtures driving C APIs: FFI sequences read better as one commented block per call site.
+#![allow(clippy::multiple_unsafe_ops_per_block)]
+#![allow(non_upper_case_globals)]
+
 use std::ffi::CString;
 use std::io::Write;
 use std::path::{Path, PathBuf};

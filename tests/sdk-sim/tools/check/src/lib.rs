@@ -10,6 +10,8 @@
 //!
 //! It ends the file with `# drop_count=N`, the SDK's cumulative drop count at the last flush.
 
+// Test fixtures driving C APIs: FFI sequences read better as one commented block per call site.
+#![allow(clippy::multiple_unsafe_ops_per_block)]
 #![allow(non_upper_case_globals)]
 
 use std::ffi::{CStr, c_char, c_int, c_void};
@@ -370,8 +372,8 @@ extern "C" fn tool_fini(_data: *mut c_void) {
     let buffer = *state.buffer.lock().unwrap();
     // SAFETY: flushing our own buffer during finalize, as the SDK allows.
     check("flush_buffer", unsafe { (state.sdk.api().rocprofiler_flush_buffer)(buffer) });
-    // SAFETY: configuration is locked after initialize; the SDK must refuse this.
     let mut late = rocprofiler_context_id_t { handle: 0 };
+    // SAFETY: configuration is locked after initialize; the SDK must refuse this.
     let status = unsafe { (state.sdk.api().rocprofiler_create_context)(&mut late) };
     if status != ROCPROFILER_STATUS_ERROR_CONFIGURATION_LOCKED {
         write(&format!("lifecycle_violation,,,,create_context after initialize returned {status}\n"));
@@ -413,7 +415,7 @@ pub unsafe extern "C" fn rocprofiler_configure(
         }
     };
     let mut out = std::io::BufWriter::with_capacity(1 << 20, file);
-    let _ = write!(out, "{}{HEADER}\n", banner_line());
+    let _ = writeln!(out, "{}{HEADER}", banner_line());
     let retain = std::env::var("ROCPROF_SIM_CHECK_RETAIN").is_ok_and(|v| v == "1");
     let _ = STATE.set(State {
         sdk,
