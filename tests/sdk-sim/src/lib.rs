@@ -19,6 +19,7 @@
 
 pub mod hw;
 pub mod kernels;
+pub mod ops;
 pub mod rng;
 pub mod runtime_abi;
 pub mod truth;

@@ -5,7 +5,7 @@
 //! dispatches, and finally downloads, frees and synchronizes. The plan is generated lazily, so a
 //! million-dispatch run needs no memory for it.
 
-use crate::kernels::{CATALOG, KernelSpec, Launch, MEMSET_KERNEL};
+use crate::kernels::{CATALOG, KernelSpec, Launch};
 use crate::rng::Rng;
 
 /// The shape of a run.
@@ -264,11 +264,6 @@ impl Iterator for ThreadPlan {
         }
         self.queue.pop_front()
     }
-}
-
-/// The memset kernel's index in the catalog.
-pub const fn memset_kernel() -> usize {
-    MEMSET_KERNEL
 }
 
 #[cfg(test)]

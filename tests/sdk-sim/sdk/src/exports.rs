@@ -364,21 +364,44 @@ extern "C" fn rocprofiler_query_callback_tracing_kind_operation_name(
     })
 }
 
+type KindCallback = Option<unsafe extern "C" fn(u32, *mut c_void) -> c_int>;
+type OperationCallback = Option<unsafe extern "C" fn(u32, rocprofiler_tracing_operation_t, *mut c_void) -> c_int>;
+
+/// Calls `callback` for each kind below `count` until it returns non-zero.
+fn iterate_kinds(count: usize, callback: KindCallback, data: *mut c_void) -> rocprofiler_status_t {
+    let Some(callback) = callback else { return ROCPROFILER_STATUS_ERROR_INVALID_ARGUMENT };
+    for kind in 0..count as u32 {
+        // SAFETY: the tool's iteration callback.
+        if unsafe { callback(kind, data) } != 0 {
+            break;
+        }
+    }
+    ROCPROFILER_STATUS_SUCCESS
+}
+
+/// Calls `callback` for each operation of `kind` until it returns non-zero.
+fn iterate_operations(buffer: bool, kind: u32, callback: OperationCallback, data: *mut c_void) -> rocprofiler_status_t {
+    let Some(callback) = callback else { return ROCPROFILER_STATUS_ERROR_INVALID_ARGUMENT };
+    match names::operations(buffer, kind) {
+        Ok(ops) => {
+            for op in ops {
+                // SAFETY: the tool's iteration callback.
+                if unsafe { callback(kind, op, data) } != 0 {
+                    break;
+                }
+            }
+            ROCPROFILER_STATUS_SUCCESS
+        }
+        Err(e) => e,
+    }
+}
+
 #[unsafe(no_mangle)]
 extern "C" fn rocprofiler_iterate_buffer_tracing_kinds(
     callback: rocprofiler_buffer_tracing_kind_cb_t,
     data: *mut c_void,
 ) -> rocprofiler_status_t {
-    status("rocprofiler_iterate_buffer_tracing_kinds", || {
-        let Some(callback) = callback else { return ROCPROFILER_STATUS_ERROR_INVALID_ARGUMENT };
-        for kind in 0..names::BUFFER_KINDS.len() as u32 {
-            // SAFETY: the tool's iteration callback.
-            if unsafe { callback(kind, data) } != 0 {
-                break;
-            }
-        }
-        ROCPROFILER_STATUS_SUCCESS
-    })
+    status("rocprofiler_iterate_buffer_tracing_kinds", || iterate_kinds(names::BUFFER_KINDS.len(), callback, data))
 }
 
 #[unsafe(no_mangle)]
@@ -387,21 +410,7 @@ extern "C" fn rocprofiler_iterate_buffer_tracing_kind_operations(
     callback: rocprofiler_buffer_tracing_kind_operation_cb_t,
     data: *mut c_void,
 ) -> rocprofiler_status_t {
-    status("rocprofiler_iterate_buffer_tracing_kind_operations", || {
-        let Some(callback) = callback else { return ROCPROFILER_STATUS_ERROR_INVALID_ARGUMENT };
-        match names::operations(true, kind) {
-            Ok(ops) => {
-                for op in ops {
-                    // SAFETY: the tool's iteration callback.
-                    if unsafe { callback(kind, op, data) } != 0 {
-                        break;
-                    }
-                }
-                ROCPROFILER_STATUS_SUCCESS
-            }
-            Err(e) => e,
-        }
-    })
+    status("rocprofiler_iterate_buffer_tracing_kind_operations", || iterate_operations(true, kind, callback, data))
 }
 
 #[unsafe(no_mangle)]
@@ -409,16 +418,7 @@ extern "C" fn rocprofiler_iterate_callback_tracing_kinds(
     callback: rocprofiler_callback_tracing_kind_cb_t,
     data: *mut c_void,
 ) -> rocprofiler_status_t {
-    status("rocprofiler_iterate_callback_tracing_kinds", || {
-        let Some(callback) = callback else { return ROCPROFILER_STATUS_ERROR_INVALID_ARGUMENT };
-        for kind in 0..names::CALLBACK_KINDS.len() as u32 {
-            // SAFETY: the tool's iteration callback.
-            if unsafe { callback(kind, data) } != 0 {
-                break;
-            }
-        }
-        ROCPROFILER_STATUS_SUCCESS
-    })
+    status("rocprofiler_iterate_callback_tracing_kinds", || iterate_kinds(names::CALLBACK_KINDS.len(), callback, data))
 }
 
 #[unsafe(no_mangle)]
@@ -427,21 +427,7 @@ extern "C" fn rocprofiler_iterate_callback_tracing_kind_operations(
     callback: rocprofiler_callback_tracing_kind_operation_cb_t,
     data: *mut c_void,
 ) -> rocprofiler_status_t {
-    status("rocprofiler_iterate_callback_tracing_kind_operations", || {
-        let Some(callback) = callback else { return ROCPROFILER_STATUS_ERROR_INVALID_ARGUMENT };
-        match names::operations(false, kind) {
-            Ok(ops) => {
-                for op in ops {
-                    // SAFETY: the tool's iteration callback.
-                    if unsafe { callback(kind, op, data) } != 0 {
-                        break;
-                    }
-                }
-                ROCPROFILER_STATUS_SUCCESS
-            }
-            Err(e) => e,
-        }
-    })
+    status("rocprofiler_iterate_callback_tracing_kind_operations", || iterate_operations(false, kind, callback, data))
 }
 
 #[unsafe(no_mangle)]

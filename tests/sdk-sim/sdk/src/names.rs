@@ -5,6 +5,7 @@
 //! HIP runtime operations are limited to the functions the simulated runtime calls (the real
 //! table has about 470); their numbers are those of SDK 1.0.
 
+use rocprof_sim::ops::{HIP_OPERATIONS, MARKER_CORE, MEMORY_COPY};
 use rocprofiler_sdk_sys::*;
 
 /// Buffer-tracing kind names, indexed by kind.
@@ -70,51 +71,9 @@ pub const CALLBACK_KINDS: [&str; 22] = [
     "MARKER_CORE_RANGE_API",
 ];
 
-/// The simulated HIP runtime functions, by SDK 1.0 operation number.
-pub const HIP_OPERATIONS: &[(i32, &str)] = &[
-    (ROCPROFILER_HIP_RUNTIME_API_ID_hipDeviceSynchronize, "hipDeviceSynchronize"),
-    (ROCPROFILER_HIP_RUNTIME_API_ID_hipEventCreate, "hipEventCreate"),
-    (ROCPROFILER_HIP_RUNTIME_API_ID_hipEventElapsedTime, "hipEventElapsedTime"),
-    (ROCPROFILER_HIP_RUNTIME_API_ID_hipEventRecord, "hipEventRecord"),
-    (ROCPROFILER_HIP_RUNTIME_API_ID_hipEventSynchronize, "hipEventSynchronize"),
-    (ROCPROFILER_HIP_RUNTIME_API_ID_hipExtLaunchKernel, "hipExtLaunchKernel"),
-    (ROCPROFILER_HIP_RUNTIME_API_ID_hipFree, "hipFree"),
-    (ROCPROFILER_HIP_RUNTIME_API_ID_hipFreeAsync, "hipFreeAsync"),
-    (ROCPROFILER_HIP_RUNTIME_API_ID_hipGetDevice, "hipGetDevice"),
-    (ROCPROFILER_HIP_RUNTIME_API_ID_hipGetDeviceCount, "hipGetDeviceCount"),
-    (ROCPROFILER_HIP_RUNTIME_API_ID_hipGetLastError, "hipGetLastError"),
-    (ROCPROFILER_HIP_RUNTIME_API_ID_hipGraphLaunch, "hipGraphLaunch"),
-    (ROCPROFILER_HIP_RUNTIME_API_ID_hipHostMalloc, "hipHostMalloc"),
-    (ROCPROFILER_HIP_RUNTIME_API_ID_hipLaunchCooperativeKernel, "hipLaunchCooperativeKernel"),
-    (ROCPROFILER_HIP_RUNTIME_API_ID_hipLaunchKernel, "hipLaunchKernel"),
-    (ROCPROFILER_HIP_RUNTIME_API_ID_hipMalloc, "hipMalloc"),
-    (ROCPROFILER_HIP_RUNTIME_API_ID_hipMallocAsync, "hipMallocAsync"),
-    (ROCPROFILER_HIP_RUNTIME_API_ID_hipMemcpy, "hipMemcpy"),
-    (ROCPROFILER_HIP_RUNTIME_API_ID_hipMemcpyAsync, "hipMemcpyAsync"),
-    (ROCPROFILER_HIP_RUNTIME_API_ID_hipMemcpyHtoD, "hipMemcpyHtoD"),
-    (ROCPROFILER_HIP_RUNTIME_API_ID_hipMemsetAsync, "hipMemsetAsync"),
-    (ROCPROFILER_HIP_RUNTIME_API_ID_hipModuleLaunchKernel, "hipModuleLaunchKernel"),
-    (ROCPROFILER_HIP_RUNTIME_API_ID_hipModuleLoadData, "hipModuleLoadData"),
-    (ROCPROFILER_HIP_RUNTIME_API_ID_hipSetDevice, "hipSetDevice"),
-    (ROCPROFILER_HIP_RUNTIME_API_ID_hipStreamCreate, "hipStreamCreate"),
-    (ROCPROFILER_HIP_RUNTIME_API_ID_hipStreamDestroy, "hipStreamDestroy"),
-    (ROCPROFILER_HIP_RUNTIME_API_ID_hipStreamSynchronize, "hipStreamSynchronize"),
-    (ROCPROFILER_HIP_RUNTIME_API_ID_hipStreamWaitEvent, "hipStreamWaitEvent"),
-    (ROCPROFILER_HIP_RUNTIME_API_ID_hipExtModuleLaunchKernel, "hipExtModuleLaunchKernel"),
-];
-
-const MARKER_CORE: &[&str] =
-    &["roctxMarkA", "roctxRangePushA", "roctxRangePop", "roctxRangeStartA", "roctxRangeStop", "roctxGetThreadId"];
 const MARKER_CONTROL: &[&str] = &["roctxProfilerPause", "roctxProfilerResume"];
 const MARKER_NAME: &[&str] = &["roctxNameOsThread", "roctxNameHsaAgent", "roctxNameHipDevice", "roctxNameHipStream"];
 const MARKER_RANGE: &[&str] = &["roctxMarkA", "roctxThreadRangeA", "roctxProcessRangeA", "roctxGetThreadId"];
-const MEMORY_COPY: &[&str] = &[
-    "MEMORY_COPY_NONE",
-    "MEMORY_COPY_HOST_TO_HOST",
-    "MEMORY_COPY_HOST_TO_DEVICE",
-    "MEMORY_COPY_DEVICE_TO_HOST",
-    "MEMORY_COPY_DEVICE_TO_DEVICE",
-];
 const MEMORY_ALLOCATION: &[&str] = &[
     "MEMORY_ALLOCATION_NONE",
     "MEMORY_ALLOCATION_ALLOCATE",
@@ -180,7 +139,7 @@ impl Table {
                     names.get(op as usize).copied()
                 }
             }
-            Table::Hip => HIP_OPERATIONS.iter().find(|(id, _)| *id == op).map(|(_, n)| *n),
+            Table::Hip => rocprof_sim::ops::hip_name(op),
             Table::Unsimulated => None,
         }
     }
@@ -218,23 +177,9 @@ pub fn operations(buffer: bool, kind: u32) -> Result<Vec<i32>, rocprofiler_statu
 /// The kinds the simulator produces records or callbacks for.
 pub fn simulated(buffer: bool, kind: u32) -> bool {
     if buffer {
-        matches!(
-            kind,
-            ROCPROFILER_BUFFER_TRACING_HIP_RUNTIME_API
-                | ROCPROFILER_BUFFER_TRACING_MARKER_CORE_API
-                | ROCPROFILER_BUFFER_TRACING_MEMORY_COPY
-                | ROCPROFILER_BUFFER_TRACING_MEMORY_ALLOCATION
-                | ROCPROFILER_BUFFER_TRACING_SCRATCH_MEMORY
-                | ROCPROFILER_BUFFER_TRACING_KERNEL_DISPATCH
-        )
+        rocprof_sim::ops::BUFFER_KINDS.contains(&kind)
     } else {
-        matches!(
-            kind,
-            ROCPROFILER_CALLBACK_TRACING_HIP_RUNTIME_API
-                | ROCPROFILER_CALLBACK_TRACING_MARKER_CORE_API
-                | ROCPROFILER_CALLBACK_TRACING_MARKER_CORE_RANGE_API
-                | ROCPROFILER_CALLBACK_TRACING_CODE_OBJECT
-        )
+        rocprof_sim::ops::CALLBACK_KINDS.contains(&kind)
     }
 }
 

@@ -11,6 +11,7 @@ use std::path::{Path, PathBuf};
 
 use clap::Parser;
 use rocprof_sim::kernels::{CATALOG, Launch, MEMSET_KERNEL};
+use rocprof_sim::ops::{MARKER_CORE, MEMORY_COPY, hip_name};
 use rocprof_sim::runtime_abi::*;
 use rocprof_sim::truth::{HEADER, Row, banner_line};
 use rocprof_sim::workload::{MIXES, Step, Workload, mix};
@@ -163,21 +164,6 @@ fn api_rows(out: &mut String, record: &str, span: &SimApiSpan, op: &str) {
 const HIP: u32 = ROCPROFILER_CALLBACK_TRACING_HIP_RUNTIME_API;
 const MARKER: u32 = ROCPROFILER_CALLBACK_TRACING_MARKER_CORE_API;
 
-fn hip_name(op: i32) -> &'static str {
-    match op {
-        ROCPROFILER_HIP_RUNTIME_API_ID_hipSetDevice => "hipSetDevice",
-        ROCPROFILER_HIP_RUNTIME_API_ID_hipMalloc => "hipMalloc",
-        ROCPROFILER_HIP_RUNTIME_API_ID_hipFree => "hipFree",
-        ROCPROFILER_HIP_RUNTIME_API_ID_hipMemcpyAsync => "hipMemcpyAsync",
-        ROCPROFILER_HIP_RUNTIME_API_ID_hipLaunchKernel => "hipLaunchKernel",
-        ROCPROFILER_HIP_RUNTIME_API_ID_hipModuleLaunchKernel => "hipModuleLaunchKernel",
-        ROCPROFILER_HIP_RUNTIME_API_ID_hipMemsetAsync => "hipMemsetAsync",
-        ROCPROFILER_HIP_RUNTIME_API_ID_hipStreamSynchronize => "hipStreamSynchronize",
-        ROCPROFILER_HIP_RUNTIME_API_ID_hipDeviceSynchronize => "hipDeviceSynchronize",
-        _ => "unknown",
-    }
-}
-
 #[allow(clippy::too_many_lines)]
 fn play(rt: &Runtime, workload: &Workload, thread: u32, kernel_ids: &[Vec<u64>], part: &Path) -> std::io::Result<()> {
     let mut file = std::io::BufWriter::with_capacity(1 << 20, std::fs::File::create(part)?);
@@ -259,18 +245,11 @@ fn play(rt: &Runtime, workload: &Workload, thread: u32, kernel_ids: &[Vec<u64>],
                 let mut r = SimCopyResult::default();
                 // SAFETY: valid structs.
                 check("memory copy", unsafe { (rt.api.rocprofiler_sim_memory_copy)(&c, &mut r) });
-                let direction = [
-                    "",
-                    "MEMORY_COPY_HOST_TO_HOST",
-                    "MEMORY_COPY_HOST_TO_DEVICE",
-                    "MEMORY_COPY_DEVICE_TO_HOST",
-                    "MEMORY_COPY_DEVICE_TO_DEVICE",
-                ];
                 Row {
                     record: "memory_copy",
                     thread_id: Some(tid),
                     correlation_id: Some(r.correlation_id),
-                    operation: Some(direction[r.operation as usize]),
+                    operation: Some(MEMORY_COPY[r.operation as usize]),
                     start_ns: Some(r.start_ns),
                     end_ns: Some(r.end_ns),
                     bytes: Some(c.bytes),
@@ -293,11 +272,7 @@ fn play(rt: &Runtime, workload: &Workload, thread: u32, kernel_ids: &[Vec<u64>],
         }
         rt.api_end(&call, &mut span);
         let record = if kind == HIP { "hip_api" } else { "marker_api" };
-        let name = if kind == HIP {
-            hip_name(op)
-        } else {
-            ["roctxMarkA", "roctxRangePushA", "roctxRangePop", "roctxRangeStartA", "roctxRangeStop"][op as usize]
-        };
+        let name = if kind == HIP { hip_name(op).unwrap_or("unknown") } else { MARKER_CORE[op as usize] };
         api_rows(&mut out, record, &span, name);
         let range_row = |out: &mut String, corr: u64, op: &str, message: &CString| {
             Row {

@@ -180,28 +180,30 @@ extern "C" fn on_buffer(
     _data: *mut c_void,
     drop_count: u64,
 ) {
-    DROPS.fetch_max(drop_count, Ordering::Relaxed);
-    let state = state();
-    let mut text = String::with_capacity(count * 120);
-    // SAFETY: the SDK passes `count` header pointers.
-    let headers = unsafe { std::slice::from_raw_parts(headers, count) };
-    if state.retain {
-        // The broken tool: report the previous callback's records through pointers it kept.
-        let mut retained = state.retained.lock().unwrap();
-        for &ptr in retained.iter() {
-            // SAFETY: deliberately unsound: this is the bug the poisoning must expose. The
-            // memory is still mapped (the simulator keeps its arenas), so reading it is only
-            // wrong, not a crash.
-            unsafe { row_of(ptr as *const _, &mut text) };
+    guarded("on_buffer", (), || {
+        DROPS.fetch_max(drop_count, Ordering::Relaxed);
+        let state = state();
+        let mut text = String::with_capacity(count * 120);
+        // SAFETY: the SDK passes `count` header pointers.
+        let headers = unsafe { std::slice::from_raw_parts(headers, count) };
+        if state.retain {
+            // The broken tool: report the previous callback's records through pointers it kept.
+            let mut retained = state.retained.lock().unwrap();
+            for &ptr in retained.iter() {
+                // SAFETY: deliberately unsound: this is the bug the poisoning must expose. The
+                // memory is still mapped (the simulator keeps its arenas), so reading it is only
+                // wrong, not a crash.
+                unsafe { row_of(ptr as *const _, &mut text) };
+            }
+            *retained = headers.iter().map(|h| *h as usize).collect();
+        } else {
+            for &header in headers {
+                // SAFETY: live during this callback.
+                unsafe { row_of(header, &mut text) };
+            }
         }
-        *retained = headers.iter().map(|h| *h as usize).collect();
-    } else {
-        for &header in headers {
-            // SAFETY: live during this callback.
-            unsafe { row_of(header, &mut text) };
-        }
-    }
-    write(&text);
+        write(&text);
+    })
 }
 
 extern "C" fn on_callback(
@@ -209,91 +211,103 @@ extern "C" fn on_callback(
     user_data: *mut rocprofiler_user_data_t,
     _data: *mut c_void,
 ) {
-    let mut text = String::new();
-    match record.kind {
-        ROCPROFILER_CALLBACK_TRACING_HIP_RUNTIME_API => {
-            // SAFETY: the SDK passes a valid user-data slot that persists enter to exit.
-            let slot = unsafe { &mut *user_data };
-            if record.phase == ROCPROFILER_CALLBACK_PHASE_ENTER {
-                slot.value = record.correlation_id.internal;
-                return;
+    guarded("on_callback", (), || {
+        let mut text = String::new();
+        match record.kind {
+            ROCPROFILER_CALLBACK_TRACING_HIP_RUNTIME_API => {
+                // SAFETY: the SDK passes a valid user-data slot that persists enter to exit.
+                let slot = unsafe { &mut *user_data };
+                if record.phase == ROCPROFILER_CALLBACK_PHASE_ENTER {
+                    slot.value = record.correlation_id.internal;
+                    return;
+                }
+                // SAFETY: plain integer.
+                let kept = unsafe { slot.value };
+                Row {
+                    record: if kept == record.correlation_id.internal {
+                        "hip_api_callback"
+                    } else {
+                        "hip_api_callback_user_data_lost"
+                    },
+                    thread_id: Some(record.thread_id),
+                    correlation_id: Some(record.correlation_id.internal),
+                    ancestor_id: Some(record.correlation_id.ancestor),
+                    operation: Some(op_name(false, record.kind, record.operation)),
+                    ..Row::default()
+                }
+                .write_to(&mut text);
             }
-            // SAFETY: plain integer.
-            let kept = unsafe { slot.value };
-            Row {
-                record: if kept == record.correlation_id.internal {
-                    "hip_api_callback"
+            ROCPROFILER_CALLBACK_TRACING_MARKER_CORE_RANGE_API => {
+                if record.phase != ROCPROFILER_CALLBACK_PHASE_EXIT {
+                    return;
+                }
+                // SAFETY: marker payload, valid during the callback.
+                let data = unsafe { &*(record.payload as *const rocprofiler_callback_tracing_marker_api_data_t) };
+                // SAFETY: every message-carrying member has the message first.
+                let message = unsafe { data.args.roctxMarkA.message };
+                let message = if message.is_null() {
+                    String::new()
                 } else {
-                    "hip_api_callback_user_data_lost"
-                },
-                thread_id: Some(record.thread_id),
-                correlation_id: Some(record.correlation_id.internal),
-                ancestor_id: Some(record.correlation_id.ancestor),
-                operation: Some(op_name(false, record.kind, record.operation)),
-                ..Row::default()
-            }
-            .write_to(&mut text);
-        }
-        ROCPROFILER_CALLBACK_TRACING_MARKER_CORE_RANGE_API => {
-            if record.phase != ROCPROFILER_CALLBACK_PHASE_EXIT {
-                return;
-            }
-            // SAFETY: marker payload, valid during the callback.
-            let data = unsafe { &*(record.payload as *const rocprofiler_callback_tracing_marker_api_data_t) };
-            // SAFETY: every message-carrying member has the message first.
-            let message = unsafe { data.args.roctxMarkA.message };
-            let message = if message.is_null() {
-                String::new()
-            } else {
-                // SAFETY: NUL-terminated, valid during the callback.
-                unsafe { CStr::from_ptr(message) }.to_string_lossy().into_owned()
-            };
-            Row {
-                record: "marker_range",
-                correlation_id: Some(record.correlation_id.internal),
-                operation: Some(op_name(false, record.kind, record.operation)),
-                name: Some(&message),
-                ..Row::default()
-            }
-            .write_to(&mut text);
-        }
-        ROCPROFILER_CALLBACK_TRACING_CODE_OBJECT if record.phase == ROCPROFILER_CALLBACK_PHASE_LOAD => {
-            if record.operation == ROCPROFILER_CODE_OBJECT_LOAD as i32 {
-                // SAFETY: payload for this operation.
-                let data = unsafe { &*(record.payload as *const rocprofiler_callback_tracing_code_object_load_data_t) };
-                // SAFETY: URI is NUL-terminated; agent union members alias.
-                let (uri, agent) =
-                    unsafe { (CStr::from_ptr(data.uri).to_string_lossy(), data.__bindgen_anon_1.agent_id.handle) };
-                Row {
-                    record: "code_object",
-                    agent_id: Some(agent),
-                    object_id: Some(data.code_object_id),
-                    name: Some(&uri),
-                    ..Row::default()
-                }
-                .write_to(&mut text);
-            } else {
-                // SAFETY: payload for this operation.
-                let s = unsafe {
-                    &*(record.payload as *const rocprofiler_callback_tracing_code_object_kernel_symbol_register_data_t)
+                    // SAFETY: NUL-terminated, valid during the callback.
+                    unsafe { CStr::from_ptr(message) }.to_string_lossy().into_owned()
                 };
-                // SAFETY: names are NUL-terminated.
-                let name = unsafe { CStr::from_ptr(s.kernel_name) }.to_string_lossy();
                 Row {
-                    record: "kernel_symbol",
-                    object_id: Some(s.code_object_id),
-                    kernel_id: Some(s.kernel_id),
-                    lds_bytes: Some(u64::from(s.group_segment_size)),
-                    scratch_bytes: Some(u64::from(s.private_segment_size)),
-                    name: Some(&name),
+                    record: "marker_range",
+                    correlation_id: Some(record.correlation_id.internal),
+                    operation: Some(op_name(false, record.kind, record.operation)),
+                    name: Some(&message),
                     ..Row::default()
                 }
                 .write_to(&mut text);
             }
+            ROCPROFILER_CALLBACK_TRACING_CODE_OBJECT if record.phase == ROCPROFILER_CALLBACK_PHASE_LOAD => {
+                if record.operation == ROCPROFILER_CODE_OBJECT_LOAD as i32 {
+                    // SAFETY: payload for this operation.
+                    let data =
+                        unsafe { &*(record.payload as *const rocprofiler_callback_tracing_code_object_load_data_t) };
+                    // SAFETY: URI is NUL-terminated; agent union members alias.
+                    let (uri, agent) =
+                        unsafe { (CStr::from_ptr(data.uri).to_string_lossy(), data.__bindgen_anon_1.agent_id.handle) };
+                    Row {
+                        record: "code_object",
+                        agent_id: Some(agent),
+                        object_id: Some(data.code_object_id),
+                        name: Some(&uri),
+                        ..Row::default()
+                    }
+                    .write_to(&mut text);
+                } else {
+                    // SAFETY: payload for this operation.
+                    let s = unsafe {
+                        &*(record.payload
+                            as *const rocprofiler_callback_tracing_code_object_kernel_symbol_register_data_t)
+                    };
+                    // SAFETY: names are NUL-terminated.
+                    let name = unsafe { CStr::from_ptr(s.kernel_name) }.to_string_lossy();
+                    Row {
+                        record: "kernel_symbol",
+                        object_id: Some(s.code_object_id),
+                        kernel_id: Some(s.kernel_id),
+                        lds_bytes: Some(u64::from(s.group_segment_size)),
+                        scratch_bytes: Some(u64::from(s.private_segment_size)),
+                        name: Some(&name),
+                        ..Row::default()
+                    }
+                    .write_to(&mut text);
+                }
+            }
+            _ => {}
         }
-        _ => {}
-    }
-    write(&text);
+        write(&text);
+    })
+}
+
+/// Runs a callback body; a panic must not unwind into the SDK, so it is reported and swallowed.
+fn guarded<R>(entry: &str, fallback: R, f: impl FnOnce() -> R) -> R {
+    std::panic::catch_unwind(std::panic::AssertUnwindSafe(f)).unwrap_or_else(|_| {
+        eprintln!("rocprof-sim-check-tool: panic in {entry}; continuing");
+        fallback
+    })
 }
 
 fn check(call: &str, status: rocprofiler_status_t) {
@@ -303,83 +317,80 @@ fn check(call: &str, status: rocprofiler_status_t) {
 }
 
 extern "C" fn tool_init(_fini: rocprofiler_client_finalize_t, _data: *mut c_void) -> c_int {
-    let api = state().sdk.api();
-    let env = |k: &str| std::env::var(k).ok();
-    let size: usize = env("ROCPROF_SIM_CHECK_BUFFER").and_then(|v| v.parse().ok()).unwrap_or(1 << 20);
-    let policy = if env("ROCPROF_SIM_CHECK_POLICY").as_deref() == Some("discard") {
-        ROCPROFILER_BUFFER_POLICY_DISCARD
-    } else {
-        ROCPROFILER_BUFFER_POLICY_LOSSLESS
-    };
-    let mut ctx = rocprofiler_context_id_t { handle: 0 };
-    let mut buffer = rocprofiler_buffer_id_t { handle: 0 };
-    // SAFETY: SDK calls inside initialize, with valid pointers and our own callbacks.
-    unsafe {
-        check("create_context", (api.rocprofiler_create_context)(&mut ctx));
-        check(
-            "create_buffer",
-            (api.rocprofiler_create_buffer)(
-                ctx,
-                size,
-                size / 8 * 7,
-                policy,
-                Some(on_buffer),
-                std::ptr::null_mut(),
-                &mut buffer,
-            ),
-        );
-        let mut thread = rocprofiler_callback_thread_t { handle: 0 };
-        check("create_callback_thread", (api.rocprofiler_create_callback_thread)(&mut thread));
-        check("assign_callback_thread", (api.rocprofiler_assign_callback_thread)(buffer, thread));
-        for kind in [
-            ROCPROFILER_BUFFER_TRACING_HIP_RUNTIME_API,
-            ROCPROFILER_BUFFER_TRACING_MARKER_CORE_API,
-            ROCPROFILER_BUFFER_TRACING_KERNEL_DISPATCH,
-            ROCPROFILER_BUFFER_TRACING_MEMORY_COPY,
-            ROCPROFILER_BUFFER_TRACING_MEMORY_ALLOCATION,
-            ROCPROFILER_BUFFER_TRACING_SCRATCH_MEMORY,
-        ] {
+    guarded("tool_init", -1, || {
+        let api = state().sdk.api();
+        let env = |k: &str| std::env::var(k).ok();
+        let size: usize = env("ROCPROF_SIM_CHECK_BUFFER").and_then(|v| v.parse().ok()).unwrap_or(1 << 20);
+        let policy = if env("ROCPROF_SIM_CHECK_POLICY").as_deref() == Some("discard") {
+            ROCPROFILER_BUFFER_POLICY_DISCARD
+        } else {
+            ROCPROFILER_BUFFER_POLICY_LOSSLESS
+        };
+        let mut ctx = rocprofiler_context_id_t { handle: 0 };
+        let mut buffer = rocprofiler_buffer_id_t { handle: 0 };
+        // SAFETY: SDK calls inside initialize, with valid pointers and our own callbacks.
+        unsafe {
+            check("create_context", (api.rocprofiler_create_context)(&mut ctx));
             check(
-                "configure_buffer_tracing_service",
-                (api.rocprofiler_configure_buffer_tracing_service)(ctx, kind, std::ptr::null(), 0, buffer),
-            );
-        }
-        for kind in [
-            ROCPROFILER_CALLBACK_TRACING_HIP_RUNTIME_API,
-            ROCPROFILER_CALLBACK_TRACING_MARKER_CORE_RANGE_API,
-            ROCPROFILER_CALLBACK_TRACING_CODE_OBJECT,
-        ] {
-            check(
-                "configure_callback_tracing_service",
-                (api.rocprofiler_configure_callback_tracing_service)(
+                "create_buffer",
+                (api.rocprofiler_create_buffer)(
                     ctx,
-                    kind,
-                    std::ptr::null(),
-                    0,
-                    Some(on_callback),
+                    size,
+                    size / 8 * 7,
+                    policy,
+                    Some(on_buffer),
                     std::ptr::null_mut(),
+                    &mut buffer,
                 ),
             );
+            let mut thread = rocprofiler_callback_thread_t { handle: 0 };
+            check("create_callback_thread", (api.rocprofiler_create_callback_thread)(&mut thread));
+            check("assign_callback_thread", (api.rocprofiler_assign_callback_thread)(buffer, thread));
+            for kind in rocprof_sim::ops::BUFFER_KINDS {
+                check(
+                    "configure_buffer_tracing_service",
+                    (api.rocprofiler_configure_buffer_tracing_service)(ctx, kind, std::ptr::null(), 0, buffer),
+                );
+            }
+            for kind in [
+                ROCPROFILER_CALLBACK_TRACING_HIP_RUNTIME_API,
+                ROCPROFILER_CALLBACK_TRACING_MARKER_CORE_RANGE_API,
+                ROCPROFILER_CALLBACK_TRACING_CODE_OBJECT,
+            ] {
+                check(
+                    "configure_callback_tracing_service",
+                    (api.rocprofiler_configure_callback_tracing_service)(
+                        ctx,
+                        kind,
+                        std::ptr::null(),
+                        0,
+                        Some(on_callback),
+                        std::ptr::null_mut(),
+                    ),
+                );
+            }
+            check("start_context", (api.rocprofiler_start_context)(ctx));
         }
-        check("start_context", (api.rocprofiler_start_context)(ctx));
-    }
-    *state().buffer.lock().unwrap() = buffer;
-    0
+        *state().buffer.lock().unwrap() = buffer;
+        0
+    })
 }
 
 extern "C" fn tool_fini(_data: *mut c_void) {
-    let state = state();
-    let buffer = *state.buffer.lock().unwrap();
-    // SAFETY: flushing our own buffer during finalize, as the SDK allows.
-    check("flush_buffer", unsafe { (state.sdk.api().rocprofiler_flush_buffer)(buffer) });
-    let mut late = rocprofiler_context_id_t { handle: 0 };
-    // SAFETY: configuration is locked after initialize; the SDK must refuse this.
-    let status = unsafe { (state.sdk.api().rocprofiler_create_context)(&mut late) };
-    if status != ROCPROFILER_STATUS_ERROR_CONFIGURATION_LOCKED {
-        write(&format!("lifecycle_violation,,,,create_context after initialize returned {status}\n"));
-    }
-    write(&format!("# drop_count={}\n", DROPS.load(Ordering::Relaxed)));
-    let _ = state.out.lock().unwrap().flush();
+    guarded("tool_fini", (), || {
+        let state = state();
+        let buffer = *state.buffer.lock().unwrap();
+        // SAFETY: flushing our own buffer during finalize, as the SDK allows.
+        check("flush_buffer", unsafe { (state.sdk.api().rocprofiler_flush_buffer)(buffer) });
+        let mut late = rocprofiler_context_id_t { handle: 0 };
+        // SAFETY: configuration is locked after initialize; the SDK must refuse this.
+        let status = unsafe { (state.sdk.api().rocprofiler_create_context)(&mut late) };
+        if status != ROCPROFILER_STATUS_ERROR_CONFIGURATION_LOCKED {
+            write(&format!("lifecycle_violation,,,,create_context after initialize returned {status}\n"));
+        }
+        write(&format!("# drop_count={}\n", DROPS.load(Ordering::Relaxed)));
+        let _ = state.out.lock().unwrap().flush();
+    })
 }
 
 /// The SDK's entry point into the tool.

@@ -42,14 +42,7 @@ extern "C" fn tool_init(_: rocprofiler_client_finalize_t, _: *mut c_void) -> c_i
             std::ptr::null_mut(),
             &mut buffer,
         );
-        for kind in [
-            ROCPROFILER_BUFFER_TRACING_HIP_RUNTIME_API,
-            ROCPROFILER_BUFFER_TRACING_MARKER_CORE_API,
-            ROCPROFILER_BUFFER_TRACING_KERNEL_DISPATCH,
-            ROCPROFILER_BUFFER_TRACING_MEMORY_COPY,
-            ROCPROFILER_BUFFER_TRACING_MEMORY_ALLOCATION,
-            ROCPROFILER_BUFFER_TRACING_SCRATCH_MEMORY,
-        ] {
+        for kind in rocprof_sim::ops::BUFFER_KINDS {
             (api.rocprofiler_configure_buffer_tracing_service)(ctx, kind, std::ptr::null(), 0, buffer);
         }
         for kind in [ROCPROFILER_CALLBACK_TRACING_MARKER_CORE_RANGE_API, ROCPROFILER_CALLBACK_TRACING_CODE_OBJECT] {
