@@ -344,6 +344,16 @@ pub fn supported(arch: Arch) -> Vec<Counter> {
         .collect()
 }
 
+/// The GPUs of a simulated machine in agent order: an MI300X-like gfx942, an MI210-like gfx90a,
+/// more gfx942s, then the gfx1151-like consumer APU if asked for.
+pub fn machine(gpus: u32, consumer_gpu: bool) -> Vec<Arch> {
+    let mut archs: Vec<Arch> = (0..gpus).map(|i| if i == 1 { Arch::Gfx90a } else { Arch::Gfx942 }).collect();
+    if consumer_gpu {
+        archs.push(Arch::Gfx1151);
+    }
+    archs
+}
+
 /// Looks a counter up by name on `arch`.
 pub fn by_name(arch: Arch, name: &str) -> Option<Counter> {
     supported(arch).into_iter().find(|c| c.name() == name)

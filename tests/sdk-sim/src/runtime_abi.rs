@@ -12,7 +12,8 @@ use std::ffi::c_char;
 
 use libloading::os::unix::{Library, RTLD_GLOBAL, RTLD_NOW};
 use rocprofiler_sdk_sys::{
-    rocprofiler_agent_id_t, rocprofiler_callback_tracing_kind_t, rocprofiler_status_t, rocprofiler_tracing_operation_t,
+    rocprofiler_agent_id_t, rocprofiler_buffer_id_t, rocprofiler_callback_tracing_kind_t, rocprofiler_status_t,
+    rocprofiler_tracing_operation_t,
 };
 
 /// The base activity of one dispatch, from which every hardware counter's value is derived.
@@ -212,6 +213,10 @@ crate::sim_api! {
     /// Waits until every dispatch and copy issued so far has completed and its records are in
     /// their buffers (`hipDeviceSynchronize`).
     fn rocprofiler_sim_synchronize() -> rocprofiler_status_t;
+    /// Every record buffer `buffer` has dropped so far. The SDK reports its count only in the
+    /// next buffer callback, so drops after the last callback never reach a tool; a test reads
+    /// the full count here to check that nothing is lost uncounted.
+    fn rocprofiler_sim_buffer_drop_count(buffer: rocprofiler_buffer_id_t, count: *mut u64) -> rocprofiler_status_t;
 }
 
 impl SimRuntimeApi {
@@ -225,5 +230,14 @@ impl SimRuntimeApi {
         // from the same declarations), and the library stays open for the process lifetime.
         let api = unsafe { Self::resolve(&library) }?;
         Ok((library, api))
+    }
+
+    /// Resolves the functions from the simulator already loaded in this process (a tool's view:
+    /// the driver opened it `RTLD_GLOBAL`).
+    pub fn in_process() -> Result<Self, String> {
+        let this = Library::this();
+        // SAFETY: global-scope lookups find the simulator's exports, which have these signatures;
+        // the simulator stays loaded for the process lifetime.
+        unsafe { Self::resolve(&this) }
     }
 }

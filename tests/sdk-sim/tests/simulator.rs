@@ -106,7 +106,11 @@ fn discard_counts_every_record_it_drops() {
     });
     let cmp = compare(&truth, &got).unwrap();
     let text = std::fs::read_to_string(&got).unwrap();
-    let drops: u64 = text.lines().find_map(|l| l.strip_prefix("# drop_count=")).unwrap().parse().unwrap();
+    let comment = |key: &str| -> u64 {
+        let prefix = format!("# {key}=");
+        text.lines().find_map(|l| l.strip_prefix(prefix.as_str())).unwrap().parse().unwrap()
+    };
+    let (reported, drops) = (comment("drop_count"), comment("sim_drop_count"));
     assert_eq!(cmp.unexpected_count, 0, "{}", cmp.report());
     assert!(drops > 0, "a 4 KiB buffer must drop records");
     // Buffer-traced records are the ones that can be dropped; callbacks are never buffered.
@@ -114,6 +118,9 @@ fn discard_counts_every_record_it_drops() {
     let truth_buffered: u64 = buffered.iter().map(|k| cmp.truth_rows.get(*k).copied().unwrap_or(0)).sum();
     let got_buffered: u64 = buffered.iter().map(|k| cmp.received_rows.get(*k).copied().unwrap_or(0)).sum();
     assert_eq!(drops, truth_buffered - got_buffered, "drop_count = truth - delivered");
+    // The SDK reports the cumulative count with each callback, so drops after the last one stay
+    // unreported; what was reported can lag, never lead.
+    assert!(reported > 0 && reported <= drops, "reported {reported} of {drops} drops");
     std::fs::remove_dir_all(dir).unwrap();
 }
 
@@ -131,5 +138,54 @@ fn rocp_tool_libraries_that_cannot_load_aborts_like_the_sdk() {
         .unwrap();
     assert!(!output.status.success());
     assert!(String::from_utf8_lossy(&output.stderr).contains("error dlopening '/nonexistent/libtool.so'"));
+    std::fs::remove_dir_all(dir).unwrap();
+}
+
+/// Runs a counting workload with `counters` on two data-centre GPUs plus the consumer APU.
+fn run_counting(name: &str, counters: &str) -> (PathBuf, rocprof_sim::truth::Comparison, String) {
+    let dir = scratch(name);
+    let (truth, got) = run(&dir, 30_000, 4, |cmd| {
+        cmd.args(["--consumer-gpu", "--counters", counters])
+            .env("ROCP_TOOL_LIBRARIES", check_tool())
+            .env("ROCPROF_SIM_CHECK_COUNTERS", counters);
+    });
+    let cmp = compare(&truth, &got).unwrap();
+    let text = std::fs::read_to_string(&got).unwrap();
+    (dir, cmp, text)
+}
+
+#[test]
+fn counter_values_sum_to_the_truth_of_every_dispatch() {
+    // Base counters over several blocks and dimensions, and derived ones (a sum, a ratio).
+    let counters = "SQ_WAVES,SQ_INSTS_VALU,GRBM_GUI_ACTIVE,TCC_HIT_sum,TCP_TCC_READ_REQ,L2CacheHit,FETCH_SIZE";
+    let (dir, cmp, text) = run_counting("counters", counters);
+    assert!(cmp.is_exact(), "{}", cmp.report());
+    let dispatches = cmp.truth_rows["kernel_dispatch"];
+    let rows = cmp.truth_rows["counter"];
+    // Dispatches go round-robin over the three GPUs; the gfx1151 third gets none.
+    assert!(rows > 0 && rows < dispatches * 7, "{rows} counter rows for {dispatches} dispatches");
+    assert_eq!(rows % 7, 0);
+    assert!(
+        text.contains("# check-tool: counters on gfx1151: iterate_agent_supported_counters: ROCPROFILER_STATUS_ERROR_AGENT_ARCH_NOT_SUPPORTED"),
+        "the consumer GPU must refuse counters as SDK 1.0 does"
+    );
+    std::fs::remove_dir_all(dir).unwrap();
+}
+
+#[test]
+fn a_counter_set_beyond_one_pass_is_refused_with_exceeds_hw_limit() {
+    // Nine SQ counters; the SQ block counts eight per pass.
+    let counters = "SQ_WAVES,SQ_BUSY_CYCLES,SQ_INSTS_VALU,SQ_INSTS_SALU,SQ_INSTS_SMEM,SQ_INSTS_LDS,SQ_INSTS_MFMA,SQ_ACTIVE_INST_VALU,SQ_WAIT_INST_ANY";
+    let (dir, cmp, text) = run_counting("exceeds", counters);
+    assert!(cmp.is_exact(), "{}", cmp.report());
+    assert_eq!(cmp.truth_rows.get("counter"), None, "no agent can collect the set");
+    for arch in ["gfx942", "gfx90a"] {
+        assert!(
+            text.contains(&format!(
+                "# check-tool: counters on {arch}: create_counter_config: ROCPROFILER_STATUS_ERROR_EXCEEDS_HW_LIMIT"
+            )),
+            "{arch} must refuse the set"
+        );
+    }
     std::fs::remove_dir_all(dir).unwrap();
 }

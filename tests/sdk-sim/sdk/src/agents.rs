@@ -92,13 +92,9 @@ fn make(node: u32, arch: Option<Arch>, gpu_index: i32) -> &'static Agent {
 pub fn all() -> &'static [&'static Agent] {
     AGENTS.get_or_init(|| {
         let mut agents = vec![make(0, None, -1)];
-        let gpus = GPUS.load(Ordering::Acquire);
-        for i in 0..gpus {
-            let arch = if i == 1 { Arch::Gfx90a } else { Arch::Gfx942 };
-            agents.push(make(i + 1, Some(arch), i as i32));
-        }
-        if CONSUMER.load(Ordering::Acquire) == 1 {
-            agents.push(make(gpus + 1, Some(Arch::Gfx1151), gpus as i32));
+        let archs = rocprof_sim::hw::machine(GPUS.load(Ordering::Acquire), CONSUMER.load(Ordering::Acquire) == 1);
+        for (i, arch) in archs.into_iter().enumerate() {
+            agents.push(make(i as u32 + 1, Some(arch), i as i32));
         }
         agents
     })

@@ -268,6 +268,11 @@ impl Buffer {
         arena.records.clear();
     }
 
+    /// Records dropped so far, reported or not.
+    pub fn drop_count(&self) -> u64 {
+        self.drops.load(Ordering::Relaxed)
+    }
+
     /// `rocprofiler_assign_callback_thread`.
     pub fn assign_thread(&self, thread: u64) {
         self.thread.store(thread, Ordering::Release);

@@ -692,6 +692,20 @@ extern "C" fn rocprofiler_sim_synchronize() -> rocprofiler_status_t {
     })
 }
 
+#[unsafe(no_mangle)]
+extern "C" fn rocprofiler_sim_buffer_drop_count(
+    buffer: rocprofiler_buffer_id_t,
+    count: *mut u64,
+) -> rocprofiler_status_t {
+    status("rocprofiler_sim_buffer_drop_count", || match crate::buffer::get(buffer.handle) {
+        Some(b) => {
+            out!(count, b.drop_count());
+            ROCPROFILER_STATUS_SUCCESS
+        }
+        None => ROCPROFILER_STATUS_ERROR_BUFFER_NOT_FOUND,
+    })
+}
+
 /// Never called: it only has to compile. Every SDK export must have the signature of the sys
 /// crate's table (checked against the headers in bindgen builds), and every runtime export that
 /// of the driver's table.
@@ -750,6 +764,7 @@ fn _exports_have_the_sdk_signatures() -> (SdkApi, SimRuntimeApi) {
             rocprofiler_sim_memory_copy,
             rocprofiler_sim_memory_allocation,
             rocprofiler_sim_synchronize,
+            rocprofiler_sim_buffer_drop_count,
         },
     )
 }

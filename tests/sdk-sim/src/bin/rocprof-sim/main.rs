@@ -10,6 +10,7 @@ use std::io::Write;
 use std::path::{Path, PathBuf};
 
 use clap::Parser;
+use rocprof_sim::hw::{self, Arch, Counter};
 use rocprof_sim::kernels::{CATALOG, Launch, MEMSET_KERNEL};
 use rocprof_sim::ops::{MARKER_CORE, MEMORY_COPY, hip_name};
 use rocprof_sim::runtime_abi::*;
@@ -54,6 +55,24 @@ struct Args {
     /// Load this tool and hand its `rocprofiler_configure` to `rocprofiler_force_configure`.
     #[arg(long)]
     force_configure: Option<PathBuf>,
+    /// Counters a tool collects on every dispatch (comma-separated): the truth gets one `counter`
+    /// row per dispatch and counter, the sum over its instances. An agent gets none if it lacks
+    /// counter support or the set needs more than one hardware pass there.
+    #[arg(long, value_delimiter = ',')]
+    counters: Vec<String>,
+}
+
+/// What each GPU was set up with: the kernel id of every catalog kernel, and the counters a tool
+/// collecting `--counters` reads there.
+struct Loaded {
+    kernel_ids: Vec<Vec<u64>>,
+    counters: Vec<Vec<Counter>>,
+}
+
+/// The counters of `names` that `arch` has, if they fit in one pass there.
+fn counters_on(arch: Arch, names: &[String]) -> Vec<Counter> {
+    let counters: Vec<Counter> = names.iter().filter_map(|n| hw::by_name(arch, n)).collect();
+    if hw::fits_one_pass(&counters).is_err() { Vec::new() } else { counters }
 }
 
 struct Runtime {
@@ -165,7 +184,7 @@ const HIP: u32 = ROCPROFILER_CALLBACK_TRACING_HIP_RUNTIME_API;
 const MARKER: u32 = ROCPROFILER_CALLBACK_TRACING_MARKER_CORE_API;
 
 #[allow(clippy::too_many_lines)]
-fn play(rt: &Runtime, workload: &Workload, thread: u32, kernel_ids: &[Vec<u64>], part: &Path) -> std::io::Result<()> {
+fn play(rt: &Runtime, workload: &Workload, thread: u32, loaded: &Loaded, part: &Path) -> std::io::Result<()> {
     let mut file = std::io::BufWriter::with_capacity(1 << 20, std::fs::File::create(part)?);
     let mut out = String::with_capacity(1 << 16);
     let tid = thread_id();
@@ -262,11 +281,11 @@ fn play(rt: &Runtime, workload: &Workload, thread: u32, kernel_ids: &[Vec<u64>],
                 .write_to(&mut out);
             }
             Step::Launch { kernel, gpu, stream, grid, workgroup, dynamic_lds } => {
-                dispatch(rt, &mut out, tid, *kernel, *gpu, *stream, *grid, *workgroup, *dynamic_lds, kernel_ids);
+                dispatch(rt, &mut out, tid, *kernel, *gpu, *stream, *grid, *workgroup, *dynamic_lds, loaded);
             }
             Step::Memset { gpu, stream, bytes, .. } => {
                 let items = (*bytes / 16).clamp(256, 1 << 24) as u32;
-                dispatch(rt, &mut out, tid, MEMSET_KERNEL, *gpu, *stream, [items, 1, 1], [256, 1, 1], 0, kernel_ids);
+                dispatch(rt, &mut out, tid, MEMSET_KERNEL, *gpu, *stream, [items, 1, 1], [256, 1, 1], 0, loaded);
             }
             _ => {}
         }
@@ -337,7 +356,7 @@ fn dispatch(
     grid: [u32; 3],
     workgroup: [u32; 3],
     dynamic_lds: u32,
-    kernel_ids: &[Vec<u64>],
+    loaded: &Loaded,
 ) {
     let spec = &CATALOG[kernel];
     let items = grid.iter().map(|&g| u64::from(g)).product::<u64>();
@@ -345,7 +364,7 @@ fn dispatch(
     let d = SimDispatch {
         gpu,
         stream,
-        kernel_id: kernel_ids[gpu as usize][kernel],
+        kernel_id: loaded.kernel_ids[gpu as usize][kernel],
         grid,
         workgroup,
         group_segment_size: spec.lds + dynamic_lds,
@@ -373,6 +392,18 @@ fn dispatch(
         ..Row::default()
     }
     .write_to(out);
+    for &counter in &loaded.counters[gpu as usize] {
+        Row {
+            record: "counter",
+            correlation_id: Some(r.correlation_id),
+            agent_id: Some(r.agent_id),
+            dispatch_id: Some(r.dispatch_id),
+            value: Some(hw::total(counter, &d.activity)),
+            name: Some(counter.name()),
+            ..Row::default()
+        }
+        .write_to(out);
+    }
     if r.scratch_bytes > 0 {
         Row {
             record: "scratch_memory",
@@ -423,8 +454,14 @@ fn main() {
     let mut truth = String::new();
     truth.push_str(&banner_line());
     truth.push_str(&format!(
-        "# seed={} dispatches={} threads={} agents={} mix={}\n",
-        args.seed, args.dispatches, args.threads, args.agents, args.mix
+        "# seed={} dispatches={} threads={} agents={} consumer_gpu={} mix={} counters={}\n",
+        args.seed,
+        args.dispatches,
+        args.threads,
+        args.agents,
+        args.consumer_gpu,
+        args.mix,
+        args.counters.join(",")
     ));
     truth.push_str(HEADER);
     truth.push('\n');
@@ -443,8 +480,9 @@ fn main() {
             accum_vgpr_count: k.accum_vgpr,
         })
         .collect();
+    let archs = hw::machine(args.agents, args.consumer_gpu);
     let mut kernel_ids = Vec::new();
-    for gpu in 0..args.agents {
+    for gpu in 0..archs.len() as u32 {
         let uri =
             CString::new(format!("memory://{}#offset=0x{:x}&size=1048576", std::process::id(), 0x1000 * (gpu + 1)))
                 .unwrap();
@@ -487,10 +525,11 @@ fn main() {
         kernel_ids.push(ids);
     }
     std::mem::forget(names);
+    let loaded = Loaded { kernel_ids, counters: archs.iter().map(|&a| counters_on(a, &args.counters)).collect() };
     let workload = Workload {
         dispatches: args.dispatches,
         threads: args.threads,
-        gpus: args.agents,
+        gpus: archs.len() as u32,
         seed: args.seed,
         weights,
         range_every: args.range_every,
@@ -500,11 +539,11 @@ fn main() {
     let started = std::time::Instant::now();
     std::thread::scope(|scope| {
         for (t, part) in parts.iter().enumerate() {
-            let (rt, workload, kernel_ids) = (&rt, &workload, &kernel_ids);
+            let (rt, workload, loaded) = (&rt, &workload, &loaded);
             std::thread::Builder::new()
                 .name(format!("sim-app-{t}"))
                 .spawn_scoped(scope, move || {
-                    if let Err(e) = play(rt, workload, t as u32, kernel_ids, part) {
+                    if let Err(e) = play(rt, workload, t as u32, loaded, part) {
                         eprintln!("rocprof-sim: thread {t}: cannot write {}: {e}", part.display());
                         std::process::exit(2);
                     }

@@ -5,6 +5,8 @@
 //! - `ROCPROF_SIM_CHECK_OUT`: the CSV to write (required);
 //! - `ROCPROF_SIM_CHECK_POLICY`: `lossless` (default) or `discard`;
 //! - `ROCPROF_SIM_CHECK_BUFFER`: buffer bytes (default 1 MiB); the watermark is 7/8 of it;
+//! - `ROCPROF_SIM_CHECK_COUNTERS`: counters to collect on every dispatch (comma-separated), through
+//!   the buffer dispatch counting service into the same buffer;
 //! - `ROCPROF_SIM_CHECK_RETAIN=1`: a deliberately broken tool that keeps record pointers and reads
 //!   them one callback late, to show the simulator's poisoning catches it.
 //!
@@ -18,6 +20,8 @@ use std::ffi::{CStr, c_char, c_int, c_void};
 use std::io::Write;
 use std::sync::Mutex;
 use std::sync::atomic::{AtomicU64, Ordering};
+
+mod counting;
 
 use rocprof_sim::truth::{HEADER, Row, banner_line};
 use rocprofiler_sdk_sys::sdk::Sdk;
@@ -197,10 +201,25 @@ extern "C" fn on_buffer(
             }
             *retained = headers.iter().map(|h| *h as usize).collect();
         } else {
+            let mut group = counting::Group::default();
             for &header in headers {
                 // SAFETY: live during this callback.
-                unsafe { row_of(header, &mut text) };
+                let h = unsafe { &*header };
+                // SAFETY: every header's first union member is the category/kind pair.
+                let (category, kind) =
+                    unsafe { (h.__bindgen_anon_1.__bindgen_anon_1.category, h.__bindgen_anon_1.__bindgen_anon_1.kind) };
+                if category != ROCPROFILER_BUFFER_CATEGORY_COUNTERS {
+                    // SAFETY: live during this callback.
+                    unsafe { row_of(header, &mut text) };
+                } else if kind == ROCPROFILER_COUNTER_RECORD_PROFILE_COUNTING_DISPATCH_HEADER {
+                    // SAFETY: the kind names the payload type.
+                    group.header(unsafe { &*h.payload.cast() }, &mut text);
+                } else if kind == ROCPROFILER_COUNTER_RECORD_VALUE {
+                    // SAFETY: the kind names the payload type.
+                    group.value(unsafe { &*h.payload.cast() }, &mut text);
+                }
             }
+            group.finish(&mut text);
         }
         write(&text);
     })
@@ -369,6 +388,10 @@ extern "C" fn tool_init(_fini: rocprofiler_client_finalize_t, _data: *mut c_void
                     ),
                 );
             }
+            if let Some(names) = env("ROCPROF_SIM_CHECK_COUNTERS") {
+                let wanted: Vec<String> = names.split(',').map(str::to_owned).collect();
+                counting::configure(ctx, buffer, &wanted);
+            }
             check("start_context", (api.rocprofiler_start_context)(ctx));
         }
         *state().buffer.lock().unwrap() = buffer;
@@ -389,6 +412,15 @@ extern "C" fn tool_fini(_data: *mut c_void) {
             write(&format!("lifecycle_violation,,,,create_context after initialize returned {status}\n"));
         }
         write(&format!("# drop_count={}\n", DROPS.load(Ordering::Relaxed)));
+        // The simulator's full count, including drops after the last callback that the SDK
+        // never reports.
+        if let Ok(sim) = rocprof_sim::runtime_abi::SimRuntimeApi::in_process() {
+            let mut all = 0u64;
+            // SAFETY: simulator query with a valid output pointer.
+            if unsafe { (sim.rocprofiler_sim_buffer_drop_count)(buffer, &mut all) } == ROCPROFILER_STATUS_SUCCESS {
+                write(&format!("# sim_drop_count={all}\n"));
+            }
+        }
         let _ = state.out.lock().unwrap().flush();
     })
 }
