@@ -25,6 +25,27 @@ pub enum Error {
         /// The version found, as `major.minor.patch`.
         found: String,
     },
+    /// A configuration variable has a value the tool does not accept.
+    #[error("{variable}={value:?} is not valid: expected {accepts}")]
+    Config {
+        /// The variable.
+        variable: &'static str,
+        /// Its value.
+        value: String,
+        /// What it accepts.
+        accepts: String,
+    },
+    /// A `ROCPROF_RS_*` variable the tool does not know (most likely a typo).
+    #[error("{variable} is not a rocprof-rs variable; the known ones are {known}")]
+    UnknownVariable {
+        /// The variable.
+        variable: String,
+        /// The variables that exist.
+        known: String,
+    },
+    /// The tool is not running in this process (not configured by the SDK, or disabled).
+    #[error("the rocprof-rs tool is not running in this process")]
+    NotRunning,
     /// A file or directory could not be read or written.
     #[error("{path}: {source}")]
     Io {

@@ -9,9 +9,12 @@
 //! and [`handles`] (checked results and typed ids) → the services built on them.
 
 pub mod compat;
+pub mod config;
 pub mod doctor;
 pub mod error;
 pub mod handles;
 pub mod sdk;
+pub mod tables;
+pub mod tool;
 
 pub use error::{Error, Result, Status};

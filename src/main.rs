@@ -4,6 +4,8 @@ use std::process::ExitCode;
 
 use clap::{Parser, Subcommand};
 
+mod cli;
+
 /// A Rust-native GPU kernel profiler for AMD's rocprofiler-sdk (ROCm 7.0+).
 #[derive(Debug, Parser)]
 #[command(name = "rocprof-rs", version, about, propagate_version = true)]
@@ -21,12 +23,22 @@ enum Command {
         #[arg(long)]
         json: bool,
     },
+    /// Trace an application with the rocprof-rs tool library, writing Parquet.
+    ///
+    /// rocprof-rs run [OPTIONS] -- APP [ARGS...] checks every setting before the application
+    /// starts (a bad one is named and nothing runs), loads the tool through ROCP_TOOL_LIBRARIES,
+    /// runs the application directly (no shell), and exits with its exit code, or 128 + N if
+    /// signal N killed it. Ctrl-C reaches the application; rocprof-rs still reports where the
+    /// output is. Options follow rocprofv3's names where they mean the same.
+    #[command(after_long_help = cli::variables_help())]
+    Run(Box<cli::RunArgs>),
 }
 
 fn main() -> ExitCode {
     let cli = Cli::parse();
     match cli.command {
         Command::Doctor { json } => doctor(json),
+        Command::Run(args) => cli::run(*args),
     }
 }
 

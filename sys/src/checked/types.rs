@@ -232,11 +232,11 @@ pub type rocprofiler_callback_tracing_cb_t = Option<
     ),
 >;
 
-/// Visits one buffer-tracing kind; return non-zero to continue.
+/// Visits one buffer-tracing kind; return 0 to continue (the SDK stops at the first non-zero).
 pub type rocprofiler_buffer_tracing_kind_cb_t =
     Option<unsafe extern "C" fn(kind: rocprofiler_buffer_tracing_kind_t, data: *mut c_void) -> c_int>;
 
-/// Visits one operation of a buffer-tracing kind; return non-zero to continue.
+/// Visits one operation of a buffer-tracing kind; return 0 to continue (the SDK stops at the first non-zero).
 pub type rocprofiler_buffer_tracing_kind_operation_cb_t = Option<
     unsafe extern "C" fn(
         kind: rocprofiler_buffer_tracing_kind_t,
@@ -245,11 +245,11 @@ pub type rocprofiler_buffer_tracing_kind_operation_cb_t = Option<
     ) -> c_int,
 >;
 
-/// Visits one callback-tracing kind; return non-zero to continue.
+/// Visits one callback-tracing kind; return 0 to continue (the SDK stops at the first non-zero).
 pub type rocprofiler_callback_tracing_kind_cb_t =
     Option<unsafe extern "C" fn(kind: rocprofiler_callback_tracing_kind_t, data: *mut c_void) -> c_int>;
 
-/// Visits one operation of a callback-tracing kind; return non-zero to continue.
+/// Visits one operation of a callback-tracing kind; return 0 to continue (the SDK stops at the first non-zero).
 pub type rocprofiler_callback_tracing_kind_operation_cb_t = Option<
     unsafe extern "C" fn(
         kind: rocprofiler_callback_tracing_kind_t,

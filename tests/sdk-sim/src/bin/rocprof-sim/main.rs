@@ -60,6 +60,13 @@ struct Args {
     /// counter support or the set needs more than one hardware pass there.
     #[arg(long, value_delimiter = ',')]
     counters: Vec<String>,
+    /// Exit with this status when done (to check that a tool leaves it unchanged).
+    #[arg(long, default_value_t = 0)]
+    exit_code: u8,
+    /// When done and the truth is written, die by this signal (TERM, INT or KILL) instead of
+    /// exiting: no atexit handler runs, so only a tool's signal handling can save its records.
+    #[arg(long)]
+    raise: Option<String>,
 }
 
 /// What each GPU was set up with: the kernel id of every catalog kernel, and the counters a tool
@@ -568,6 +575,22 @@ fn main() {
         args.truth.display()
     );
     std::mem::forget(library);
+    if let Some(name) = &args.raise {
+        let signal = match name.trim_start_matches("SIG") {
+            "TERM" => libc::SIGTERM,
+            "INT" => libc::SIGINT,
+            "KILL" => libc::SIGKILL,
+            other => {
+                eprintln!("rocprof-sim: --raise {other:?}: expected TERM, INT or KILL");
+                std::process::exit(2)
+            }
+        };
+        // SAFETY: signalling our own process.
+        unsafe { libc::kill(libc::getpid(), signal) };
+        // A tool's handler may take a moment; the signal ends the process meanwhile.
+        std::thread::sleep(std::time::Duration::from_secs(60));
+    }
+    std::process::exit(i32::from(args.exit_code));
 }
 
 fn write_truth(path: &Path, head: &str, parts: &[PathBuf]) -> std::io::Result<()> {

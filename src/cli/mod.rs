@@ -1,0 +1,16 @@
+//! `rocprof-rs run`: the tool library is configured only by environment variables, so the
+//! command's whole job is to turn flags (and madengine profiles) into those variables, check
+//! them before anything starts, and launch the application with the tool attached.
+//!
+//! Everything that decides a value is a pure function with unit tests; only [`launch`] touches
+//! processes and signals.
+
+mod env;
+mod flags;
+mod launch;
+mod profile;
+mod run;
+mod tool_path;
+
+pub use flags::{RunArgs, variables_help};
+pub use run::run;

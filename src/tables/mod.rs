@@ -1,0 +1,189 @@
+//! The on-disk tables: one folder of Parquet files per table, each table's columns declared
+//! once here. These schemas are the format; [`FORMAT_VERSION`] changes whenever one does.
+//!
+//! Conventions, for every table:
+//! - timestamps (`*_ns`) are the SDK's: CLOCK_BOOTTIME nanoseconds, as `int64`;
+//! - ids (`*_id`) are the SDK's 64-bit handles and counters, as `uint64`; `agent_id` is the
+//!   SDK's agent handle, and the `agent` table maps it to node ids and names;
+//! - `pid` is the profiled process, so datasets from many processes can be read as one.
+
+pub mod columns;
+pub mod files;
+pub mod names;
+
+use columns::columns;
+
+/// The version of the on-disk format, written into every file's key-value metadata.
+pub const FORMAT_VERSION: &str = "1";
+
+columns! {
+    /// `kernel_dispatch`: one row per kernel dispatch. The first twelve columns are the seed
+    /// schema; grid sizes are in work-items as the SDK reports them, so they are 64-bit.
+    KernelDispatch {
+        kernel_name: Str,
+        start_ns: I64,
+        duration_ns: I64,
+        grid_x: I64,
+        grid_y: I64,
+        grid_z: I64,
+        block_x: I32,
+        block_y: I32,
+        block_z: I32,
+        regs: I32,
+        shared_mem: I32,
+        stream_id: OptI32,
+        end_ns: I64,
+        dispatch_id: U64,
+        correlation_id: U64,
+        external_id: U64,
+        kernel_id: U64,
+        agent_id: U64,
+        queue_id: U64,
+        thread_id: U64,
+        pid: U32,
+        mangled_name: Str,
+        accum_vgpr: I32,
+        sgpr: I32,
+        scratch_size: I32,
+        kernarg_size: I32,
+        pipe_id: OptI32,
+    }
+}
+
+columns! {
+    /// `hip_api`, `hsa_api` and `rccl_api`: one row per API call, named by the SDK.
+    ApiCall {
+        operation: Str,
+        start_ns: I64,
+        end_ns: I64,
+        duration_ns: I64,
+        correlation_id: U64,
+        ancestor_id: U64,
+        thread_id: U64,
+        pid: U32,
+    }
+}
+
+columns! {
+    /// `memory_copy`: one row per asynchronous copy.
+    MemoryCopy {
+        operation: Str,
+        start_ns: I64,
+        end_ns: I64,
+        duration_ns: I64,
+        bytes: U64,
+        src_agent_id: U64,
+        dst_agent_id: U64,
+        src_address: U64,
+        dst_address: U64,
+        correlation_id: U64,
+        thread_id: U64,
+        pid: U32,
+    }
+}
+
+columns! {
+    /// `scratch_memory`: scratch allocations, frees and reclaims.
+    ScratchMemory {
+        operation: Str,
+        start_ns: I64,
+        end_ns: I64,
+        duration_ns: I64,
+        bytes: U64,
+        flags: U32,
+        agent_id: U64,
+        queue_id: U64,
+        correlation_id: U64,
+        thread_id: U64,
+        pid: U32,
+    }
+}
+
+columns! {
+    /// `memory_allocation`: device allocations and frees.
+    MemoryAllocation {
+        operation: Str,
+        start_ns: I64,
+        end_ns: I64,
+        duration_ns: I64,
+        address: U64,
+        bytes: U64,
+        agent_id: U64,
+        correlation_id: U64,
+        thread_id: U64,
+        pid: U32,
+    }
+}
+
+columns! {
+    /// `marker`: ROCTx marks and ranges with their messages. Times are taken by the tool when
+    /// the range opens and closes; `depth` is the thread-range nesting level (0 = outermost).
+    Marker {
+        message: Str,
+        operation: Str,
+        start_ns: I64,
+        end_ns: I64,
+        duration_ns: I64,
+        depth: OptI32,
+        correlation_id: U64,
+        thread_id: U64,
+        pid: U32,
+    }
+}
+
+columns! {
+    /// `kernel_symbol`: each kernel the runtime registered, with its static resource use.
+    KernelSymbol {
+        kernel_id: U64,
+        code_object_id: U64,
+        kernel_name: Str,
+        mangled_name: Str,
+        kernarg_size: U32,
+        lds_size: U32,
+        scratch_size: U32,
+        sgpr: U32,
+        arch_vgpr: U32,
+        accum_vgpr: U32,
+        pid: U32,
+    }
+}
+
+columns! {
+    /// `agent`: one row per CPU or GPU agent the SDK reported.
+    Agent {
+        agent_id: U64,
+        node_id: U32,
+        logical_index: I32,
+        agent_type: Str,
+        name: Str,
+        product_name: Str,
+        vendor_name: Str,
+        model_name: Str,
+        gfx_target_version: U32,
+        cu_count: U32,
+        simd_count: U32,
+        simd_per_cu: U32,
+        wave_front_size: U32,
+        max_waves_per_cu: U32,
+        num_xcc: U32,
+        lds_size_kb: U32,
+        max_engine_clock_mhz: U32,
+        local_mem_bytes: U64,
+        device_id: U32,
+        pid: U32,
+    }
+}
+
+/// Every table's folder name, in the order the metadata lists them.
+pub const TABLES: [&str; 10] = [
+    "kernel_dispatch",
+    "hip_api",
+    "hsa_api",
+    "rccl_api",
+    "memory_copy",
+    "scratch_memory",
+    "memory_allocation",
+    "marker",
+    "kernel_symbol",
+    "agent",
+];

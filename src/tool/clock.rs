@@ -1,0 +1,13 @@
+//! The clock every timestamp is in: CLOCK_BOOTTIME nanoseconds, the SDK's own, so the tool's
+//! marker times and the SDK's record times share one axis.
+
+/// Now, in CLOCK_BOOTTIME nanoseconds.
+pub fn now_ns() -> u64 {
+    let mut ts = libc::timespec { tv_sec: 0, tv_nsec: 0 };
+    // SAFETY: `ts` is a valid, writable timespec.
+    unsafe { libc::clock_gettime(libc::CLOCK_BOOTTIME, &mut ts) };
+    ts.tv_sec as u64 * 1_000_000_000 + ts.tv_nsec as u64
+}
+
+/// The name written into the metadata.
+pub const CLOCK_NAME: &str = "CLOCK_BOOTTIME nanoseconds (the rocprofiler-sdk timestamp clock)";

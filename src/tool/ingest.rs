@@ -1,0 +1,264 @@
+//! The callbacks the SDK calls: each copies what it needs out of SDK-owned memory into
+//! [`Record`]s and hands them to the writer's queue. They never take a lock, and allocate only
+//! a batch when the pool has none to reuse (see [`super::queue`]).
+
+use std::cell::Cell;
+use std::ffi::{CStr, c_void};
+
+use rocprofiler_sdk_sys as sys;
+
+use super::records::{Allocation, Api, Copy, Dispatch, Marker, Record, Scratch, Symbol};
+use super::{Tool, clock, running, trampoline};
+use crate::compat;
+
+/// Decodes one buffer record, or `None` for kinds this tool does not trace.
+///
+/// # Safety
+/// `header` must be a record header the SDK passed to the current buffer callback.
+unsafe fn decode(header: *const sys::rocprofiler_record_header_t) -> Option<Record> {
+    // SAFETY: per the contract, a live header.
+    let header = unsafe { &*header };
+    // SAFETY: every header's first union member is the category/kind pair.
+    let pair = unsafe { header.__bindgen_anon_1.__bindgen_anon_1 };
+    let (category, kind) = (pair.category, pair.kind);
+    if category != sys::ROCPROFILER_BUFFER_CATEGORY_TRACING || header.payload.is_null() {
+        return None;
+    }
+    let p = header.payload;
+    Some(match kind {
+        sys::ROCPROFILER_BUFFER_TRACING_KERNEL_DISPATCH => {
+            // SAFETY: the kind names the payload type, live for the callback.
+            let r = unsafe { &*p.cast::<sys::rocprofiler_buffer_tracing_kernel_dispatch_record_t>() };
+            let i = &r.dispatch_info;
+            Record::Dispatch(Dispatch {
+                thread_id: r.thread_id,
+                correlation_id: r.correlation_id.internal,
+                // SAFETY: the external id is plain data in every union member.
+                external_id: unsafe { r.correlation_id.external.value },
+                start_ns: r.start_timestamp,
+                end_ns: r.end_timestamp,
+                agent_id: i.agent_id.handle,
+                queue_id: i.queue_id.handle,
+                kernel_id: i.kernel_id,
+                dispatch_id: i.dispatch_id,
+                private_segment_size: i.private_segment_size,
+                group_segment_size: i.group_segment_size,
+                workgroup: [i.workgroup_size.x, i.workgroup_size.y, i.workgroup_size.z],
+                grid: [i.grid_size.x, i.grid_size.y, i.grid_size.z],
+                pipe_id: compat::kernel_dispatch_pipe_id(r),
+            })
+        }
+        sys::ROCPROFILER_BUFFER_TRACING_HIP_RUNTIME_API
+        | sys::ROCPROFILER_BUFFER_TRACING_HSA_CORE_API
+        | sys::ROCPROFILER_BUFFER_TRACING_HSA_AMD_EXT_API
+        | sys::ROCPROFILER_BUFFER_TRACING_HSA_IMAGE_EXT_API
+        | sys::ROCPROFILER_BUFFER_TRACING_HSA_FINALIZE_EXT_API
+        | sys::ROCPROFILER_BUFFER_TRACING_RCCL_API => {
+            // SAFETY: the HIP, HSA and RCCL API records share one layout (checked in sys).
+            let r = unsafe { &*p.cast::<sys::rocprofiler_buffer_tracing_hip_api_record_t>() };
+            Record::Api(Api {
+                kind,
+                operation: r.operation,
+                thread_id: r.thread_id,
+                correlation_id: r.correlation_id.internal,
+                ancestor_id: r.correlation_id.ancestor,
+                start_ns: r.start_timestamp,
+                end_ns: r.end_timestamp,
+            })
+        }
+        sys::ROCPROFILER_BUFFER_TRACING_MEMORY_COPY => {
+            // SAFETY: the kind names the payload type.
+            let r = unsafe { &*p.cast::<sys::rocprofiler_buffer_tracing_memory_copy_record_t>() };
+            Record::Copy(Copy {
+                operation: r.operation as i32,
+                thread_id: r.thread_id,
+                correlation_id: r.correlation_id.internal,
+                start_ns: r.start_timestamp,
+                end_ns: r.end_timestamp,
+                src_agent_id: r.src_agent_id.handle,
+                dst_agent_id: r.dst_agent_id.handle,
+                bytes: r.bytes,
+                // SAFETY: addresses are plain integers in every union member.
+                src_address: unsafe { r.src_address.value },
+                // SAFETY: as above.
+                dst_address: unsafe { r.dst_address.value },
+            })
+        }
+        sys::ROCPROFILER_BUFFER_TRACING_SCRATCH_MEMORY => {
+            // SAFETY: the kind names the payload type.
+            let r = unsafe { &*p.cast::<sys::rocprofiler_buffer_tracing_scratch_memory_record_t>() };
+            Record::Scratch(Scratch {
+                operation: r.operation as i32,
+                thread_id: r.thread_id,
+                correlation_id: r.correlation_id.internal,
+                start_ns: r.start_timestamp,
+                end_ns: r.end_timestamp,
+                agent_id: r.agent_id.handle,
+                queue_id: r.queue_id.handle,
+                flags: r.flags,
+                bytes: r.allocation_size,
+            })
+        }
+        sys::ROCPROFILER_BUFFER_TRACING_MEMORY_ALLOCATION => {
+            // SAFETY: the kind names the payload type.
+            let r = unsafe { &*p.cast::<sys::rocprofiler_buffer_tracing_memory_allocation_record_t>() };
+            Record::Allocation(Allocation {
+                operation: r.operation as i32,
+                thread_id: r.thread_id,
+                correlation_id: r.correlation_id.internal,
+                start_ns: r.start_timestamp,
+                end_ns: r.end_timestamp,
+                agent_id: r.agent_id.handle,
+                // SAFETY: plain integer.
+                address: unsafe { r.address.value },
+                bytes: r.allocation_size,
+            })
+        }
+        _ => return None,
+    })
+}
+
+/// The SDK's buffer callback.
+pub(super) extern "C" fn on_buffer(
+    _context: sys::rocprofiler_context_id_t,
+    buffer: sys::rocprofiler_buffer_id_t,
+    headers: *mut *mut sys::rocprofiler_record_header_t,
+    count: usize,
+    _data: *mut c_void,
+    drop_count: u64,
+) {
+    trampoline("the buffer callback", (), || {
+        let Some(tool) = running() else { return };
+        if headers.is_null() || count == 0 {
+            return;
+        }
+        tool.fault_point();
+        // SAFETY: the SDK passes `count` header pointers, live until we return.
+        let headers = unsafe { std::slice::from_raw_parts(headers, count) };
+        let mut batch = tool.queue.batch(count + 1);
+        for &header in headers {
+            // SAFETY: a header of this callback.
+            if let Some(record) = unsafe { decode(header) } {
+                batch.push(record);
+            }
+        }
+        if drop_count > 0 {
+            batch.push(Record::SdkDrops { buffer: buffer.handle, count: drop_count });
+        }
+        tool.queue.send(batch);
+    })
+}
+
+thread_local! {
+    /// Open thread ranges on this thread: the nesting level of the next push.
+    static DEPTH: Cell<i32> = const { Cell::new(0) };
+}
+
+fn send_one(tool: &Tool, record: Record) {
+    tool.queue.send(vec![record]);
+}
+
+/// ROCTx ranges and marks (`MARKER_CORE_RANGE_API`), on the application's threads.
+pub(super) extern "C" fn on_marker(
+    record: sys::rocprofiler_callback_tracing_record_t,
+    user_data: *mut sys::rocprofiler_user_data_t,
+    _data: *mut c_void,
+) {
+    trampoline("the marker callback", (), || {
+        let Some(tool) = running() else { return };
+        if user_data.is_null() {
+            return;
+        }
+        // SAFETY: the SDK's per-call slot, live for this callback and handed back at exit.
+        let slot = unsafe { &mut *user_data };
+        let thread_range = record.operation == sys::ROCPROFILER_MARKER_CORE_RANGE_API_ID_roctxThreadRangeA;
+        if record.phase == sys::ROCPROFILER_CALLBACK_PHASE_ENTER {
+            if thread_range {
+                DEPTH.with(|d| d.set(d.get() + 1));
+            }
+            slot.value = clock::now_ns();
+            return;
+        }
+        let end_ns = clock::now_ns();
+        // SAFETY: the slot's integer member, written at enter.
+        let start_ns = unsafe { slot.value };
+        let depth = if thread_range {
+            Some(DEPTH.with(|d| {
+                d.set((d.get() - 1).max(0));
+                d.get()
+            }))
+        } else if record.operation == sys::ROCPROFILER_MARKER_CORE_RANGE_API_ID_roctxMarkA {
+            Some(DEPTH.with(Cell::get))
+        } else {
+            None
+        };
+        let message = if record.payload.is_null() {
+            String::new()
+        } else {
+            // SAFETY: marker payloads carry the message first in every message-bearing member.
+            let data = unsafe { &*record.payload.cast::<sys::rocprofiler_callback_tracing_marker_api_data_t>() };
+            // SAFETY: as above.
+            let ptr = unsafe { data.args.roctxMarkA.message };
+            if ptr.is_null() {
+                String::new()
+            } else {
+                // SAFETY: a NUL-terminated message, live during the callback.
+                unsafe { CStr::from_ptr(ptr) }.to_string_lossy().into_owned()
+            }
+        };
+        send_one(
+            tool,
+            Record::Marker(Box::new(Marker {
+                operation: record.operation,
+                thread_id: record.thread_id,
+                correlation_id: record.correlation_id.internal,
+                start_ns,
+                end_ns,
+                depth,
+                message: message.into(),
+            })),
+        );
+    })
+}
+
+/// Code objects: kernel symbols and their resource use, on whichever thread loads them.
+pub(super) extern "C" fn on_code_object(
+    record: sys::rocprofiler_callback_tracing_record_t,
+    _user_data: *mut sys::rocprofiler_user_data_t,
+    _data: *mut c_void,
+) {
+    trampoline("the code-object callback", (), || {
+        let Some(tool) = running() else { return };
+        if record.kind != sys::ROCPROFILER_CALLBACK_TRACING_CODE_OBJECT
+            || record.operation != sys::ROCPROFILER_CODE_OBJECT_DEVICE_KERNEL_SYMBOL_REGISTER as i32
+            || record.phase != sys::ROCPROFILER_CALLBACK_PHASE_LOAD
+            || record.payload.is_null()
+        {
+            return;
+        }
+        // SAFETY: the operation names the payload type.
+        let s = unsafe {
+            &*record.payload.cast::<sys::rocprofiler_callback_tracing_code_object_kernel_symbol_register_data_t>()
+        };
+        let mangled = if s.kernel_name.is_null() {
+            format!("<kernel {}>", s.kernel_id)
+        } else {
+            // SAFETY: a NUL-terminated name, live during the callback.
+            unsafe { CStr::from_ptr(s.kernel_name) }.to_string_lossy().into_owned()
+        };
+        send_one(
+            tool,
+            Record::Symbol(Box::new(Symbol {
+                kernel_id: s.kernel_id,
+                code_object_id: s.code_object_id,
+                mangled: mangled.into(),
+                kernarg_size: s.kernarg_segment_size,
+                group_segment_size: s.group_segment_size,
+                private_segment_size: s.private_segment_size,
+                sgpr: s.sgpr_count,
+                arch_vgpr: s.arch_vgpr_count,
+                accum_vgpr: s.accum_vgpr_count,
+            })),
+        );
+    })
+}

@@ -1,0 +1,298 @@
+//! The tool library: what the SDK loads, and its lifecycle.
+//!
+//! One [`Tool`] per process, in a `OnceLock`, and one atomic state that every entry checks
+//! first:
+//!
+//! ```text
+//! IDLE ──configure──▶ CONFIGURED ──initialize──▶ RUNNING ──finalize / SIGTERM──▶ FINISHED
+//!                          │                        │
+//!                          └────── error ───────────┴──▶ DISABLED (one stderr line)
+//! ```
+//!
+//! Every `extern "C"` entry is a [`trampoline`]: a panic inside is caught, disables the tool
+//! with one line, and never unwinds into the SDK or the application.
+
+pub mod clock;
+mod ingest;
+pub mod names;
+pub mod queue;
+pub mod records;
+pub mod rows;
+pub mod session;
+pub(crate) mod signals;
+pub mod writer;
+
+use std::ffi::{c_char, c_int, c_void};
+use std::sync::atomic::{AtomicBool, AtomicU8, Ordering};
+use std::sync::{Arc, OnceLock};
+use std::time::Duration;
+
+use parking_lot::Mutex;
+use parquet::file::metadata::KeyValue;
+use rocprofiler_sdk_sys as sys;
+
+use crate::config::{Config, Fault};
+use crate::error::{Error, Result};
+use queue::Queue;
+use session::Session;
+use writer::{Summary, WriterGuard};
+
+const IDLE: u8 = 0;
+const CONFIGURED: u8 = 1;
+const RUNNING: u8 = 2;
+const DISABLED: u8 = 3;
+const FINISHED: u8 = 4;
+/// Finishing: callbacks still accept records while the SDK's buffer is flushed.
+const FINISHING: u8 = 5;
+
+static STATE: AtomicU8 = AtomicU8::new(IDLE);
+static TOOL: OnceLock<Tool> = OnceLock::new();
+
+/// The process's tool.
+pub struct Tool {
+    config: Config,
+    queue: Arc<Queue>,
+    writer: Mutex<Option<WriterGuard>>,
+    session: OnceLock<Session>,
+    /// Whether tracing starts at initialize.
+    start_tracing: AtomicBool,
+}
+
+impl std::fmt::Debug for Tool {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Tool").field("output", &self.config.output_dir).finish()
+    }
+}
+
+impl Tool {
+    /// Where a deliberately injected fault fires (`ROCPROF_RS_TEST_FAULT`), for the tests that
+    /// prove a fault in the ingest path cannot harm the application.
+    fn fault_point(&self) {
+        if self.config.fault == Some(Fault::PanicInIngest) {
+            panic!("injected fault in the ingest path (ROCPROF_RS_TEST_FAULT=panic-in-ingest)");
+        }
+    }
+}
+
+/// The tool, if it is running.
+fn running() -> Option<&'static Tool> {
+    match STATE.load(Ordering::Acquire) {
+        RUNNING | FINISHING => TOOL.get(),
+        _ => None,
+    }
+}
+
+/// Runs an entry's body; a panic disables the tool and yields `fallback`.
+fn trampoline<R>(entry: &str, fallback: R, body: impl FnOnce() -> R) -> R {
+    match std::panic::catch_unwind(std::panic::AssertUnwindSafe(body)) {
+        Ok(value) => value,
+        Err(payload) => {
+            let what = payload
+                .downcast_ref::<&str>()
+                .map(|s| (*s).to_owned())
+                .or_else(|| payload.downcast_ref::<String>().cloned())
+                .unwrap_or_else(|| "a panic".into());
+            disable(&format!("internal error in {entry}: {what}"));
+            fallback
+        }
+    }
+}
+
+/// Turns the tool off with one line on stderr; the application runs on unprofiled.
+pub(crate) fn disable(reason: &str) {
+    let previous = STATE.swap(DISABLED, Ordering::AcqRel);
+    if matches!(previous, IDLE | CONFIGURED | RUNNING | FINISHING) {
+        eprintln!("rocprof-rs: {reason}; profiling is off, the application continues");
+    } else {
+        STATE.store(previous, Ordering::Release);
+    }
+}
+
+/// The SDK's entry point: decides whether this process is profiled.
+///
+/// # Safety
+/// Called by rocprofiler-sdk with its documented arguments.
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn rocprofiler_configure(
+    version: u32,
+    _runtime_version: *const c_char,
+    _priority: u32,
+    client: *mut sys::rocprofiler_client_id_t,
+) -> *mut sys::rocprofiler_tool_configure_result_t {
+    trampoline("rocprofiler_configure", std::ptr::null_mut(), || configure(version, client))
+}
+
+fn configure(version: u32, client: *mut sys::rocprofiler_client_id_t) -> *mut sys::rocprofiler_tool_configure_result_t {
+    if !crate::compat::configure_version_supported(version) {
+        eprintln!(
+            "rocprof-rs: rocprofiler-sdk {}.{}.{} is older than 1.0 (ROCm 7.0); not profiling",
+            version / 10000,
+            version / 100 % 100,
+            version % 100
+        );
+        return std::ptr::null_mut();
+    }
+    if STATE.compare_exchange(IDLE, CONFIGURED, Ordering::AcqRel, Ordering::Acquire).is_err() {
+        return std::ptr::null_mut();
+    }
+    let config = match Config::from_process_env() {
+        Ok(config) => config,
+        Err(e) => {
+            disable(&e.to_string());
+            return std::ptr::null_mut();
+        }
+    };
+    let (queue, receiver) = Queue::new(config.queue_batches, config.policy);
+    let tool = Tool {
+        queue: Arc::new(queue),
+        writer: Mutex::new(None),
+        session: OnceLock::new(),
+        start_tracing: AtomicBool::new(true),
+        config,
+    };
+    if TOOL.set(tool).is_err() {
+        return std::ptr::null_mut();
+    }
+    RECEIVER.lock().replace(receiver);
+    if !client.is_null() {
+        // SAFETY: the SDK's client id, writable during configure.
+        unsafe { (*client).name = c"rocprof-rs".as_ptr() };
+    }
+    static RESULT: OnceLock<usize> = OnceLock::new();
+    let result = *RESULT.get_or_init(|| {
+        Box::into_raw(Box::new(sys::rocprofiler_tool_configure_result_t {
+            size: std::mem::size_of::<sys::rocprofiler_tool_configure_result_t>(),
+            initialize: Some(tool_initialize),
+            finalize: Some(tool_finalize),
+            tool_data: std::ptr::null_mut(),
+        })) as usize
+    });
+    result as *mut sys::rocprofiler_tool_configure_result_t
+}
+
+/// The queue's receiving end, between configure and initialize.
+static RECEIVER: Mutex<Option<crossbeam_channel::Receiver<queue::Batch>>> = Mutex::new(None);
+
+extern "C" fn tool_initialize(_finalize: sys::rocprofiler_client_finalize_t, _data: *mut c_void) -> c_int {
+    trampoline("initialize", -1, || match initialize() {
+        Ok(()) => 0,
+        Err(e) => {
+            disable(&e.to_string());
+            -1
+        }
+    })
+}
+
+fn initialize() -> Result<()> {
+    let Some(tool) = TOOL.get() else { return Ok(()) };
+    if STATE.load(Ordering::Acquire) != CONFIGURED {
+        return Ok(());
+    }
+    let sdk = crate::sdk::sdk()?;
+    let api = sdk.api();
+    let version = crate::sdk::abi_checked_version(sdk)?;
+    let kinds = session::buffer_kinds(&tool.config);
+    let operations = names::operation_names(api, &kinds);
+    let agents = session::agents(api)?;
+    std::fs::create_dir_all(&tool.config.output_dir)
+        .map_err(|e| Error::Io { path: tool.config.output_dir.display().to_string(), source: e })?;
+    let metadata = run_metadata(&tool.config, version);
+    let tables = rows::Tables::new(tool.config.clone(), operations, metadata, agents);
+    let receiver = RECEIVER.lock().take().expect("configure stored the receiver");
+    let writer = WriterGuard::start(tables, receiver, tool.queue.clone(), Box::new(|e| disable(&e.to_string())))
+        .map_err(|e| Error::Io { path: "the writer thread".into(), source: e })?;
+    *tool.writer.lock() = Some(writer);
+    let session = session::create(api, &tool.config)?;
+    let _ = tool.session.set(session);
+    STATE.store(RUNNING, Ordering::Release);
+    if tool.start_tracing.load(Ordering::Acquire) {
+        session::set_tracing(api, &session, true)?;
+    }
+    signals::install();
+    Ok(())
+}
+
+fn run_metadata(config: &Config, sdk: (u32, u32, u32)) -> Vec<KeyValue> {
+    let command_line = std::fs::read("/proc/self/cmdline")
+        .map(|raw| {
+            raw.split(|b| *b == 0).filter(|a| !a.is_empty()).map(String::from_utf8_lossy).collect::<Vec<_>>().join(" ")
+        })
+        .unwrap_or_default();
+    let kv = |k: &str, v: String| KeyValue::new(format!("rocprof_rs.{k}"), v);
+    vec![
+        kv("format_version", crate::tables::FORMAT_VERSION.into()),
+        kv("tool_version", env!("CARGO_PKG_VERSION").into()),
+        kv("sdk_version", format!("{}.{}.{}", sdk.0, sdk.1, sdk.2)),
+        kv("command_line", command_line),
+        kv("pid", std::process::id().to_string()),
+        kv("clock", clock::CLOCK_NAME.into()),
+        kv("start_ns", clock::now_ns().to_string()),
+        kv("policy", format!("{:?}", config.policy).to_lowercase()),
+        kv("domains", config.domains.iter().map(|d| d.name()).collect::<Vec<_>>().join(",")),
+    ]
+}
+
+extern "C" fn tool_finalize(_data: *mut c_void) {
+    trampoline("finalize", (), || {
+        finish();
+    })
+}
+
+/// Flushes the SDK's buffer into the queue and the queue into completed files, keeping the
+/// tool running (an application that handles SIGINT itself goes on after it).
+pub(crate) fn flush() -> bool {
+    let Some(tool) = running() else { return false };
+    if let (Ok(sdk), Some(session)) = (crate::sdk::sdk(), tool.session.get()) {
+        let _ = session::flush(sdk.api(), session);
+    }
+    tool.writer.lock().as_ref().is_some_and(|w| w.flush(Duration::from_secs(30)))
+}
+
+/// Ends the run: everything the SDK holds is flushed and written, files are completed, and the
+/// summary printed. Later calls do nothing.
+pub(crate) fn finish() -> Option<Summary> {
+    let tool = TOOL.get()?;
+    let previous = loop {
+        let state = STATE.load(Ordering::Acquire);
+        if state == FINISHED || state == FINISHING {
+            return None;
+        }
+        let next = if state == RUNNING { FINISHING } else { FINISHED };
+        if STATE.compare_exchange(state, next, Ordering::AcqRel, Ordering::Acquire).is_ok() {
+            break state;
+        }
+    };
+    if previous == RUNNING
+        && let (Ok(sdk), Some(session)) = (crate::sdk::sdk(), tool.session.get())
+    {
+        // Records still in the SDK's buffer reach the queue before the writer stops.
+        let _ = session::flush(sdk.api(), session);
+    }
+    let summary = tool.writer.lock().take()?.stop();
+    // A fault while finishing has already said its one line; the summary would be a second.
+    let clean = STATE.compare_exchange(FINISHING, FINISHED, Ordering::AcqRel, Ordering::Acquire).is_ok();
+    if previous == RUNNING && clean && summary.error.is_none() && tool.config.summary {
+        eprintln!("{}", summary_line(&tool.config, &summary));
+    }
+    Some(summary)
+}
+
+fn summary_line(config: &Config, summary: &Summary) -> String {
+    let dropped = summary.total_dropped();
+    let tables: Vec<String> = summary.rows.iter().filter(|(_, n)| *n > 0).map(|(t, n)| format!("{t} {n}")).collect();
+    format!(
+        "rocprof-rs: {} records ({}) in {} files under {}; {}",
+        summary.total_rows(),
+        if tables.is_empty() { "none".into() } else { tables.join(", ") },
+        summary.files,
+        config.output_dir.display(),
+        if dropped == 0 {
+            "nothing dropped".to_owned()
+        } else {
+            format!(
+                "DROPPED {dropped} (queue {}, SDK {}, after an I/O error {})",
+                summary.queue_dropped, summary.sdk_dropped, summary.discarded
+            )
+        }
+    )
+}

@@ -1,0 +1,134 @@
+//! The hand-off from callback threads to the writer: batches of records through one bounded
+//! channel, with spent batches returned through a bounded pool so steady state allocates
+//! nothing.
+//!
+//! A batch is what one SDK buffer callback delivered, so the channel is touched once per
+//! callback rather than once per record. Memory is bounded: at most `capacity` batches wait in
+//! the channel and at most `capacity` more sit in the pool.
+//!
+//! - [`Policy::Lossless`]: `send` blocks while the channel is full. On the SDK's callback thread
+//!   that stalls the SDK's LOSSLESS buffer, which in turn stalls the application: backpressure
+//!   all the way, and nothing is lost.
+//! - [`Policy::Drop`]: `send` never blocks; a batch that does not fit is counted and recycled.
+
+use std::sync::atomic::{AtomicU64, Ordering};
+
+use crossbeam_channel::{Receiver, Sender, TrySendError};
+use crossbeam_queue::ArrayQueue;
+
+use super::records::Record;
+use crate::config::Policy;
+
+/// A batch of records.
+pub type Batch = Vec<Record>;
+
+/// The sending side, shared by every callback thread.
+#[derive(Debug)]
+pub struct Queue {
+    sender: Sender<Batch>,
+    pool: ArrayQueue<Batch>,
+    policy: Policy,
+    dropped: AtomicU64,
+}
+
+impl Queue {
+    /// A queue of `capacity` batches and its receiving end.
+    pub fn new(capacity: usize, policy: Policy) -> (Queue, Receiver<Batch>) {
+        let (sender, receiver) = crossbeam_channel::bounded(capacity);
+        (Queue { sender, pool: ArrayQueue::new(capacity), policy, dropped: AtomicU64::new(0) }, receiver)
+    }
+
+    /// An empty batch with room for `records`, reused from the pool when one is there.
+    pub fn batch(&self, records: usize) -> Batch {
+        let mut batch = self.pool.pop().unwrap_or_default();
+        batch.reserve(records);
+        batch
+    }
+
+    /// Hands `batch` to the writer. Returns false if it was dropped (counted) because the queue
+    /// was full under the drop policy or the writer is gone.
+    pub fn send(&self, batch: Batch) -> bool {
+        if batch.is_empty() {
+            self.recycle(batch);
+            return true;
+        }
+        let result = match self.policy {
+            Policy::Lossless => self.sender.send(batch).map_err(|e| e.into_inner()),
+            Policy::Drop => self.sender.try_send(batch).map_err(|e| match e {
+                TrySendError::Full(b) | TrySendError::Disconnected(b) => b,
+            }),
+        };
+        match result {
+            Ok(()) => true,
+            Err(batch) => {
+                self.dropped.fetch_add(batch.len() as u64, Ordering::Relaxed);
+                self.recycle(batch);
+                false
+            }
+        }
+    }
+
+    /// Returns a spent batch to the pool; beyond the pool's bound it is freed.
+    pub fn recycle(&self, mut batch: Batch) {
+        batch.clear();
+        // A batch grown far past the usual callback size is not worth keeping.
+        if batch.capacity() <= 1 << 16 {
+            let _ = self.pool.push(batch);
+        }
+    }
+
+    /// Records dropped so far by this queue (the SDK's own drops are counted separately).
+    pub fn dropped(&self) -> u64 {
+        self.dropped.load(Ordering::Relaxed)
+    }
+
+    /// Counts records lost before they reached the queue (e.g. while the tool was disabling).
+    pub fn count_dropped(&self, records: u64) {
+        self.dropped.fetch_add(records, Ordering::Relaxed);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::tool::records::Record;
+
+    fn record() -> Record {
+        Record::SdkDrops { buffer: 1, count: 0 }
+    }
+
+    #[test]
+    fn drop_policy_counts_what_does_not_fit() {
+        let (queue, receiver) = Queue::new(2, Policy::Drop);
+        for _ in 0..5 {
+            let mut batch = queue.batch(3);
+            batch.extend([record(), record(), record()]);
+            queue.send(batch);
+        }
+        assert_eq!(receiver.len(), 2);
+        assert_eq!(queue.dropped(), 9);
+    }
+
+    #[test]
+    fn batches_are_recycled_not_reallocated() {
+        let (queue, receiver) = Queue::new(4, Policy::Lossless);
+        let mut batch = queue.batch(100);
+        batch.push(record());
+        let ptr = batch.as_ptr();
+        assert!(queue.send(batch));
+        queue.recycle(receiver.recv().unwrap());
+        let again = queue.batch(10);
+        assert_eq!(again.as_ptr(), ptr);
+        assert!(again.is_empty());
+    }
+
+    #[test]
+    fn a_gone_writer_turns_sends_into_counted_drops() {
+        let (queue, receiver) = Queue::new(4, Policy::Lossless);
+        drop(receiver);
+        let mut batch = queue.batch(1);
+        batch.push(record());
+        assert!(!queue.send(batch));
+        assert_eq!(queue.dropped(), 1);
+    }
+}

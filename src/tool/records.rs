@@ -1,0 +1,135 @@
+//! What a callback hands to the writer: the SDK's records copied out of SDK-owned memory into
+//! plain values, since that memory is reused the moment the callback returns.
+//!
+//! Names stay ids here (kind and operation, kernel id); the writer turns them into strings, so
+//! the callback threads copy fixed-size values and nothing else. The two exceptions carry owned
+//! text: a marker's message and a kernel symbol's name, both rare and bounded by the queue.
+
+/// A kernel dispatch.
+#[derive(Debug, Clone, Copy)]
+pub struct Dispatch {
+    pub thread_id: u64,
+    pub correlation_id: u64,
+    pub external_id: u64,
+    pub start_ns: u64,
+    pub end_ns: u64,
+    pub agent_id: u64,
+    pub queue_id: u64,
+    pub kernel_id: u64,
+    pub dispatch_id: u64,
+    pub private_segment_size: u32,
+    pub group_segment_size: u32,
+    pub workgroup: [u32; 3],
+    pub grid: [u32; 3],
+    /// The hardware pipe (SDK 1.3 and later).
+    pub pipe_id: Option<i32>,
+}
+
+/// A call of a traced API (HIP runtime, HSA, RCCL).
+#[derive(Debug, Clone, Copy)]
+pub struct Api {
+    /// The buffer-tracing kind, which names the domain.
+    pub kind: u32,
+    pub operation: i32,
+    pub thread_id: u64,
+    pub correlation_id: u64,
+    pub ancestor_id: u64,
+    pub start_ns: u64,
+    pub end_ns: u64,
+}
+
+/// An asynchronous memory copy.
+#[derive(Debug, Clone, Copy)]
+pub struct Copy {
+    pub operation: i32,
+    pub thread_id: u64,
+    pub correlation_id: u64,
+    pub start_ns: u64,
+    pub end_ns: u64,
+    pub src_agent_id: u64,
+    pub dst_agent_id: u64,
+    pub bytes: u64,
+    pub src_address: u64,
+    pub dst_address: u64,
+}
+
+/// A scratch-memory event.
+#[derive(Debug, Clone, Copy)]
+pub struct Scratch {
+    pub operation: i32,
+    pub thread_id: u64,
+    pub correlation_id: u64,
+    pub start_ns: u64,
+    pub end_ns: u64,
+    pub agent_id: u64,
+    pub queue_id: u64,
+    pub flags: u32,
+    pub bytes: u64,
+}
+
+/// A device-memory allocation or free.
+#[derive(Debug, Clone, Copy)]
+pub struct Allocation {
+    pub operation: i32,
+    pub thread_id: u64,
+    pub correlation_id: u64,
+    pub start_ns: u64,
+    pub end_ns: u64,
+    pub agent_id: u64,
+    pub address: u64,
+    pub bytes: u64,
+}
+
+/// A ROCTx mark or range, complete.
+#[derive(Debug, Clone)]
+pub struct Marker {
+    /// The `MARKER_CORE_RANGE_API` operation.
+    pub operation: i32,
+    pub thread_id: u64,
+    pub correlation_id: u64,
+    pub start_ns: u64,
+    pub end_ns: u64,
+    /// Nesting level of a thread range (0 = outermost); none for process ranges.
+    pub depth: Option<i32>,
+    pub message: Box<str>,
+}
+
+/// A kernel symbol's static facts, from the code-object callback.
+#[derive(Debug, Clone)]
+pub struct Symbol {
+    pub kernel_id: u64,
+    pub code_object_id: u64,
+    pub mangled: Box<str>,
+    pub kernarg_size: u32,
+    pub group_segment_size: u32,
+    pub private_segment_size: u32,
+    pub sgpr: u32,
+    pub arch_vgpr: u32,
+    pub accum_vgpr: u32,
+}
+
+/// One record on its way to the writer.
+#[derive(Debug, Clone)]
+pub enum Record {
+    Dispatch(Dispatch),
+    Api(Api),
+    Copy(Copy),
+    Scratch(Scratch),
+    Allocation(Allocation),
+    Marker(Box<Marker>),
+    Symbol(Box<Symbol>),
+    /// The SDK's cumulative `drop_count` for a buffer, as its latest callback reported it.
+    SdkDrops {
+        buffer: u64,
+        count: u64,
+    },
+}
+
+#[cfg(test)]
+mod tests {
+    /// Batches are vectors of records; a small record keeps a batch's memory small.
+    #[test]
+    fn a_record_stays_small() {
+        assert!(std::mem::size_of::<super::Record>() <= 136, "{}", std::mem::size_of::<super::Record>());
+    }
+}

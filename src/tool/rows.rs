@@ -1,0 +1,460 @@
+//! Records to table rows, on the writer thread: names resolved, kernel filters applied, rows
+//! buffered per table and written as a row group when a table has enough of them.
+
+use std::collections::HashMap;
+use std::path::PathBuf;
+use std::sync::Arc;
+
+use arrow_array::RecordBatch;
+use parquet::file::metadata::KeyValue;
+
+use super::records::{Api, Record, Symbol};
+use super::writer::Summary;
+use crate::config::{Config, Domain};
+use crate::error::{Error, Result};
+use crate::tables::columns::Column as _;
+use crate::tables::files::TableFiles;
+use crate::tables::{self, names};
+
+/// Operation names by (buffer-tracing kind, operation), from the SDK's name queries.
+pub type OperationNames = HashMap<(u32, i32), Arc<str>>;
+
+/// What the writer knows of a kernel.
+#[derive(Debug, Clone)]
+pub struct Kernel {
+    pub name: Arc<str>,
+    pub symbol: Symbol,
+    /// Whether the name passes the include and exclude filters.
+    pub selected: bool,
+}
+
+/// The per-table column buffers and files.
+pub struct Tables {
+    config: Config,
+    pid: u32,
+    operations: OperationNames,
+    kernels: HashMap<u64, Kernel>,
+    /// Dispatches seen per kernel display name, for the iteration range.
+    iterations: HashMap<Arc<str>, u64>,
+    filtered: u64,
+    sdk_drops: HashMap<u64, u64>,
+    metadata_path: PathBuf,
+    static_metadata: Vec<KeyValue>,
+    dispatch: (tables::KernelDispatch, TableFiles),
+    apis: [(tables::ApiCall, TableFiles); 3],
+    copy: (tables::MemoryCopy, TableFiles),
+    scratch: (tables::ScratchMemory, TableFiles),
+    allocation: (tables::MemoryAllocation, TableFiles),
+    marker: (tables::Marker, TableFiles),
+    symbol: (tables::KernelSymbol, TableFiles),
+    agent: (tables::Agent, TableFiles),
+}
+
+impl std::fmt::Debug for Tables {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Tables").field("pid", &self.pid).field("kernels", &self.kernels.len()).finish()
+    }
+}
+
+/// The buffer-tracing kinds of the three API tables, in `Tables::apis` order.
+pub const API_KINDS: [(&str, &[u32]); 3] = [
+    ("hip_api", &[rocprofiler_sdk_sys::ROCPROFILER_BUFFER_TRACING_HIP_RUNTIME_API]),
+    (
+        "hsa_api",
+        &[
+            rocprofiler_sdk_sys::ROCPROFILER_BUFFER_TRACING_HSA_CORE_API,
+            rocprofiler_sdk_sys::ROCPROFILER_BUFFER_TRACING_HSA_AMD_EXT_API,
+            rocprofiler_sdk_sys::ROCPROFILER_BUFFER_TRACING_HSA_IMAGE_EXT_API,
+            rocprofiler_sdk_sys::ROCPROFILER_BUFFER_TRACING_HSA_FINALIZE_EXT_API,
+        ],
+    ),
+    ("rccl_api", &[rocprofiler_sdk_sys::ROCPROFILER_BUFFER_TRACING_RCCL_API]),
+];
+
+/// An operation's SDK name; an id the SDK did not name is kept visible rather than guessed.
+fn op_name(names: &OperationNames, kind: u32, operation: i32) -> &str {
+    names.get(&(kind, operation)).map_or("UNKNOWN_OPERATION", |s| s)
+}
+
+fn dur(start: u64, end: u64) -> i64 {
+    end.saturating_sub(start) as i64
+}
+
+impl Tables {
+    /// Tables for `config`, with `metadata` in every file and the agent table filled.
+    pub fn new(config: Config, operations: OperationNames, metadata: Vec<KeyValue>, agents: tables::Agent) -> Tables {
+        let files = |name: &str, schema| TableFiles::new(&config, name, schema, metadata.clone());
+        let api = |i: usize| (tables::ApiCall::default(), files(API_KINDS[i].0, tables::ApiCall::schema()));
+        Tables {
+            pid: std::process::id(),
+            metadata_path: config.output_dir.join(format!("{}.metadata.json", config.output_name)),
+            static_metadata: metadata.clone(),
+            dispatch: (Default::default(), files("kernel_dispatch", tables::KernelDispatch::schema())),
+            apis: [api(0), api(1), api(2)],
+            copy: (Default::default(), files("memory_copy", tables::MemoryCopy::schema())),
+            scratch: (Default::default(), files("scratch_memory", tables::ScratchMemory::schema())),
+            allocation: (Default::default(), files("memory_allocation", tables::MemoryAllocation::schema())),
+            marker: (Default::default(), files("marker", tables::Marker::schema())),
+            symbol: (Default::default(), files("kernel_symbol", tables::KernelSymbol::schema())),
+            agent: (agents, files("agent", tables::Agent::schema())),
+            operations,
+            kernels: HashMap::new(),
+            iterations: HashMap::new(),
+            filtered: 0,
+            sdk_drops: HashMap::new(),
+            config,
+        }
+    }
+
+    /// Adds a batch of records, writing row groups as tables fill.
+    pub fn add(&mut self, batch: &[Record]) -> Result<()> {
+        for record in batch {
+            self.add_one(record);
+        }
+        self.write_full()
+    }
+
+    fn add_one(&mut self, record: &Record) {
+        let pid = self.pid;
+        match record {
+            Record::Dispatch(d) => {
+                let Some(kernel) = self.kernel(d.kernel_id) else { return };
+                if !kernel.selected || !self.next_iteration_selected(&kernel.name) {
+                    self.filtered += 1;
+                    return;
+                }
+                let s = &kernel.symbol;
+                let t = &mut self.dispatch.0;
+                t.kernel_name.push(&kernel.name);
+                t.start_ns.push(d.start_ns as i64);
+                t.duration_ns.push(dur(d.start_ns, d.end_ns));
+                t.grid_x.push(i64::from(d.grid[0]));
+                t.grid_y.push(i64::from(d.grid[1]));
+                t.grid_z.push(i64::from(d.grid[2]));
+                t.block_x.push(d.workgroup[0] as i32);
+                t.block_y.push(d.workgroup[1] as i32);
+                t.block_z.push(d.workgroup[2] as i32);
+                t.regs.push(s.arch_vgpr as i32);
+                t.shared_mem.push(d.group_segment_size as i32);
+                t.stream_id.push(None);
+                t.end_ns.push(d.end_ns as i64);
+                t.dispatch_id.push(d.dispatch_id);
+                t.correlation_id.push(d.correlation_id);
+                t.external_id.push(d.external_id);
+                t.kernel_id.push(d.kernel_id);
+                t.agent_id.push(d.agent_id);
+                t.queue_id.push(d.queue_id);
+                t.thread_id.push(d.thread_id);
+                t.pid.push(pid);
+                t.mangled_name.push(&s.mangled);
+                t.accum_vgpr.push(s.accum_vgpr as i32);
+                t.sgpr.push(s.sgpr as i32);
+                t.scratch_size.push(d.private_segment_size as i32);
+                t.kernarg_size.push(s.kernarg_size as i32);
+                t.pipe_id.push(d.pipe_id);
+                t.end_row();
+            }
+            Record::Api(a) => self.add_api(a),
+            Record::Copy(c) => {
+                let op =
+                    op_name(&self.operations, rocprofiler_sdk_sys::ROCPROFILER_BUFFER_TRACING_MEMORY_COPY, c.operation);
+                let t = &mut self.copy.0;
+                t.operation.push(op);
+                t.start_ns.push(c.start_ns as i64);
+                t.end_ns.push(c.end_ns as i64);
+                t.duration_ns.push(dur(c.start_ns, c.end_ns));
+                t.bytes.push(c.bytes);
+                t.src_agent_id.push(c.src_agent_id);
+                t.dst_agent_id.push(c.dst_agent_id);
+                t.src_address.push(c.src_address);
+                t.dst_address.push(c.dst_address);
+                t.correlation_id.push(c.correlation_id);
+                t.thread_id.push(c.thread_id);
+                t.pid.push(pid);
+                t.end_row();
+            }
+            Record::Scratch(s) => {
+                let op = op_name(
+                    &self.operations,
+                    rocprofiler_sdk_sys::ROCPROFILER_BUFFER_TRACING_SCRATCH_MEMORY,
+                    s.operation,
+                );
+                let t = &mut self.scratch.0;
+                t.operation.push(op);
+                t.start_ns.push(s.start_ns as i64);
+                t.end_ns.push(s.end_ns as i64);
+                t.duration_ns.push(dur(s.start_ns, s.end_ns));
+                t.bytes.push(s.bytes);
+                t.flags.push(s.flags);
+                t.agent_id.push(s.agent_id);
+                t.queue_id.push(s.queue_id);
+                t.correlation_id.push(s.correlation_id);
+                t.thread_id.push(s.thread_id);
+                t.pid.push(pid);
+                t.end_row();
+            }
+            Record::Allocation(a) => {
+                let op = op_name(
+                    &self.operations,
+                    rocprofiler_sdk_sys::ROCPROFILER_BUFFER_TRACING_MEMORY_ALLOCATION,
+                    a.operation,
+                );
+                let t = &mut self.allocation.0;
+                t.operation.push(op);
+                t.start_ns.push(a.start_ns as i64);
+                t.end_ns.push(a.end_ns as i64);
+                t.duration_ns.push(dur(a.start_ns, a.end_ns));
+                t.address.push(a.address);
+                t.bytes.push(a.bytes);
+                t.agent_id.push(a.agent_id);
+                t.correlation_id.push(a.correlation_id);
+                t.thread_id.push(a.thread_id);
+                t.pid.push(pid);
+                t.end_row();
+            }
+            Record::Marker(m) => {
+                let op = op_name(&self.operations, super::names::MARKER_RANGE_KIND, m.operation);
+                let t = &mut self.marker.0;
+                t.message.push(&m.message);
+                t.operation.push(op);
+                t.start_ns.push(m.start_ns as i64);
+                t.end_ns.push(m.end_ns as i64);
+                t.duration_ns.push(dur(m.start_ns, m.end_ns));
+                t.depth.push(m.depth);
+                t.correlation_id.push(m.correlation_id);
+                t.thread_id.push(m.thread_id);
+                t.pid.push(pid);
+                t.end_row();
+            }
+            Record::Symbol(s) => self.add_symbol(s),
+            Record::SdkDrops { buffer, count } => {
+                let seen = self.sdk_drops.entry(*buffer).or_default();
+                *seen = (*seen).max(*count);
+            }
+        }
+    }
+
+    fn add_api(&mut self, a: &Api) {
+        let Some(index) = API_KINDS.iter().position(|(_, kinds)| kinds.contains(&a.kind)) else { return };
+        let op = op_name(&self.operations, a.kind, a.operation);
+        let t = &mut self.apis[index].0;
+        t.operation.push(op);
+        t.start_ns.push(a.start_ns as i64);
+        t.end_ns.push(a.end_ns as i64);
+        t.duration_ns.push(dur(a.start_ns, a.end_ns));
+        t.correlation_id.push(a.correlation_id);
+        t.ancestor_id.push(a.ancestor_id);
+        t.thread_id.push(a.thread_id);
+        t.pid.push(self.pid);
+        t.end_row();
+    }
+
+    fn add_symbol(&mut self, s: &Symbol) {
+        let name: Arc<str> = names::display_name(&s.mangled, self.config.demangle, self.config.truncate_kernels).into();
+        let selected = self.config.kernel_include.as_ref().is_none_or(|re| re.is_match(&name))
+            && !self.config.kernel_exclude.as_ref().is_some_and(|re| re.is_match(&name));
+        let t = &mut self.symbol.0;
+        t.kernel_id.push(s.kernel_id);
+        t.code_object_id.push(s.code_object_id);
+        t.kernel_name.push(&name);
+        t.mangled_name.push(&s.mangled);
+        t.kernarg_size.push(s.kernarg_size);
+        t.lds_size.push(s.group_segment_size);
+        t.scratch_size.push(s.private_segment_size);
+        t.sgpr.push(s.sgpr);
+        t.arch_vgpr.push(s.arch_vgpr);
+        t.accum_vgpr.push(s.accum_vgpr);
+        t.pid.push(self.pid);
+        t.end_row();
+        self.kernels.insert(s.kernel_id, Kernel { name, symbol: s.clone(), selected });
+    }
+
+    /// The kernel's facts; a dispatch of a kernel never registered (which the SDK does not do)
+    /// still gets a row, named by its id.
+    fn kernel(&mut self, kernel_id: u64) -> Option<Kernel> {
+        if let Some(k) = self.kernels.get(&kernel_id) {
+            return Some(k.clone());
+        }
+        let symbol = Symbol {
+            kernel_id,
+            code_object_id: 0,
+            mangled: format!("<unregistered kernel {kernel_id}>").into(),
+            kernarg_size: 0,
+            group_segment_size: 0,
+            private_segment_size: 0,
+            sgpr: 0,
+            arch_vgpr: 0,
+            accum_vgpr: 0,
+        };
+        self.add_symbol(&symbol);
+        self.kernels.get(&kernel_id).cloned()
+    }
+
+    fn next_iteration_selected(&mut self, name: &Arc<str>) -> bool {
+        if self.config.kernel_iterations.is_all() {
+            return true;
+        }
+        let n = self.iterations.entry(name.clone()).or_default();
+        *n += 1;
+        self.config.kernel_iterations.contains(*n)
+    }
+
+    /// Writes a row group for every table that has a full one.
+    fn write_full(&mut self) -> Result<()> {
+        self.write_tables(false, &[])
+    }
+
+    fn write_tables(&mut self, all: bool, closing: &[KeyValue]) -> Result<()> {
+        let limit = if all { 1 } else { self.config.row_group_rows };
+        let closing = || closing.to_vec();
+        macro_rules! each {
+            ($($table:expr),*) => {$(
+                if $table.0.len() >= limit {
+                    let batch = RecordBatch::try_new($table.1.schema(), $table.0.finish())
+                        .map_err(|e| Error::Io { path: "record batch".into(), source: std::io::Error::other(e) })?;
+                    $table.1.write(&batch, closing)?;
+                }
+            )*};
+        }
+        each!(self.dispatch, self.copy, self.scratch, self.allocation, self.marker, self.symbol, self.agent);
+        for api in &mut self.apis {
+            each!(api);
+        }
+        Ok(())
+    }
+
+    /// Rotates files open longer than the rotation period.
+    pub fn rotate_due(&mut self) -> Result<()> {
+        if self.config.rotate_seconds == 0 {
+            return Ok(());
+        }
+        let closing = vec![KeyValue::new("rocprof_rs.end_ns".into(), super::clock::now_ns().to_string())];
+        for files in self.files_mut() {
+            if files.due_by_time() {
+                files.close(closing.clone())?;
+            }
+        }
+        Ok(())
+    }
+
+    /// Writes every buffered row and completes every open file.
+    pub fn complete(&mut self, closing: &[KeyValue]) -> Result<()> {
+        self.write_tables(true, closing)?;
+        for files in self.files_mut() {
+            files.close(closing.to_vec())?;
+        }
+        Ok(())
+    }
+
+    /// After an I/O error: forgets buffered rows, returning how many there were.
+    pub fn abandon(&mut self) -> u64 {
+        let mut rows = (self.dispatch.0.len()
+            + self.copy.0.len()
+            + self.scratch.0.len()
+            + self.allocation.0.len()
+            + self.marker.0.len()) as u64;
+        rows += self.apis.iter().map(|a| a.0.len() as u64).sum::<u64>();
+        self.dispatch.0 = Default::default();
+        self.copy.0 = Default::default();
+        self.scratch.0 = Default::default();
+        self.allocation.0 = Default::default();
+        self.marker.0 = Default::default();
+        for api in &mut self.apis {
+            api.0 = Default::default();
+        }
+        rows
+    }
+
+    fn files_mut(&mut self) -> Vec<&mut TableFiles> {
+        let mut all = vec![
+            &mut self.dispatch.1,
+            &mut self.copy.1,
+            &mut self.scratch.1,
+            &mut self.allocation.1,
+            &mut self.marker.1,
+            &mut self.symbol.1,
+            &mut self.agent.1,
+        ];
+        all.extend(self.apis.iter_mut().map(|a| &mut a.1));
+        all
+    }
+
+    fn files(&self) -> Vec<(&'static str, &TableFiles)> {
+        let mut all = vec![
+            ("kernel_dispatch", &self.dispatch.1),
+            ("memory_copy", &self.copy.1),
+            ("scratch_memory", &self.scratch.1),
+            ("memory_allocation", &self.allocation.1),
+            ("marker", &self.marker.1),
+            ("kernel_symbol", &self.symbol.1),
+            ("agent", &self.agent.1),
+        ];
+        all.extend(self.apis.iter().enumerate().map(|(i, a)| (API_KINDS[i].0, &a.1)));
+        all
+    }
+
+    /// Rows written per table, for tables the configuration traces (plus symbols and agents).
+    pub fn rows_written(&self) -> Vec<(&'static str, u64)> {
+        let traced = |name: &str| match name {
+            "kernel_symbol" | "agent" => true,
+            _ => Domain::ALL.iter().any(|d| self.config.domains.contains(*d) && table_of(*d) == name),
+        };
+        self.files().into_iter().filter(|(n, _)| traced(n)).map(|(n, f)| (n, f.rows_written)).collect()
+    }
+
+    /// Completed files.
+    pub fn files_written(&self) -> usize {
+        self.files().iter().map(|(_, f)| f.files.len()).sum()
+    }
+
+    /// The SDK's drop count, summed over buffers.
+    pub fn sdk_dropped(&self) -> u64 {
+        self.sdk_drops.values().sum()
+    }
+
+    /// Dispatches the filters left out.
+    pub fn filtered(&self) -> u64 {
+        self.filtered
+    }
+
+    /// The run's metadata file, `<stem>.metadata.json`, rewritten whole each time.
+    pub fn write_run_metadata(&self, summary: &Summary) -> Result<()> {
+        let mut fields: Vec<String> = self
+            .static_metadata
+            .iter()
+            .map(|kv| format!("{:?}:{}", kv.key, json_string(kv.value.as_deref())))
+            .collect();
+        fields.push(format!("\"rocprof_rs.end_ns\":\"{}\"", super::clock::now_ns()));
+        fields.push(format!("\"records\":{}", summary.rows_json()));
+        fields.push(format!("\"dropped\":{}", summary.dropped_json()));
+        fields.push(format!("\"filtered\":{}", summary.filtered));
+        fields.push(format!("\"error\":{}", json_string(summary.error.as_deref())));
+        let text = format!("{{\n  {}\n}}\n", fields.join(",\n  "));
+        let io = |e| Error::Io { path: self.metadata_path.display().to_string(), source: e };
+        std::fs::create_dir_all(&self.config.output_dir).map_err(io)?;
+        let partial = self.metadata_path.with_extension("json.partial");
+        std::fs::write(&partial, text).map_err(io)?;
+        std::fs::rename(&partial, &self.metadata_path).map_err(io)
+    }
+}
+
+/// The table a domain writes.
+pub fn table_of(domain: Domain) -> &'static str {
+    match domain {
+        Domain::Kernel => "kernel_dispatch",
+        Domain::MemoryCopy => "memory_copy",
+        Domain::HipApi => "hip_api",
+        Domain::HsaApi => "hsa_api",
+        Domain::RcclApi => "rccl_api",
+        Domain::Marker => "marker",
+        Domain::ScratchMemory => "scratch_memory",
+        Domain::MemoryAllocation => "memory_allocation",
+    }
+}
+
+fn json_string(value: Option<&str>) -> String {
+    match value {
+        None => "null".into(),
+        Some(v) => serde_json::Value::String(v.to_owned()).to_string(),
+    }
+}

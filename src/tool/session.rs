@@ -1,0 +1,199 @@
+//! Everything the tool creates in the SDK during `initialize`, the one window the SDK allows:
+//! a code-object context (always on, so kernel names are known even for dispatches traced
+//! later), a tracing context with one buffer and its callback thread, and the agent table.
+
+use std::ffi::{CStr, c_void};
+
+use rocprofiler_sdk_sys as sys;
+use sys::sdk::SdkApi;
+
+use super::ingest;
+use super::rows::API_KINDS;
+use crate::config::{Config, Domain, Policy};
+use crate::error::{Result, check};
+use crate::tables;
+use crate::tables::columns::Column as _;
+
+/// The SDK objects of one run.
+#[derive(Debug, Clone, Copy)]
+pub struct Session {
+    /// The context that traces; started and stopped around regions.
+    pub tracing: sys::rocprofiler_context_id_t,
+    /// The always-on code-object context.
+    pub code_objects: sys::rocprofiler_context_id_t,
+    /// The record buffer.
+    pub buffer: sys::rocprofiler_buffer_id_t,
+}
+
+/// The buffer-tracing kinds `config` asks for.
+pub fn buffer_kinds(config: &Config) -> Vec<u32> {
+    let mut kinds = Vec::new();
+    for domain in config.domains.iter() {
+        match domain {
+            Domain::Kernel => kinds.push(sys::ROCPROFILER_BUFFER_TRACING_KERNEL_DISPATCH),
+            Domain::MemoryCopy => kinds.push(sys::ROCPROFILER_BUFFER_TRACING_MEMORY_COPY),
+            Domain::HipApi => kinds.extend_from_slice(API_KINDS[0].1),
+            Domain::HsaApi => kinds.extend_from_slice(API_KINDS[1].1),
+            Domain::RcclApi => kinds.extend_from_slice(API_KINDS[2].1),
+            Domain::ScratchMemory => kinds.push(sys::ROCPROFILER_BUFFER_TRACING_SCRATCH_MEMORY),
+            Domain::MemoryAllocation => kinds.push(sys::ROCPROFILER_BUFFER_TRACING_MEMORY_ALLOCATION),
+            Domain::Marker => {}
+        }
+    }
+    kinds
+}
+
+/// Creates the contexts, buffer and services. The tracing context is left stopped.
+// The SDK set-up is one sequence of calls under one safety argument.
+#[allow(clippy::multiple_unsafe_ops_per_block)]
+pub fn create(api: &SdkApi, config: &Config) -> Result<Session> {
+    let mut code_objects = sys::rocprofiler_context_id_t { handle: 0 };
+    let mut tracing = sys::rocprofiler_context_id_t { handle: 0 };
+    let mut buffer = sys::rocprofiler_buffer_id_t { handle: 0 };
+    let mut thread = sys::rocprofiler_callback_thread_t { handle: 0 };
+    let policy = match config.policy {
+        Policy::Lossless => sys::ROCPROFILER_BUFFER_POLICY_LOSSLESS,
+        Policy::Drop => sys::ROCPROFILER_BUFFER_POLICY_DISCARD,
+    };
+    // SAFETY: SDK calls inside initialize, with valid output pointers and our own callbacks,
+    // which have the SDK's signatures.
+    unsafe {
+        check("rocprofiler_create_context", (api.rocprofiler_create_context)(&mut code_objects))?;
+        check(
+            "rocprofiler_configure_callback_tracing_service",
+            (api.rocprofiler_configure_callback_tracing_service)(
+                code_objects,
+                sys::ROCPROFILER_CALLBACK_TRACING_CODE_OBJECT,
+                std::ptr::null(),
+                0,
+                Some(ingest::on_code_object),
+                std::ptr::null_mut(),
+            ),
+        )?;
+        check("rocprofiler_create_context", (api.rocprofiler_create_context)(&mut tracing))?;
+        check(
+            "rocprofiler_create_buffer",
+            (api.rocprofiler_create_buffer)(
+                tracing,
+                config.buffer_bytes,
+                config.buffer_bytes / 8 * 7,
+                policy,
+                Some(ingest::on_buffer),
+                std::ptr::null_mut(),
+                &mut buffer,
+            ),
+        )?;
+        check("rocprofiler_create_callback_thread", (api.rocprofiler_create_callback_thread)(&mut thread))?;
+        check("rocprofiler_assign_callback_thread", (api.rocprofiler_assign_callback_thread)(buffer, thread))?;
+        for kind in buffer_kinds(config) {
+            let status = (api.rocprofiler_configure_buffer_tracing_service)(tracing, kind, std::ptr::null(), 0, buffer);
+            if let Err(e) = check("rocprofiler_configure_buffer_tracing_service", status) {
+                // One kind the SDK cannot trace (an HSA extension table it lacks, say) must
+                // not cost the others.
+                eprintln!("rocprof-rs: not tracing {}: {e}", kind_name(api, kind));
+            }
+        }
+        if config.domains.contains(Domain::Marker) {
+            check(
+                "rocprofiler_configure_callback_tracing_service",
+                (api.rocprofiler_configure_callback_tracing_service)(
+                    tracing,
+                    sys::ROCPROFILER_CALLBACK_TRACING_MARKER_CORE_RANGE_API,
+                    std::ptr::null(),
+                    0,
+                    Some(ingest::on_marker),
+                    std::ptr::null_mut(),
+                ),
+            )?;
+        }
+        check("rocprofiler_start_context", (api.rocprofiler_start_context)(code_objects))?;
+    }
+    Ok(Session { tracing, code_objects, buffer })
+}
+
+/// The agent table, from `rocprofiler_query_available_agents` (1.0 struct size).
+#[allow(clippy::multiple_unsafe_ops_per_block)]
+pub fn agents(api: &SdkApi) -> Result<tables::Agent> {
+    unsafe extern "C" fn visit(
+        _version: sys::rocprofiler_agent_version_t,
+        agents: *mut *const c_void,
+        count: usize,
+        data: *mut c_void,
+    ) -> sys::rocprofiler_status_t {
+        // SAFETY: `data` is the table below; the SDK passes `count` agent pointers.
+        let (table, agents) =
+            unsafe { (&mut *data.cast::<tables::Agent>(), std::slice::from_raw_parts(agents, count)) };
+        for &agent in agents {
+            // SAFETY: each is a live agent of at least the 1.0 size we asked for.
+            let a = unsafe { &*agent.cast::<sys::rocprofiler_agent_v0_t>() };
+            let text = |p: *const std::ffi::c_char| {
+                // SAFETY: agent strings are NUL-terminated and owned by the SDK.
+                if p.is_null() { String::new() } else { unsafe { CStr::from_ptr(p) }.to_string_lossy().into_owned() }
+            };
+            table.agent_id.push(a.id.handle);
+            table.node_id.push(a.node_id);
+            table.logical_index.push(a.logical_node_type_id);
+            table.agent_type.push(if a.type_ == sys::ROCPROFILER_AGENT_TYPE_GPU { "GPU" } else { "CPU" });
+            table.name.push(&text(a.name));
+            table.product_name.push(&text(a.product_name));
+            table.vendor_name.push(&text(a.vendor_name));
+            table.model_name.push(&text(a.model_name));
+            table.gfx_target_version.push(a.gfx_target_version);
+            table.cu_count.push(a.cu_count);
+            table.simd_count.push(a.simd_count);
+            table.simd_per_cu.push(a.simd_per_cu);
+            table.wave_front_size.push(a.wave_front_size);
+            table.max_waves_per_cu.push(a.max_waves_per_cu);
+            table.num_xcc.push(a.num_xcc);
+            table.lds_size_kb.push(a.lds_size_in_kb);
+            table.max_engine_clock_mhz.push(a.max_engine_clk_fcompute);
+            table.local_mem_bytes.push(a.local_mem_size);
+            table.device_id.push(u32::from(a.device_id));
+            table.pid.push(std::process::id());
+            table.end_row();
+        }
+        sys::ROCPROFILER_STATUS_SUCCESS
+    }
+    let mut table = tables::Agent::default();
+    // SAFETY: a valid visitor and a table that outlives the call.
+    let status = unsafe {
+        (api.rocprofiler_query_available_agents)(
+            sys::ROCPROFILER_AGENT_INFO_VERSION_0,
+            Some(visit),
+            crate::compat::AGENT_SIZE_1_0,
+            (&mut table as *mut tables::Agent).cast(),
+        )
+    };
+    check("rocprofiler_query_available_agents", status)?;
+    Ok(table)
+}
+
+fn kind_name(api: &SdkApi, kind: u32) -> String {
+    let mut name: *const std::ffi::c_char = std::ptr::null();
+    // SAFETY: valid output pointers; the length is optional.
+    let status = unsafe { (api.rocprofiler_query_buffer_tracing_kind_name)(kind, &mut name, std::ptr::null_mut()) };
+    if status != sys::ROCPROFILER_STATUS_SUCCESS || name.is_null() {
+        return format!("buffer-tracing kind {kind}");
+    }
+    // SAFETY: a static NUL-terminated name.
+    unsafe { CStr::from_ptr(name) }.to_string_lossy().into_owned()
+}
+
+/// Starts or stops the tracing context.
+#[allow(clippy::multiple_unsafe_ops_per_block)]
+pub fn set_tracing(api: &SdkApi, session: &Session, on: bool) -> Result<()> {
+    // SAFETY: our own context, created during initialize.
+    unsafe {
+        if on {
+            check("rocprofiler_start_context", (api.rocprofiler_start_context)(session.tracing))
+        } else {
+            check("rocprofiler_stop_context", (api.rocprofiler_stop_context)(session.tracing))
+        }
+    }
+}
+
+/// Flushes the record buffer synchronously.
+pub fn flush(api: &SdkApi, session: &Session) -> Result<()> {
+    // SAFETY: our own buffer.
+    check("rocprofiler_flush_buffer", unsafe { (api.rocprofiler_flush_buffer)(session.buffer) })
+}

@@ -1,0 +1,153 @@
+//! SIGINT and SIGTERM: write out everything before the process goes, then let the signal do
+//! what it would have done without us.
+//!
+//! A signal handler may do almost nothing, so ours only writes one byte to a pipe and waits (up
+//! to a bound) for the byte that says the work is done. A named thread, which blocks both
+//! signals so the kernel never picks it to run the handler, reads the pipe and does the work:
+//! - if the signal would have terminated the process (no handler before ours), it finishes the
+//!   run, then the handler restores the default action and re-raises, so the process still dies
+//!   by that signal and the parent sees the same status;
+//! - if the application has its own handler, the run is flushed but goes on, and the
+//!   application's handler is called;
+//! - if the signal was ignored, nothing happens at all.
+
+use std::ffi::c_int;
+use std::sync::OnceLock;
+
+const SIGNALS: [c_int; 2] = [libc::SIGINT, libc::SIGTERM];
+/// How long a handler waits for the run to be written before letting the signal proceed.
+const WAIT_MS: c_int = 20_000;
+
+struct Installed {
+    previous: [libc::sigaction; 2],
+    request: c_int,
+    done: c_int,
+}
+
+// SAFETY: plain C data (sigaction structs and file descriptors), written once before the
+// handlers are installed and only read afterwards.
+unsafe impl Sync for Installed {}
+// SAFETY: as above.
+unsafe impl Send for Installed {}
+
+static INSTALLED: OnceLock<Installed> = OnceLock::new();
+
+fn pipe() -> Option<(c_int, c_int)> {
+    let mut fds = [0 as c_int; 2];
+    // SAFETY: `fds` has room for the two descriptors.
+    (unsafe { libc::pipe2(fds.as_mut_ptr(), libc::O_CLOEXEC) } == 0).then_some((fds[0], fds[1]))
+}
+
+/// Installs the handlers and starts the thread that serves them. Failing to do so only costs
+/// the signal guarantee, so it is reported and the run goes on.
+// Signal plumbing is a sequence of libc calls under one safety argument each block states.
+#[allow(clippy::multiple_unsafe_ops_per_block)]
+pub fn install() {
+    let (Some((request_r, request_w)), Some((done_r, done_w))) = (pipe(), pipe()) else {
+        eprintln!("rocprof-rs: cannot create the signal pipes; a SIGINT or SIGTERM will lose unwritten records");
+        return;
+    };
+    // SAFETY: zeroed sigaction structs are valid out-parameters.
+    let mut previous: [libc::sigaction; 2] = unsafe { std::mem::zeroed() };
+    for (i, &signal) in SIGNALS.iter().enumerate() {
+        // SAFETY: querying the current action into a valid struct.
+        unsafe { libc::sigaction(signal, std::ptr::null(), &mut previous[i]) };
+    }
+    if INSTALLED.set(Installed { previous, request: request_w, done: done_r }).is_err() {
+        return;
+    }
+    let served = std::thread::Builder::new().name("rocprof-rs-signals".into()).spawn(move || serve(request_r, done_w));
+    if served.is_err() {
+        eprintln!("rocprof-rs: cannot start the signal thread; a SIGINT or SIGTERM will lose unwritten records");
+        return;
+    }
+    for &signal in &SIGNALS {
+        // SAFETY: a zeroed sigaction is valid; we fill in the handler and flags.
+        let mut action: libc::sigaction = unsafe { std::mem::zeroed() };
+        action.sa_sigaction = on_signal as *const () as usize;
+        action.sa_flags = libc::SA_SIGINFO | libc::SA_RESTART;
+        // SAFETY: the mask is a valid sigset.
+        unsafe { libc::sigemptyset(&mut action.sa_mask) };
+        // SAFETY: installing a valid action for a catchable signal.
+        unsafe { libc::sigaction(signal, &action, std::ptr::null_mut()) };
+    }
+}
+
+/// Keeps SIGINT and SIGTERM off the calling thread, so the kernel delivers them to a thread
+/// whose handler can wait for this one.
+#[allow(clippy::multiple_unsafe_ops_per_block)]
+pub fn block_on_this_thread() {
+    // SAFETY: blocking the two signals on this thread only, with a valid set.
+    unsafe {
+        let mut set: libc::sigset_t = std::mem::zeroed();
+        libc::sigemptyset(&mut set);
+        for &signal in &SIGNALS {
+            libc::sigaddset(&mut set, signal);
+        }
+        libc::pthread_sigmask(libc::SIG_BLOCK, &set, std::ptr::null_mut());
+    }
+}
+
+fn serve(request: c_int, done: c_int) {
+    block_on_this_thread();
+    let mut byte = [0u8; 1];
+    loop {
+        // SAFETY: reading into a one-byte buffer from our pipe.
+        let n = unsafe { libc::read(request, byte.as_mut_ptr().cast(), 1) };
+        if n == 1 {
+            let _ = std::panic::catch_unwind(|| {
+                if byte[0] == b'T' {
+                    super::finish();
+                } else {
+                    super::flush();
+                }
+            });
+            // SAFETY: writing one byte to our pipe.
+            unsafe { libc::write(done, byte.as_ptr().cast(), 1) };
+        } else if n < 0 && std::io::Error::last_os_error().kind() == std::io::ErrorKind::Interrupted {
+            continue;
+        } else {
+            return;
+        }
+    }
+}
+
+/// The handler: async-signal-safe calls only (write, poll, read, sigaction, raise).
+#[allow(clippy::multiple_unsafe_ops_per_block)]
+extern "C" fn on_signal(signal: c_int, info: *mut libc::siginfo_t, context: *mut libc::c_void) {
+    let Some(installed) = INSTALLED.get() else { return };
+    let Some(index) = SIGNALS.iter().position(|&s| s == signal) else { return };
+    let previous = &installed.previous[index];
+    if previous.sa_sigaction == libc::SIG_IGN {
+        return;
+    }
+    let terminates = previous.sa_sigaction == libc::SIG_DFL;
+    let byte = [if terminates { b'T' } else { b'F' }];
+    // SAFETY: write(2), poll(2) and read(2) on our own pipes are async-signal-safe.
+    unsafe {
+        if libc::write(installed.request, byte.as_ptr().cast(), 1) == 1 {
+            let mut fd = libc::pollfd { fd: installed.done, events: libc::POLLIN, revents: 0 };
+            if libc::poll(&mut fd, 1, WAIT_MS) == 1 {
+                let mut ack = [0u8; 1];
+                libc::read(installed.done, ack.as_mut_ptr().cast(), 1);
+            }
+        }
+    }
+    if terminates {
+        // SAFETY: restoring the default action and re-raising; the signal is blocked while this
+        // handler runs, so it is delivered, with its default effect, when the handler returns.
+        unsafe {
+            libc::sigaction(signal, previous, std::ptr::null_mut());
+            libc::raise(signal);
+        }
+    } else if previous.sa_flags & libc::SA_SIGINFO != 0 {
+        // SAFETY: the application's three-argument handler, called as the kernel would have.
+        let handler: extern "C" fn(c_int, *mut libc::siginfo_t, *mut libc::c_void) =
+            unsafe { std::mem::transmute(previous.sa_sigaction) };
+        handler(signal, info, context);
+    } else {
+        // SAFETY: the application's one-argument handler.
+        let handler: extern "C" fn(c_int) = unsafe { std::mem::transmute(previous.sa_sigaction) };
+        handler(signal);
+    }
+}

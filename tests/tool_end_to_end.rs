@@ -1,0 +1,217 @@
+//! The tool library end to end against the simulated SDK (SIMULATED: no GPU is involved).
+//!
+//! Each test plays an application with `rocprof-sim`, which writes the ground truth of every
+//! record the SDK emitted, and reads what the tool wrote with pyarrow, never with our own
+//! code (`tests/verify/compare_with_truth.py`). Needs `pip install -r tests/verify/requirements.txt`.
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+use std::time::{Duration, Instant};
+
+/// `target/<profile>`, from this test binary's `target/<profile>/deps`.
+fn target_dir() -> PathBuf {
+    std::env::current_exe().unwrap().parent().unwrap().parent().unwrap().to_path_buf()
+}
+
+fn built(name: &str) -> PathBuf {
+    let dir = target_dir();
+    // `cargo test` refreshes `deps/`, `cargo build` the copy above it: take the newer.
+    let modified = |p: &PathBuf| std::fs::metadata(p).and_then(|m| m.modified()).ok();
+    [dir.join(name), dir.join("deps").join(name)]
+        .into_iter()
+        .filter(|p| p.exists())
+        .max_by_key(modified)
+        .unwrap_or_else(|| {
+            panic!("{name} is not built in {}: run the workspace's tests (`cargo test --workspace`)", dir.display())
+        })
+}
+
+fn tool() -> PathBuf {
+    built("librocprof_rs.so")
+}
+
+fn scratch(name: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("rocprof-rs-e2e-{}-{name}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    dir
+}
+
+/// The simulated application: `dispatches` over 8 threads and 2 GPUs, writing its truth.
+fn app(dir: &Path, dispatches: u64) -> Command {
+    let mut cmd = Command::new(built("rocprof-sim"));
+    cmd.args(["--dispatches", &dispatches.to_string(), "--threads", "8", "--agents", "2", "--seed", "11"])
+        .arg("--truth")
+        .arg(dir.join("truth.csv"))
+        .arg("--sdk")
+        .arg(built("librocprofiler_sdk_sim.so"))
+        .env_remove("ROCP_TOOL_LIBRARIES")
+        .env_remove("LD_PRELOAD")
+        .env("ROCPROF_RS_OUTPUT_DIR", dir.join("out"))
+        .env("ROCPROF_RS_DOMAINS", DOMAINS);
+    cmd
+}
+
+/// Everything the simulator produces (it has no HSA or RCCL API).
+const DOMAINS: &str = "kernel,hip_api,memory_copy,marker,scratch_memory,memory_allocation";
+
+fn stderr(output: &Output) -> String {
+    String::from_utf8_lossy(&output.stderr).into_owned()
+}
+
+/// Lines the tool printed.
+fn tool_lines(output: &Output) -> Vec<String> {
+    stderr(output).lines().filter(|l| l.starts_with("rocprof-rs:")).map(str::to_owned).collect()
+}
+
+/// Compares the dataset with the truth through pyarrow.
+fn assert_matches_truth(dir: &Path) {
+    let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/verify/compare_with_truth.py");
+    let output = Command::new("python3").arg(script).arg(dir.join("out")).arg(dir.join("truth.csv")).output().unwrap();
+    assert!(
+        output.status.success(),
+        "the dataset differs from the truth (or pyarrow is missing: pip install -r tests/verify/requirements.txt):\n{}{}",
+        String::from_utf8_lossy(&output.stdout),
+        stderr(&output)
+    );
+}
+
+fn run_and_compare(name: &str, dispatches: u64, setup: impl FnOnce(&mut Command, &Path)) {
+    let dir = scratch(name);
+    let mut cmd = app(&dir, dispatches);
+    setup(&mut cmd, &dir);
+    let output = cmd.output().unwrap();
+    assert!(output.status.success(), "the application failed: {}", stderr(&output));
+    let lines = tool_lines(&output);
+    assert_eq!(lines.len(), 1, "one summary line: {lines:?}");
+    assert!(lines[0].contains("nothing dropped"), "{}", lines[0]);
+    assert_matches_truth(&dir);
+    std::fs::remove_dir_all(dir).unwrap();
+}
+
+#[test]
+fn rocp_tool_libraries_writes_exactly_the_truth() {
+    run_and_compare("rocp-tool-libraries", 2_000_000, |cmd, _| {
+        cmd.env("ROCP_TOOL_LIBRARIES", tool());
+    });
+}
+
+#[test]
+fn ld_preload_writes_exactly_the_truth() {
+    run_and_compare("ld-preload", 2_000_000, |cmd, _| {
+        cmd.env("LD_PRELOAD", tool());
+    });
+}
+
+#[test]
+fn rocprof_rs_run_writes_exactly_the_truth() {
+    let dir = scratch("run");
+    let mut sim = app(&dir, 2_000_000);
+    let mut cmd = Command::new(env!("CARGO_BIN_EXE_rocprof-rs"));
+    cmd.args([
+        "run",
+        "--kernel-trace",
+        "--hip-runtime-trace",
+        "--memory-copy-trace",
+        "--marker-trace",
+        "--scratch-memory-trace",
+        "--memory-allocation-trace",
+        "--tool",
+    ])
+    .arg(tool())
+    .arg("-d")
+    .arg(dir.join("out"))
+    .arg("--")
+    .arg(sim.get_program())
+    .args(sim.get_args())
+    .env_remove("ROCP_TOOL_LIBRARIES")
+    .env_remove("LD_PRELOAD")
+    .env_remove("ROCPROF_RS_DOMAINS");
+    sim.env_clear();
+    let output = cmd.output().unwrap();
+    assert!(output.status.success(), "{}", stderr(&output));
+    assert!(stderr(&output).contains("nothing dropped"), "{}", stderr(&output));
+    assert_matches_truth(&dir);
+    std::fs::remove_dir_all(dir).unwrap();
+}
+
+#[test]
+fn sigterm_keeps_everything_emitted_before_it() {
+    let dir = scratch("sigterm");
+    let output = app(&dir, 300_000).args(["--raise", "TERM"]).env("ROCP_TOOL_LIBRARIES", tool()).output().unwrap();
+    use std::os::unix::process::ExitStatusExt;
+    assert_eq!(output.status.signal(), Some(libc::SIGTERM), "the application must still die by SIGTERM");
+    assert_matches_truth(&dir);
+    std::fs::remove_dir_all(dir).unwrap();
+}
+
+#[test]
+fn after_sigkill_every_file_on_disk_is_readable() {
+    let dir = scratch("sigkill");
+    let mut child = app(&dir, 50_000_000)
+        .env("ROCP_TOOL_LIBRARIES", tool())
+        .env("ROCPROF_RS_ROTATE_ROWS", "50000")
+        .env("ROCPROF_RS_ROW_GROUP_ROWS", "16384")
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    let dispatches = dir.join("out/kernel_dispatch");
+    let complete = || {
+        std::fs::read_dir(&dispatches)
+            .map(|d| d.filter_map(Result::ok).filter(|e| e.file_name().to_string_lossy().ends_with(".parquet")).count())
+            .unwrap_or(0)
+    };
+    let started = Instant::now();
+    while complete() < 3 && started.elapsed() < Duration::from_secs(120) {
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    child.kill().unwrap();
+    child.wait().unwrap();
+    assert!(complete() >= 3, "the run rotated fewer than 3 files in 2 minutes");
+    let check = r#"
+import os, sys, pyarrow.parquet as pq, pyarrow.dataset as ds
+root = sys.argv[1]
+n = 0
+for d, _, files in os.walk(root):
+    for f in files:
+        if f.endswith(".parquet"):
+            pq.read_table(os.path.join(d, f)); n += 1
+rows = ds.dataset(os.path.join(root, "kernel_dispatch"), format="parquet").count_rows()
+assert rows >= 150000, rows
+print(n, rows)
+"#;
+    let output = Command::new("python3").arg("-c").arg(check).arg(dir.join("out")).output().unwrap();
+    assert!(output.status.success(), "{}", stderr(&output));
+    std::fs::remove_dir_all(dir).unwrap();
+}
+
+/// Runs the application with `env`, expecting its own exit code (7) and one line from the tool.
+fn assert_harmless(name: &str, env: &[(&str, &str)], expect: &str) {
+    let dir = scratch(name);
+    let mut cmd = app(&dir, 20_000);
+    cmd.args(["--exit-code", "7"]).env("ROCP_TOOL_LIBRARIES", tool());
+    for (k, v) in env {
+        cmd.env(k, v);
+    }
+    let output = cmd.output().unwrap();
+    assert_eq!(output.status.code(), Some(7), "the exit code must be the application's: {}", stderr(&output));
+    let lines = tool_lines(&output);
+    assert_eq!(lines.len(), 1, "exactly one line from the tool: {lines:?}");
+    assert!(lines[0].contains(expect), "{:?} should mention {expect:?}", lines[0]);
+    std::fs::remove_dir_all(dir).unwrap();
+}
+
+#[test]
+fn a_bad_variable_disables_the_tool_with_one_line() {
+    assert_harmless("bad-variable", &[("ROCPROF_RS_POLICY", "maybe")], "ROCPROF_RS_POLICY=\"maybe\"");
+}
+
+#[test]
+fn an_unwritable_directory_disables_the_tool_with_one_line() {
+    assert_harmless("unwritable", &[("ROCPROF_RS_OUTPUT_DIR", "/proc/rocprof-rs-cannot-write-here")], "/proc/");
+}
+
+#[test]
+fn a_panic_in_the_ingest_path_disables_the_tool_with_one_line() {
+    assert_harmless("panic", &[("ROCPROF_RS_TEST_FAULT", "panic-in-ingest")], "injected fault");
+}
