@@ -41,11 +41,13 @@ fn child_env(mut command: impl BorrowMut<Command>) -> BTreeMap<String, String> {
         .collect()
 }
 
-/// The library `cargo` built beside the binary, which `run` is expected to find.
+/// The library `cargo` built beside the binary (or, after `cargo test` alone, in `deps/`), which
+/// `run` is expected to find, in the same order `run` searches.
 fn tool_library() -> PathBuf {
-    let bin = Path::new(env!("CARGO_BIN_EXE_rocprof-rs"));
-    let beside = bin.parent().expect("target/<profile>").join("librocprof_rs.so");
-    std::fs::canonicalize(&beside).unwrap_or_else(|e| panic!("{}: {e}", beside.display()))
+    let dir = Path::new(env!("CARGO_BIN_EXE_rocprof-rs")).parent().expect("target/<profile>");
+    let found = [dir.join("librocprof_rs.so"), dir.join("deps/librocprof_rs.so")].into_iter().find(|p| p.is_file());
+    let found = found.unwrap_or_else(|| panic!("librocprof_rs.so is not built in {}", dir.display()));
+    std::fs::canonicalize(&found).unwrap_or_else(|e| panic!("{}: {e}", found.display()))
 }
 
 #[test]

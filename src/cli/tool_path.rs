@@ -7,8 +7,8 @@ use std::path::{Path, PathBuf};
 pub const LIBRARY: &str = "librocprof_rs.so";
 
 /// The places to look for a command at `exe`: beside it (`cargo build`, a tarball), in
-/// `../lib` (an installed prefix), and for a test binary in `target/<profile>/deps`, one level
-/// up, where cargo puts the library.
+/// `../lib` (an installed prefix), and in cargo's `target/<profile>`, also `deps/` (where
+/// `cargo test` leaves the library without copying it up), or one level up for a test binary.
 pub fn candidates(exe: &Path) -> Vec<PathBuf> {
     let Some(dir) = exe.parent() else { return Vec::new() };
     let mut places = vec![dir.join(LIBRARY), dir.join("..").join("lib").join(LIBRARY)];
@@ -16,6 +16,8 @@ pub fn candidates(exe: &Path) -> Vec<PathBuf> {
         && let Some(up) = dir.parent()
     {
         places.push(up.join(LIBRARY));
+    } else {
+        places.push(dir.join("deps").join(LIBRARY));
     }
     places
 }
@@ -48,7 +50,11 @@ mod tests {
     fn installed_layouts_are_searched_in_order() {
         assert_eq!(
             candidates(Path::new("/opt/r/bin/rocprof-rs")),
-            [PathBuf::from("/opt/r/bin/librocprof_rs.so"), PathBuf::from("/opt/r/bin/../lib/librocprof_rs.so")]
+            [
+                PathBuf::from("/opt/r/bin/librocprof_rs.so"),
+                PathBuf::from("/opt/r/bin/../lib/librocprof_rs.so"),
+                PathBuf::from("/opt/r/bin/deps/librocprof_rs.so"),
+            ]
         );
         assert_eq!(
             candidates(Path::new("/t/debug/deps/run-1234")),
