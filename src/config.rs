@@ -61,6 +61,14 @@ impl Domain {
         }
     }
 
+    /// The table (output folder) the domain writes.
+    pub fn table(self) -> &'static str {
+        match self {
+            Domain::Kernel => "kernel_dispatch",
+            other => other.name(),
+        }
+    }
+
     fn bit(self) -> u16 {
         1 << (self as u16)
     }

@@ -155,7 +155,9 @@ thread_local! {
 }
 
 fn send_one(tool: &Tool, record: Record) {
-    tool.queue.send(vec![record]);
+    let mut batch = tool.queue.batch(1);
+    batch.push(record);
+    tool.queue.send(batch);
 }
 
 /// ROCTx ranges and marks (`MARKER_CORE_RANGE_API`), on the application's threads.

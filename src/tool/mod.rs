@@ -23,7 +23,7 @@ pub(crate) mod signals;
 pub mod writer;
 
 use std::ffi::{c_char, c_int, c_void};
-use std::sync::atomic::{AtomicBool, AtomicU8, Ordering};
+use std::sync::atomic::{AtomicU8, Ordering};
 use std::sync::{Arc, OnceLock};
 use std::time::Duration;
 
@@ -54,8 +54,6 @@ pub struct Tool {
     queue: Arc<Queue>,
     writer: Mutex<Option<WriterGuard>>,
     session: OnceLock<Session>,
-    /// Whether tracing starts at initialize.
-    start_tracing: AtomicBool,
 }
 
 impl std::fmt::Debug for Tool {
@@ -143,13 +141,7 @@ fn configure(version: u32, client: *mut sys::rocprofiler_client_id_t) -> *mut sy
         }
     };
     let (queue, receiver) = Queue::new(config.queue_batches, config.policy);
-    let tool = Tool {
-        queue: Arc::new(queue),
-        writer: Mutex::new(None),
-        session: OnceLock::new(),
-        start_tracing: AtomicBool::new(true),
-        config,
-    };
+    let tool = Tool { queue: Arc::new(queue), writer: Mutex::new(None), session: OnceLock::new(), config };
     if TOOL.set(tool).is_err() {
         return std::ptr::null_mut();
     }
@@ -205,9 +197,7 @@ fn initialize() -> Result<()> {
     let session = session::create(api, &tool.config)?;
     let _ = tool.session.set(session);
     STATE.store(RUNNING, Ordering::Release);
-    if tool.start_tracing.load(Ordering::Acquire) {
-        session::set_tracing(api, &session, true)?;
-    }
+    session::set_tracing(api, &session, true)?;
     signals::install();
     Ok(())
 }

@@ -36,10 +36,12 @@ pub fn operation_names(api: &SdkApi, kinds: &[u32]) -> OperationNames {
 #[allow(clippy::multiple_unsafe_ops_per_block)]
 fn operations(api: &SdkApi, kind: u32, callback: bool) -> Vec<i32> {
     unsafe extern "C" fn visit(_kind: u32, op: i32, data: *mut c_void) -> c_int {
-        // SAFETY: `data` is the Vec below, alive for the iteration.
-        unsafe { (*data.cast::<Vec<i32>>()).push(op) };
         // Zero continues the iteration; the SDK stops at the first non-zero.
-        0
+        super::trampoline("the operation iteration", 1, || {
+            // SAFETY: `data` is the Vec below, alive for the iteration.
+            unsafe { (*data.cast::<Vec<i32>>()).push(op) };
+            0
+        })
     }
     let mut ops: Vec<i32> = Vec::new();
     let data = (&mut ops as *mut Vec<i32>).cast::<c_void>();

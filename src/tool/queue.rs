@@ -81,11 +81,6 @@ impl Queue {
     pub fn dropped(&self) -> u64 {
         self.dropped.load(Ordering::Relaxed)
     }
-
-    /// Counts records lost before they reached the queue (e.g. while the tool was disabling).
-    pub fn count_dropped(&self, records: u64) {
-        self.dropped.fetch_add(records, Ordering::Relaxed);
-    }
 }
 
 #[cfg(test)]

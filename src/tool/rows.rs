@@ -10,7 +10,7 @@ use parquet::file::metadata::KeyValue;
 
 use super::records::{Api, Record, Symbol};
 use super::writer::Summary;
-use crate::config::{Config, Domain};
+use crate::config::Config;
 use crate::error::{Error, Result};
 use crate::tables::columns::Column as _;
 use crate::tables::files::TableFiles;
@@ -118,8 +118,10 @@ impl Tables {
         let pid = self.pid;
         match record {
             Record::Dispatch(d) => {
-                let Some(kernel) = self.kernel(d.kernel_id) else { return };
-                if !kernel.selected || !self.next_iteration_selected(&kernel.name) {
+                self.ensure_kernel(d.kernel_id);
+                // Borrowed, not cloned: this runs once per dispatch.
+                let Some(kernel) = self.kernels.get(&d.kernel_id) else { return };
+                if !kernel.selected || !next_iteration_selected(&self.config, &mut self.iterations, &kernel.name) {
                     self.filtered += 1;
                     return;
                 }
@@ -269,11 +271,11 @@ impl Tables {
         self.kernels.insert(s.kernel_id, Kernel { name, symbol: s.clone(), selected });
     }
 
-    /// The kernel's facts; a dispatch of a kernel never registered (which the SDK does not do)
-    /// still gets a row, named by its id.
-    fn kernel(&mut self, kernel_id: u64) -> Option<Kernel> {
-        if let Some(k) = self.kernels.get(&kernel_id) {
-            return Some(k.clone());
+    /// Registers a stand-in for a kernel the SDK never announced (it always does), so its
+    /// dispatches still get rows, named by id.
+    fn ensure_kernel(&mut self, kernel_id: u64) {
+        if self.kernels.contains_key(&kernel_id) {
+            return;
         }
         let symbol = Symbol {
             kernel_id,
@@ -287,16 +289,6 @@ impl Tables {
             accum_vgpr: 0,
         };
         self.add_symbol(&symbol);
-        self.kernels.get(&kernel_id).cloned()
-    }
-
-    fn next_iteration_selected(&mut self, name: &Arc<str>) -> bool {
-        if self.config.kernel_iterations.is_all() {
-            return true;
-        }
-        let n = self.iterations.entry(name.clone()).or_default();
-        *n += 1;
-        self.config.kernel_iterations.contains(*n)
     }
 
     /// Writes a row group for every table that has a full one.
@@ -397,7 +389,7 @@ impl Tables {
     pub fn rows_written(&self) -> Vec<(&'static str, u64)> {
         let traced = |name: &str| match name {
             "kernel_symbol" | "agent" => true,
-            _ => Domain::ALL.iter().any(|d| self.config.domains.contains(*d) && table_of(*d) == name),
+            _ => self.config.domains.iter().any(|d| d.table() == name),
         };
         self.files().into_iter().filter(|(n, _)| traced(n)).map(|(n, f)| (n, f.rows_written)).collect()
     }
@@ -438,18 +430,14 @@ impl Tables {
     }
 }
 
-/// The table a domain writes.
-pub fn table_of(domain: Domain) -> &'static str {
-    match domain {
-        Domain::Kernel => "kernel_dispatch",
-        Domain::MemoryCopy => "memory_copy",
-        Domain::HipApi => "hip_api",
-        Domain::HsaApi => "hsa_api",
-        Domain::RcclApi => "rccl_api",
-        Domain::Marker => "marker",
-        Domain::ScratchMemory => "scratch_memory",
-        Domain::MemoryAllocation => "memory_allocation",
+/// Counts the dispatch against its kernel's iterations and says whether the range keeps it.
+fn next_iteration_selected(config: &Config, iterations: &mut HashMap<Arc<str>, u64>, name: &Arc<str>) -> bool {
+    if config.kernel_iterations.is_all() {
+        return true;
     }
+    let n = iterations.entry(name.clone()).or_default();
+    *n += 1;
+    config.kernel_iterations.contains(*n)
 }
 
 fn json_string(value: Option<&str>) -> String {

@@ -112,12 +112,15 @@ fn serve(request: c_int, done: c_int) {
     }
 }
 
-/// The handler: async-signal-safe calls only (write, poll, read, sigaction, raise).
+/// The handler: async-signal-safe calls only (write, poll, read, sigaction, raise). Unlike the
+/// other C entries it has no `catch_unwind`: unwinding is not async-signal-safe, and nothing here
+/// can panic (no allocation, no formatting, no indexing that can fail).
 #[allow(clippy::multiple_unsafe_ops_per_block)]
 extern "C" fn on_signal(signal: c_int, info: *mut libc::siginfo_t, context: *mut libc::c_void) {
     let Some(installed) = INSTALLED.get() else { return };
-    let Some(index) = SIGNALS.iter().position(|&s| s == signal) else { return };
-    let previous = &installed.previous[index];
+    let Some(previous) = SIGNALS.iter().position(|&s| s == signal).and_then(|i| installed.previous.get(i)) else {
+        return;
+    };
     if previous.sa_sigaction == libc::SIG_IGN {
         return;
     }

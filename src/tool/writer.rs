@@ -6,8 +6,6 @@
 //! keeps draining the queue, counting what it discards, so a producer blocked on a full queue in
 //! lossless mode is never left hanging.
 
-use std::collections::HashMap;
-use std::path::PathBuf;
 use std::sync::Arc;
 use std::thread::JoinHandle;
 use std::time::Duration;
@@ -221,15 +219,3 @@ impl Summary {
         self.rows.iter().map(|(_, n)| n).sum()
     }
 }
-
-/// Where a run's files go.
-#[derive(Debug, Clone)]
-pub struct Destination {
-    /// The output directory.
-    pub dir: PathBuf,
-    /// The file-name stem of this process.
-    pub stem: String,
-}
-
-/// Per-kernel facts the writer keeps, by kernel id.
-pub type Kernels = HashMap<u64, super::rows::Kernel>;

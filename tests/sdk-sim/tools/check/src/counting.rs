@@ -26,19 +26,21 @@ fn gpu_agents(api: &SdkApi) -> Vec<(rocprofiler_agent_id_t, String)> {
         count: usize,
         data: *mut c_void,
     ) -> rocprofiler_status_t {
-        // SAFETY: `data` is the Vec passed below; the SDK passes `count` v0 agent pointers.
-        let (out, agents) = unsafe {
-            (&mut *data.cast::<Vec<(rocprofiler_agent_id_t, String)>>(), std::slice::from_raw_parts(agents, count))
-        };
-        for &agent in agents {
-            // SAFETY: each pointer is a live `rocprofiler_agent_t` of at least the size we asked for.
-            let agent = unsafe { &*agent.cast::<rocprofiler_agent_t>() };
-            if agent.type_ == ROCPROFILER_AGENT_TYPE_GPU {
-                // SAFETY: agent names are NUL-terminated strings the SDK owns.
-                out.push((agent.id, unsafe { CStr::from_ptr(agent.name) }.to_string_lossy().into_owned()));
+        crate::guarded("collect agents", ROCPROFILER_STATUS_ERROR, || {
+            // SAFETY: `data` is the Vec passed below; the SDK passes `count` v0 agent pointers.
+            let (out, agents) = unsafe {
+                (&mut *data.cast::<Vec<(rocprofiler_agent_id_t, String)>>(), std::slice::from_raw_parts(agents, count))
+            };
+            for &agent in agents {
+                // SAFETY: each pointer is a live `rocprofiler_agent_t` of at least the size we asked for.
+                let agent = unsafe { &*agent.cast::<rocprofiler_agent_t>() };
+                if agent.type_ == ROCPROFILER_AGENT_TYPE_GPU {
+                    // SAFETY: agent names are NUL-terminated strings the SDK owns.
+                    out.push((agent.id, unsafe { CStr::from_ptr(agent.name) }.to_string_lossy().into_owned()));
+                }
             }
-        }
-        ROCPROFILER_STATUS_SUCCESS
+            ROCPROFILER_STATUS_SUCCESS
+        })
     }
     let mut out: Vec<(rocprofiler_agent_id_t, String)> = Vec::new();
     // SAFETY: a valid callback and user data that outlives the call.
@@ -84,12 +86,14 @@ fn pick(
         count: usize,
         data: *mut c_void,
     ) -> rocprofiler_status_t {
-        // SAFETY: `data` is the Vec passed below; the SDK passes `count` ids.
-        unsafe {
-            (*data.cast::<Vec<rocprofiler_counter_id_t>>())
-                .extend_from_slice(std::slice::from_raw_parts(counters, count))
-        };
-        ROCPROFILER_STATUS_SUCCESS
+        crate::guarded("collect counters", ROCPROFILER_STATUS_ERROR, || {
+            // SAFETY: `data` is the Vec passed below; the SDK passes `count` ids.
+            unsafe {
+                (*data.cast::<Vec<rocprofiler_counter_id_t>>())
+                    .extend_from_slice(std::slice::from_raw_parts(counters, count))
+            };
+            ROCPROFILER_STATUS_SUCCESS
+        })
     }
     let mut all: Vec<rocprofiler_counter_id_t> = Vec::new();
     // SAFETY: a valid callback and user data that outlives the call.
