@@ -148,6 +148,8 @@ pub struct Config {
     pub output_dir: PathBuf,
     /// The file-name stem of this process's files, placeholders expanded.
     pub output_name: String,
+    /// The stem as given, for a forked child to expand with its own pid.
+    pub output_name_template: String,
     /// What to trace.
     pub domains: Domains,
     /// Keep only kernels whose name matches.
@@ -389,10 +391,7 @@ pub fn parse_domains(text: &str) -> Option<Domains> {
 impl Config {
     /// The configuration from this process's environment.
     pub fn from_process_env() -> Result<Config> {
-        let env: BTreeMap<String, String> = std::env::vars_os()
-            .filter_map(|(k, v)| Some((k.into_string().ok()?, v.into_string().ok()?)))
-            .filter(|(k, _)| k.starts_with("ROCPROF_RS_") || is_rank_variable(k))
-            .collect();
+        let env = process_vars();
         let placeholders = Placeholders::of_this_process(&env);
         Config::from_vars(&env, &placeholders)
     }
@@ -415,7 +414,8 @@ impl Config {
         let text =
             |name: &str, default: &str| env.get(name).filter(|v| !v.is_empty()).cloned().unwrap_or(default.into());
         let dir = text(OUTPUT_DIR, "rocprof-rs-output");
-        let name = placeholders.expand(&text(OUTPUT_NAME, "%hostname%-%pid%"));
+        let name_template = text(OUTPUT_NAME, "%hostname%-%pid%");
+        let name = placeholders.expand(&name_template);
         if name.contains('/') || name.is_empty() || name == "." || name == ".." {
             return Err(invalid(OUTPUT_NAME, &name, "a file-name stem without '/'"));
         }
@@ -443,6 +443,7 @@ impl Config {
         Ok(Config {
             output_dir: PathBuf::from(expand_dir(&dir, placeholders)),
             output_name: name,
+            output_name_template: name_template,
             domains,
             kernel_include: regex(env, KERNEL_INCLUDE)?,
             kernel_exclude: regex(env, KERNEL_EXCLUDE)?,
@@ -463,6 +464,26 @@ impl Config {
                 Some(other) => return Err(invalid(TEST_FAULT, other, accepts(TEST_FAULT))),
             },
         })
+    }
+}
+
+/// The process's `ROCPROF_RS_*` variables and the rank variables `%rank%` reads.
+pub fn process_vars() -> BTreeMap<String, String> {
+    std::env::vars_os()
+        .filter_map(|(k, v)| Some((k.into_string().ok()?, v.into_string().ok()?)))
+        .filter(|(k, _)| k.starts_with("ROCPROF_RS_") || is_rank_variable(k))
+        .collect()
+}
+
+impl Config {
+    /// This configuration for a process forked from the one it was made for: the same
+    /// directory, and a file-name stem of the child's own, so the two never share a file.
+    pub fn for_forked_child(&self, placeholders: &Placeholders) -> Config {
+        let mut name = placeholders.expand(&self.output_name_template);
+        if name == self.output_name {
+            name = format!("{name}-{}", placeholders.pid);
+        }
+        Config { output_name: name, ..self.clone() }
     }
 }
 
@@ -554,6 +575,16 @@ mod tests {
         assert_eq!(c.buffer_bytes, 4 << 20);
         assert_eq!(c.compression, Compression::Zstd(9));
         assert_eq!(parse(&[(DOMAINS, "sys")]).unwrap().domains.iter().count(), 8);
+    }
+
+    #[test]
+    fn a_forked_child_gets_a_stem_of_its_own() {
+        let parent = parse(&[(OUTPUT_NAME, "run-%pid%")]).unwrap();
+        let child = Placeholders { pid: 43, ..placeholders() };
+        assert_eq!(parent.for_forked_child(&child).output_name, "run-43");
+        let fixed = parse(&[(OUTPUT_NAME, "run")]).unwrap();
+        assert_eq!(fixed.for_forked_child(&child).output_name, "run-43");
+        assert_eq!(fixed.for_forked_child(&child).output_dir, fixed.output_dir);
     }
 
     #[test]

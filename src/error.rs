@@ -46,6 +46,18 @@ pub enum Error {
     /// The tool is not running in this process (not configured by the SDK, or disabled).
     #[error("the rocprof-rs tool is not running in this process")]
     NotRunning,
+    /// The SDK was initialized before the in-process profiler started (something called HIP
+    /// first), so it no longer accepts a tool.
+    #[error(
+        "rocprofiler-sdk is already initialized (it returned {0}): start the profiler before the first HIP or HSA call"
+    )]
+    TooLate(Status),
+    /// The tool is already configured in this process, by the SDK or an earlier `start`.
+    #[error("the rocprof-rs tool is already configured in this process")]
+    AlreadyConfigured,
+    /// The tool turned itself off.
+    #[error("rocprof-rs is off: {0}")]
+    Disabled(String),
     /// A file or directory could not be read or written.
     #[error("{path}: {source}")]
     Io {

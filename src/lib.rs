@@ -13,8 +13,11 @@ pub mod config;
 pub mod doctor;
 pub mod error;
 pub mod handles;
+pub mod profiler;
 pub mod sdk;
 pub mod tables;
 pub mod tool;
 
 pub use error::{Error, Result, Status};
+pub use profiler::{Profiler, ProfilerBuilder, Region};
+pub use tool::writer::Summary;

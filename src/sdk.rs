@@ -7,18 +7,34 @@ use sys::sdk::Sdk;
 
 use crate::error::{Error, Result, Status};
 
-static SDK: OnceLock<Result<Sdk, sys::LoadError>> = OnceLock::new();
+static SDK: OnceLock<Sdk> = OnceLock::new();
 
 /// The SDK: the one already in the process if there is one (the SDK that loaded our tool), else
-/// the one the dynamic loader finds by SONAME. Loaded on first use; a failure is remembered.
+/// the one the dynamic loader finds by SONAME. Loaded on first success and kept; a failure is
+/// not remembered, so a caller may try again elsewhere ([`sdk_from`]).
 pub fn sdk() -> Result<&'static Sdk> {
-    SDK.get_or_init(Sdk::load).as_ref().map_err(|e| Error::Load(e.clone()))
+    load_with(Sdk::load)
+}
+
+/// The SDK at `path` (a ROCm install's `lib/librocprofiler-sdk.so.1`, say), unless one is loaded
+/// already: a process can hold only one, and the one in use wins.
+pub fn sdk_from(path: &std::path::Path) -> Result<&'static Sdk> {
+    load_with(|| Sdk::load_from(path))
+}
+
+fn load_with(load: impl FnOnce() -> Result<Sdk, sys::LoadError>) -> Result<&'static Sdk> {
+    if let Some(sdk) = SDK.get() {
+        return Ok(sdk);
+    }
+    let sdk = load()?;
+    // Two threads may both have loaded it: the same library, so either copy serves.
+    Ok(SDK.get_or_init(|| sdk))
 }
 
 /// The SDK if it has already been loaded; never loads it. Used where loading would be wrong,
 /// such as formatting an error.
 pub fn loaded() -> Option<&'static Sdk> {
-    SDK.get().and_then(|sdk| sdk.as_ref().ok())
+    SDK.get()
 }
 
 /// The SDK's `(major, minor, patch)`, refusing anything older than the 1.x ABI.

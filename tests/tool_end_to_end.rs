@@ -66,8 +66,18 @@ fn tool_lines(output: &Output) -> Vec<String> {
 
 /// Compares the dataset with the truth through pyarrow.
 fn assert_matches_truth(dir: &Path) {
+    assert_matches_truth_of(dir, &dir.join("truth.csv"), None);
+}
+
+/// Compares the files of the process with file-name stem `stem` (all files if none) with `truth`.
+fn assert_matches_truth_of(dir: &Path, truth: &Path, stem: Option<&str>) {
     let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/verify/compare_with_truth.py");
-    let output = Command::new("python3").arg(script).arg(dir.join("out")).arg(dir.join("truth.csv")).output().unwrap();
+    let mut cmd = Command::new("python3");
+    cmd.arg(script).arg(dir.join("out")).arg(truth);
+    if let Some(stem) = stem {
+        cmd.args(["--stem", stem]);
+    }
+    let output = cmd.output().unwrap();
     assert!(
         output.status.success(),
         "the dataset differs from the truth (or pyarrow is missing: pip install -r tests/verify/requirements.txt):\n{}{}",
@@ -133,6 +143,87 @@ fn rocprof_rs_run_writes_exactly_the_truth() {
     assert!(stderr(&output).contains("nothing dropped"), "{}", stderr(&output));
     assert_matches_truth(&dir);
     std::fs::remove_dir_all(dir).unwrap();
+}
+
+/// The in-process example (`examples/in_process.rs`): the profiler linked into the application,
+/// configured through `rocprofiler_force_configure`, paused through a warm-up and collecting in
+/// one region. Its truth covers the region only, so a warm-up record in the output fails too.
+#[test]
+fn the_in_process_example_writes_exactly_the_truth_of_its_region() {
+    let dir = scratch("in-process");
+    let example = target_dir().join("examples/in_process");
+    assert!(example.exists(), "{} is not built: run `cargo test --workspace`", example.display());
+    let output = Command::new(example)
+        .args(["--simulate", "--dispatches", "2000000", "--warmup", "50000", "--threads", "8", "--agents", "2"])
+        .arg("--sdk")
+        .arg(built("librocprofiler_sdk_sim.so"))
+        .arg("--truth")
+        .arg(dir.join("truth.csv"))
+        .arg("--output")
+        .arg(dir.join("out"))
+        .env_remove("ROCP_TOOL_LIBRARIES")
+        .env_remove("LD_PRELOAD")
+        .output()
+        .unwrap();
+    assert!(output.status.success(), "the example failed: {}", stderr(&output));
+    let lines = tool_lines(&output);
+    assert_eq!(lines.len(), 1, "one summary line: {lines:?}");
+    assert!(lines[0].contains("nothing dropped"), "{}", lines[0]);
+    assert_matches_truth(&dir);
+    std::fs::remove_dir_all(dir).unwrap();
+}
+
+/// A forked child writes its own files, next to the parent's, and each process's files hold
+/// exactly its own truth: nothing of the parent's in the child, nothing lost in either.
+#[test]
+fn forked_children_write_their_own_files_with_exactly_their_own_truth() {
+    let dir = scratch("fork");
+    let output = app(&dir, 300_000)
+        .args(["--fork", "2"])
+        .env("ROCP_TOOL_LIBRARIES", tool())
+        .env("ROCPROF_RS_OUTPUT_NAME", "app-%pid%")
+        .output()
+        .unwrap();
+    assert!(output.status.success(), "{}", stderr(&output));
+    let lines = tool_lines(&output);
+    assert_eq!(lines.len(), 3, "one summary line per process: {lines:?}");
+    assert!(lines.iter().all(|l| l.contains("nothing dropped")), "{lines:?}");
+    let parent = output_pid(&dir.join("truth.csv"));
+    let mut truths = vec![(dir.join("truth.csv"), parent)];
+    for entry in std::fs::read_dir(&dir).unwrap() {
+        let path = entry.unwrap().path();
+        let name = path.file_name().unwrap().to_string_lossy().into_owned();
+        if let Some(pid) = name.strip_prefix("truth.").and_then(|n| n.strip_suffix(".csv")) {
+            truths.push((path.clone(), pid.parse().unwrap()));
+        }
+    }
+    assert_eq!(truths.len(), 3, "the parent's truth and two children's");
+    for (truth, pid) in truths {
+        assert_matches_truth_of(&dir, &truth, Some(&format!("app-{pid}")));
+    }
+    std::fs::remove_dir_all(dir).unwrap();
+}
+
+/// The parent's pid, from the one metadata file whose pid has no truth of a child.
+fn output_pid(truth: &Path) -> u32 {
+    let dir = truth.parent().unwrap();
+    let children: Vec<String> = std::fs::read_dir(dir)
+        .unwrap()
+        .filter_map(|e| {
+            let name = e.unwrap().file_name().to_string_lossy().into_owned();
+            Some(name.strip_prefix("truth.")?.strip_suffix(".csv")?.to_owned())
+        })
+        .collect();
+    std::fs::read_dir(dir.join("out"))
+        .unwrap()
+        .filter_map(|e| {
+            let name = e.unwrap().file_name().to_string_lossy().into_owned();
+            name.strip_prefix("app-")?.strip_suffix(".metadata.json").map(str::to_owned)
+        })
+        .find(|pid| !children.contains(pid))
+        .expect("the parent's metadata file")
+        .parse()
+        .unwrap()
 }
 
 #[test]

@@ -135,7 +135,8 @@ pub(super) extern "C" fn on_buffer(
         tool.fault_point();
         // SAFETY: the SDK passes `count` header pointers, live until we return.
         let headers = unsafe { std::slice::from_raw_parts(headers, count) };
-        let mut batch = tool.queue.batch(count + 1);
+        let queue = tool.queue();
+        let mut batch = queue.batch(count + 1);
         for &header in headers {
             // SAFETY: a header of this callback.
             if let Some(record) = unsafe { decode(header) } {
@@ -145,7 +146,7 @@ pub(super) extern "C" fn on_buffer(
         if drop_count > 0 {
             batch.push(Record::SdkDrops { buffer: buffer.handle, count: drop_count });
         }
-        tool.queue.send(batch);
+        queue.send(batch);
     })
 }
 
@@ -155,9 +156,10 @@ thread_local! {
 }
 
 fn send_one(tool: &Tool, record: Record) {
-    let mut batch = tool.queue.batch(1);
+    let queue = tool.queue();
+    let mut batch = queue.batch(1);
     batch.push(record);
-    tool.queue.send(batch);
+    queue.send(batch);
 }
 
 /// ROCTx ranges and marks (`MARKER_CORE_RANGE_API`), on the application's threads.
@@ -248,19 +250,19 @@ pub(super) extern "C" fn on_code_object(
             // SAFETY: a NUL-terminated name, live during the callback.
             unsafe { CStr::from_ptr(s.kernel_name) }.to_string_lossy().into_owned()
         };
-        send_one(
-            tool,
-            Record::Symbol(Box::new(Symbol {
-                kernel_id: s.kernel_id,
-                code_object_id: s.code_object_id,
-                mangled: mangled.into(),
-                kernarg_size: s.kernarg_segment_size,
-                group_segment_size: s.group_segment_size,
-                private_segment_size: s.private_segment_size,
-                sgpr: s.sgpr_count,
-                arch_vgpr: s.arch_vgpr_count,
-                accum_vgpr: s.accum_vgpr_count,
-            })),
-        );
+        let symbol = Symbol {
+            kernel_id: s.kernel_id,
+            code_object_id: s.code_object_id,
+            mangled: mangled.into(),
+            kernarg_size: s.kernarg_segment_size,
+            group_segment_size: s.group_segment_size,
+            private_segment_size: s.private_segment_size,
+            sgpr: s.sgpr_count,
+            arch_vgpr: s.arch_vgpr_count,
+            accum_vgpr: s.accum_vgpr_count,
+        };
+        // Kept for a forked child, whose SDK will not announce the parent's code objects again.
+        super::fork::remember(&symbol);
+        send_one(tool, Record::Symbol(Box::new(symbol)));
     })
 }

@@ -13,6 +13,7 @@
 //! with one line, and never unwinds into the SDK or the application.
 
 pub mod clock;
+mod fork;
 mod ingest;
 pub mod names;
 pub mod queue;
@@ -23,7 +24,7 @@ pub(crate) mod signals;
 pub mod writer;
 
 use std::ffi::{c_char, c_int, c_void};
-use std::sync::atomic::{AtomicU8, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicPtr, AtomicU8, Ordering};
 use std::sync::{Arc, OnceLock};
 use std::time::Duration;
 
@@ -51,9 +52,20 @@ static TOOL: OnceLock<Tool> = OnceLock::new();
 /// The process's tool.
 pub struct Tool {
     config: Config,
-    queue: Arc<Queue>,
+    /// The queue to the writer: one per process, so a forked child swaps in its own. The
+    /// pointee is leaked (`Arc::into_raw`), so a reference to it lives as long as the process.
+    queue: AtomicPtr<Queue>,
     writer: Mutex<Option<WriterGuard>>,
     session: OnceLock<Session>,
+    /// What a forked child needs to start its own tables.
+    seed: OnceLock<Seed>,
+}
+
+/// What the SDK told the tool during initialize that a forked child's tables need too.
+#[derive(Debug, Clone)]
+pub(crate) struct Seed {
+    pub operations: rows::OperationNames,
+    pub sdk_version: (u32, u32, u32),
 }
 
 impl std::fmt::Debug for Tool {
@@ -63,6 +75,21 @@ impl std::fmt::Debug for Tool {
 }
 
 impl Tool {
+    /// The queue to this process's writer.
+    fn queue(&self) -> &'static Queue {
+        // SAFETY: the pointer came from `Arc::into_raw` on a queue whose count is never given
+        // back, so it stays valid for the process lifetime.
+        unsafe { &*self.queue.load(Ordering::Acquire) }
+    }
+
+    /// Installs a new queue; returns the writer's handle to it.
+    fn new_queue(&self) -> (Arc<Queue>, crossbeam_channel::Receiver<queue::Batch>) {
+        let (queue, receiver) = Queue::new(self.config.queue_batches, self.config.policy);
+        let queue = Arc::new(queue);
+        self.queue.store(Arc::into_raw(queue.clone()).cast_mut(), Ordering::Release);
+        (queue, receiver)
+    }
+
     /// Where a deliberately injected fault fires (`ROCPROF_RS_TEST_FAULT`), for the tests that
     /// prove a fault in the ingest path cannot harm the application.
     fn fault_point(&self) {
@@ -100,6 +127,7 @@ fn trampoline<R>(entry: &str, fallback: R, body: impl FnOnce() -> R) -> R {
 pub(crate) fn disable(reason: &str) {
     let previous = STATE.swap(DISABLED, Ordering::AcqRel);
     if matches!(previous, IDLE | CONFIGURED | RUNNING | FINISHING) {
+        DISABLED_BECAUSE.lock().get_or_insert_with(|| reason.to_owned());
         eprintln!("rocprof-rs: {reason}; profiling is off, the application continues");
     } else {
         STATE.store(previous, Ordering::Release);
@@ -133,19 +161,29 @@ fn configure(version: u32, client: *mut sys::rocprofiler_client_id_t) -> *mut sy
     if STATE.compare_exchange(IDLE, CONFIGURED, Ordering::AcqRel, Ordering::Acquire).is_err() {
         return std::ptr::null_mut();
     }
-    let config = match Config::from_process_env() {
+    let preset = PRESET.lock().take();
+    let paused = preset.as_ref().is_some_and(|p| p.paused);
+    START_PAUSED.store(paused, Ordering::Release);
+    let config = match preset.map_or_else(Config::from_process_env, |p| Ok(p.config)) {
         Ok(config) => config,
         Err(e) => {
             disable(&e.to_string());
             return std::ptr::null_mut();
         }
     };
-    let (queue, receiver) = Queue::new(config.queue_batches, config.policy);
-    let tool = Tool { queue: Arc::new(queue), writer: Mutex::new(None), session: OnceLock::new(), config };
+    let tool = Tool {
+        queue: AtomicPtr::new(std::ptr::null_mut()),
+        writer: Mutex::new(None),
+        session: OnceLock::new(),
+        seed: OnceLock::new(),
+        config,
+    };
     if TOOL.set(tool).is_err() {
         return std::ptr::null_mut();
     }
-    RECEIVER.lock().replace(receiver);
+    let Some(tool) = TOOL.get() else { return std::ptr::null_mut() };
+    let (queue, receiver) = tool.new_queue();
+    RECEIVER.lock().replace((queue, receiver));
     if !client.is_null() {
         // SAFETY: the SDK's client id, writable during configure.
         unsafe { (*client).name = c"rocprof-rs".as_ptr() };
@@ -162,8 +200,45 @@ fn configure(version: u32, client: *mut sys::rocprofiler_client_id_t) -> *mut sy
     result as *mut sys::rocprofiler_tool_configure_result_t
 }
 
+/// What an in-process [`crate::Profiler`] hands to `configure` in place of the environment.
+#[derive(Debug)]
+pub(crate) struct Preset {
+    pub config: Config,
+    /// Leave the tracing context stopped until the application starts collecting.
+    pub paused: bool,
+}
+
+pub(crate) static PRESET: Mutex<Option<Preset>> = Mutex::new(None);
+static START_PAUSED: AtomicBool = AtomicBool::new(false);
+
+/// Why the tool turned itself off, for an in-process caller to report.
+static DISABLED_BECAUSE: Mutex<Option<String>> = Mutex::new(None);
+
+/// Whether the tool runs (configured, initialized and not yet finished or disabled).
+pub(crate) fn is_running() -> bool {
+    STATE.load(Ordering::Acquire) == RUNNING
+}
+
+/// Whether nothing has configured the tool in this process yet.
+pub(crate) fn is_idle() -> bool {
+    STATE.load(Ordering::Acquire) == IDLE
+}
+
+/// The reason the tool disabled itself, if it did.
+pub(crate) fn disabled_because() -> Option<String> {
+    DISABLED_BECAUSE.lock().clone()
+}
+
+/// Starts or stops the tracing context (the code-object context stays on throughout).
+pub(crate) fn set_collecting(on: bool) -> Result<()> {
+    let tool = running().ok_or(Error::NotRunning)?;
+    let session = tool.session.get().ok_or(Error::NotRunning)?;
+    session::set_tracing(crate::sdk::sdk()?.api(), session, on)
+}
+
 /// The queue's receiving end, between configure and initialize.
-static RECEIVER: Mutex<Option<crossbeam_channel::Receiver<queue::Batch>>> = Mutex::new(None);
+type Receiving = (Arc<Queue>, crossbeam_channel::Receiver<queue::Batch>);
+static RECEIVER: Mutex<Option<Receiving>> = Mutex::new(None);
 
 extern "C" fn tool_initialize(_finalize: sys::rocprofiler_client_finalize_t, _data: *mut c_void) -> c_int {
     trampoline("initialize", -1, || match initialize() {
@@ -188,21 +263,31 @@ fn initialize() -> Result<()> {
     let agents = session::agents(api)?;
     std::fs::create_dir_all(&tool.config.output_dir)
         .map_err(|e| Error::Io { path: tool.config.output_dir.display().to_string(), source: e })?;
-    let metadata = run_metadata(&tool.config, version);
-    let tables = rows::Tables::new(tool.config.clone(), operations, metadata, agents);
-    let receiver = RECEIVER.lock().take().expect("configure stored the receiver");
-    let writer = WriterGuard::start(tables, receiver, tool.queue.clone(), Box::new(|e| disable(&e.to_string())))
-        .map_err(|e| Error::Io { path: "the writer thread".into(), source: e })?;
-    *tool.writer.lock() = Some(writer);
+    let seed = tool.seed.get_or_init(|| Seed { operations, sdk_version: version });
+    let tables = rows::Tables::new(tool.config.clone(), seed.clone(), agents, 0);
+    let (queue, receiver) = RECEIVER.lock().take().expect("configure stored the receiver");
+    *tool.writer.lock() = Some(start_writer(tables, queue, receiver)?);
     let session = session::create(api, &tool.config)?;
     let _ = tool.session.set(session);
     STATE.store(RUNNING, Ordering::Release);
-    session::set_tracing(api, &session, true)?;
+    if !START_PAUSED.load(Ordering::Acquire) {
+        session::set_tracing(api, &session, true)?;
+    }
     signals::install();
+    fork::install();
     Ok(())
 }
 
-fn run_metadata(config: &Config, sdk: (u32, u32, u32)) -> Vec<KeyValue> {
+fn start_writer(
+    tables: rows::Tables,
+    queue: Arc<Queue>,
+    receiver: crossbeam_channel::Receiver<queue::Batch>,
+) -> Result<WriterGuard> {
+    WriterGuard::start(tables, receiver, queue, Box::new(|e| disable(&e.to_string())))
+        .map_err(|e| Error::Io { path: "the writer thread".into(), source: e })
+}
+
+pub(crate) fn run_metadata(config: &Config, sdk: (u32, u32, u32)) -> Vec<KeyValue> {
     let command_line = std::fs::read("/proc/self/cmdline")
         .map(|raw| {
             raw.split(|b| *b == 0).filter(|a| !a.is_empty()).map(String::from_utf8_lossy).collect::<Vec<_>>().join(" ")
@@ -255,7 +340,10 @@ pub(crate) fn finish() -> Option<Summary> {
     if previous == RUNNING
         && let (Ok(sdk), Some(session)) = (crate::sdk::sdk(), tool.session.get())
     {
-        // Records still in the SDK's buffer reach the queue before the writer stops.
+        // Nothing new is traced for a run that has ended (the application may go on, as an
+        // in-process one does); records still in the SDK's buffer reach the queue before the
+        // writer stops.
+        let _ = session::set_tracing(sdk.api(), session, false);
         let _ = session::flush(sdk.api(), session);
     }
     let summary = tool.writer.lock().take()?.stop();

@@ -125,6 +125,21 @@ pub enum Record {
     },
 }
 
+impl Record {
+    /// When the activity began, for records of one.
+    pub fn start_ns(&self) -> Option<u64> {
+        match self {
+            Record::Dispatch(r) => Some(r.start_ns),
+            Record::Api(r) => Some(r.start_ns),
+            Record::Copy(r) => Some(r.start_ns),
+            Record::Scratch(r) => Some(r.start_ns),
+            Record::Allocation(r) => Some(r.start_ns),
+            Record::Marker(r) => Some(r.start_ns),
+            Record::Symbol(_) | Record::SdkDrops { .. } => None,
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     /// Batches are vectors of records; a small record keeps a batch's memory small.

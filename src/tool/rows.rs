@@ -37,6 +37,9 @@ pub struct Tables {
     /// Dispatches seen per kernel display name, for the iteration range.
     iterations: HashMap<Arc<str>, u64>,
     filtered: u64,
+    /// In a forked child, when it was born: records that started earlier are the parent's.
+    born_ns: u64,
+    inherited: u64,
     sdk_drops: HashMap<u64, u64>,
     metadata_path: PathBuf,
     static_metadata: Vec<KeyValue>,
@@ -81,8 +84,11 @@ fn dur(start: u64, end: u64) -> i64 {
 }
 
 impl Tables {
-    /// Tables for `config`, with `metadata` in every file and the agent table filled.
-    pub fn new(config: Config, operations: OperationNames, metadata: Vec<KeyValue>, agents: tables::Agent) -> Tables {
+    /// Tables for `config`, with the run's metadata in every file and the agent table filled.
+    /// `born_ns` is when a forked child began (0 for a process that was not forked).
+    pub(crate) fn new(config: Config, seed: super::Seed, agents: tables::Agent, born_ns: u64) -> Tables {
+        let super::Seed { operations, sdk_version } = seed;
+        let metadata = super::run_metadata(&config, sdk_version);
         let files = |name: &str, schema| TableFiles::new(&config, name, schema, metadata.clone());
         let api = |i: usize| (tables::ApiCall::default(), files(API_KINDS[i].0, tables::ApiCall::schema()));
         Tables {
@@ -101,6 +107,8 @@ impl Tables {
             kernels: HashMap::new(),
             iterations: HashMap::new(),
             filtered: 0,
+            born_ns,
+            inherited: 0,
             sdk_drops: HashMap::new(),
             config,
         }
@@ -115,6 +123,11 @@ impl Tables {
     }
 
     fn add_one(&mut self, record: &Record) {
+        if self.born_ns > 0 && record.start_ns().is_some_and(|start| start < self.born_ns) {
+            // Copied into a forked child's SDK buffer before the fork: the parent writes it.
+            self.inherited += 1;
+            return;
+        }
         let pid = self.pid;
         match record {
             Record::Dispatch(d) => {
@@ -420,6 +433,10 @@ impl Tables {
         fields.push(format!("\"records\":{}", summary.rows_json()));
         fields.push(format!("\"dropped\":{}", summary.dropped_json()));
         fields.push(format!("\"filtered\":{}", summary.filtered));
+        if self.born_ns > 0 {
+            fields.push(format!("\"forked_at_ns\":{}", self.born_ns));
+            fields.push(format!("\"left_to_the_parent\":{}", self.inherited));
+        }
         fields.push(format!("\"error\":{}", json_string(summary.error.as_deref())));
         let text = format!("{{\n  {}\n}}\n", fields.join(",\n  "));
         let io = |e| Error::Io { path: self.metadata_path.display().to_string(), source: e };

@@ -12,7 +12,7 @@
 //! - if the signal was ignored, nothing happens at all.
 
 use std::ffi::c_int;
-use std::sync::OnceLock;
+use std::sync::atomic::{AtomicPtr, Ordering};
 
 const SIGNALS: [c_int; 2] = [libc::SIGINT, libc::SIGTERM];
 /// How long a handler waits for the run to be written before letting the signal proceed.
@@ -30,7 +30,42 @@ unsafe impl Sync for Installed {}
 // SAFETY: as above.
 unsafe impl Send for Installed {}
 
-static INSTALLED: OnceLock<Installed> = OnceLock::new();
+/// The handlers' state: set once by `install`, replaced in a forked child. Old values are
+/// leaked, never freed, since a handler may be reading one.
+static INSTALLED: AtomicPtr<Installed> = AtomicPtr::new(std::ptr::null_mut());
+
+fn installed() -> Option<&'static Installed> {
+    // SAFETY: null or a leaked `Installed`, never freed.
+    unsafe { INSTALLED.load(Ordering::Acquire).as_ref() }
+}
+
+/// Starts the pipes and the serving thread; the handlers use them once `INSTALLED` points here.
+fn serve_with(previous: [libc::sigaction; 2]) -> Option<&'static Installed> {
+    let (Some((request_r, request_w)), Some((done_r, done_w))) = (pipe(), pipe()) else {
+        eprintln!("rocprof-rs: cannot create the signal pipes; a SIGINT or SIGTERM will lose unwritten records");
+        return None;
+    };
+    let served = std::thread::Builder::new().name("rocprof-rs-signals".into()).spawn(move || serve(request_r, done_w));
+    if served.is_err() {
+        eprintln!("rocprof-rs: cannot start the signal thread; a SIGINT or SIGTERM will lose unwritten records");
+        return None;
+    }
+    Some(Box::leak(Box::new(Installed { previous, request: request_w, done: done_r })))
+}
+
+/// In a forked child: the parent's signal thread is not here, and the pipes are shared with
+/// the parent, whose thread would answer the child's signals. New pipes and a new thread.
+#[allow(clippy::multiple_unsafe_ops_per_block)]
+pub fn restart_in_child() {
+    let Some(old) = installed() else { return };
+    let Some(new) = serve_with(old.previous) else { return };
+    INSTALLED.store(std::ptr::from_ref(new).cast_mut(), Ordering::Release);
+    // SAFETY: the child's copies of the parent's pipe ends; no thread here uses them any more.
+    unsafe {
+        libc::close(old.request);
+        libc::close(old.done);
+    }
+}
 
 fn pipe() -> Option<(c_int, c_int)> {
     let mut fds = [0 as c_int; 2];
@@ -43,24 +78,17 @@ fn pipe() -> Option<(c_int, c_int)> {
 // Signal plumbing is a sequence of libc calls under one safety argument each block states.
 #[allow(clippy::multiple_unsafe_ops_per_block)]
 pub fn install() {
-    let (Some((request_r, request_w)), Some((done_r, done_w))) = (pipe(), pipe()) else {
-        eprintln!("rocprof-rs: cannot create the signal pipes; a SIGINT or SIGTERM will lose unwritten records");
+    if installed().is_some() {
         return;
-    };
+    }
     // SAFETY: zeroed sigaction structs are valid out-parameters.
     let mut previous: [libc::sigaction; 2] = unsafe { std::mem::zeroed() };
     for (i, &signal) in SIGNALS.iter().enumerate() {
         // SAFETY: querying the current action into a valid struct.
         unsafe { libc::sigaction(signal, std::ptr::null(), &mut previous[i]) };
     }
-    if INSTALLED.set(Installed { previous, request: request_w, done: done_r }).is_err() {
-        return;
-    }
-    let served = std::thread::Builder::new().name("rocprof-rs-signals".into()).spawn(move || serve(request_r, done_w));
-    if served.is_err() {
-        eprintln!("rocprof-rs: cannot start the signal thread; a SIGINT or SIGTERM will lose unwritten records");
-        return;
-    }
+    let Some(installed) = serve_with(previous) else { return };
+    INSTALLED.store(std::ptr::from_ref(installed).cast_mut(), Ordering::Release);
     for &signal in &SIGNALS {
         // SAFETY: a zeroed sigaction is valid; we fill in the handler and flags.
         let mut action: libc::sigaction = unsafe { std::mem::zeroed() };
@@ -117,7 +145,7 @@ fn serve(request: c_int, done: c_int) {
 /// can panic (no allocation, no formatting, no indexing that can fail).
 #[allow(clippy::multiple_unsafe_ops_per_block)]
 extern "C" fn on_signal(signal: c_int, info: *mut libc::siginfo_t, context: *mut libc::c_void) {
-    let Some(installed) = INSTALLED.get() else { return };
+    let Some(installed) = installed() else { return };
     let Some(previous) = SIGNALS.iter().position(|&s| s == signal).and_then(|i| installed.previous.get(i)) else {
         return;
     };

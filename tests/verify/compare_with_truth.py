@@ -5,7 +5,9 @@ Reads the tables with pyarrow only (none of rocprof-rs's code), maps each table'
 the truth's, and compares them as multisets: every truth row must be there exactly once, and
 nothing else. Exits 0 when every table matches, 1 with a report otherwise.
 
-    compare_with_truth.py OUTPUT_DIR TRUTH_CSV [--tables kernel_dispatch,hip_api,...]
+    compare_with_truth.py OUTPUT_DIR TRUTH_CSV [--tables kernel_dispatch,hip_api,...] [--stem STEM]
+
+With --stem, only the files of one process (named STEM-NNNNN.parquet) are read.
 """
 
 import argparse
@@ -91,14 +93,20 @@ def normalise(table, columns):
     return out.sort_by([(f"c{i}", "ascending") for i in range(len(columns))])
 
 
-def compare(table_name, truth, dataset_dir, report):
+def process_files(folder, stem):
+    """The table's files, or only those of the process whose file-name stem is `stem`."""
+    names = sorted(f for f in os.listdir(folder) if f.endswith(".parquet"))
+    if stem is not None:
+        names = [f for f in names if f[: -len("-00000.parquet")] == stem]
+    return [os.path.join(folder, f) for f in names]
+
+
+def compare(table_name, truth, dataset_dir, report, stem=None):
     record, pairs = MAPPINGS[table_name]
     truth_rows = truth.filter(pc.equal(truth.column("record"), record))
     folder = os.path.join(dataset_dir, table_name)
-    if os.path.isdir(folder):
-        got = ds.dataset(folder, format="parquet").to_table()
-    else:
-        got = None
+    files = process_files(folder, stem) if os.path.isdir(folder) else []
+    got = ds.dataset(files, format="parquet").to_table() if files else None
     n_truth, n_got = truth_rows.num_rows, (got.num_rows if got is not None else 0)
     entry = {"truth": n_truth, "got": n_got}
     if n_truth == 0 and n_got == 0:
@@ -146,12 +154,13 @@ def main():
     parser.add_argument("output_dir")
     parser.add_argument("truth_csv")
     parser.add_argument("--tables", default=",".join(MAPPINGS))
+    parser.add_argument("--stem", default=None)
     args = parser.parse_args()
     truth = read_truth(args.truth_csv)
     report = {}
     ok = True
     for name in args.tables.split(","):
-        ok = compare(name, truth, args.output_dir, report) and ok
+        ok = compare(name, truth, args.output_dir, report, args.stem) and ok
     ok = check_metadata(args.output_dir, report) and ok
     json.dump(report, sys.stdout, indent=1, default=str)
     print()

@@ -17,6 +17,7 @@
 // Test fixtures driving C APIs: FFI sequences read better as one commented block per call site.
 #![allow(clippy::multiple_unsafe_ops_per_block)]
 
+pub mod app;
 pub mod hw;
 pub mod kernels;
 pub mod ops;

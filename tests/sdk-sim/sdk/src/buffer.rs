@@ -3,8 +3,12 @@
 //! watermark the arena is handed to the buffer's callback thread, which calls the tool with an
 //! array of header pointers and then clears the arena.
 //!
-//! - LOSSLESS allocates two arenas: producers fill one while the other is flushed, and a producer
-//!   that finds its arena full flushes synchronously and retries, so nothing is lost.
+//! - LOSSLESS allocates two arenas and, like 1.0, one `syncer` flag: a producer holds it while it
+//!   picks the current arena and copies its record in, and a flush holds it from the arena swap
+//!   until the tool's callback has returned. So producers wait while the tool processes a
+//!   buffer (the tool's callback cost lands on the application), and no record can land in an
+//!   arena after it was swapped out. A producer that finds its arena full flushes synchronously
+//!   and retries, so nothing is lost.
 //! - DISCARD allocates one: a record that does not fit, or arrives while the arena is being
 //!   flushed, is dropped and counted in the cumulative `drop_count` every callback receives.
 //!   (Real 1.0 also swaps DISCARD buffers to an arena it never allocated after a flush and then
@@ -153,6 +157,9 @@ impl Buffer {
             return false;
         }
         let lossless = self.policy == ROCPROFILER_BUFFER_POLICY_LOSSLESS;
+        if lossless {
+            return self.emplace_lossless(items, need);
+        }
         loop {
             if !lossless && !quirk_discard_unallocated() && self.flushing.load(Ordering::Acquire) {
                 self.drops.fetch_add(items.len() as u64, Ordering::Relaxed);
@@ -184,6 +191,43 @@ impl Buffer {
         }
     }
 
+    /// 1.0's `instance::emplace` under LOSSLESS: the record goes into the current arena while
+    /// the syncer is held.
+    fn emplace_lossless(&'static self, items: &[Item<'_>], need: usize) -> bool {
+        loop {
+            self.acquire_syncer();
+            let index = self.index.load(Ordering::Acquire) % 2;
+            let mut slot = self.arenas[index].lock().unwrap();
+            let Some(arena) = slot.as_mut() else {
+                drop(slot);
+                self.flushing.store(false, Ordering::Release);
+                return false;
+            };
+            let fits = arena.used + need <= arena.capacity();
+            if fits {
+                arena.push(items);
+            }
+            let used = arena.used;
+            drop(slot);
+            self.flushing.store(false, Ordering::Release);
+            if fits {
+                if used >= self.watermark {
+                    let _ = self.flush(false);
+                }
+                return true;
+            }
+            let _ = self.flush(true);
+        }
+    }
+
+    /// Spins until this thread holds the syncer, as 1.0 does (yield, then 10 µs).
+    fn acquire_syncer(&self) {
+        while self.flushing.swap(true, Ordering::AcqRel) {
+            std::thread::yield_now();
+            std::thread::sleep(std::time::Duration::from_micros(10));
+        }
+    }
+
     /// `rocprofiler_flush_buffer` (wait) and the watermark flush (no wait).
     pub fn flush(&'static self, mut wait: bool) -> rocprofiler_status_t {
         let fini = registration::fini_status();
@@ -200,10 +244,12 @@ impl Buffer {
             group.wait();
         }
         while self.flushing.swap(true, Ordering::AcqRel) {
-            if !wait {
+            // A flush from inside this buffer's own callback would wait for itself.
+            if !wait || group.is_current() {
                 return ROCPROFILER_STATUS_ERROR_BUFFER_BUSY;
             }
             std::thread::yield_now();
+            std::thread::sleep(std::time::Duration::from_micros(10));
         }
         let index = if self.policy == ROCPROFILER_BUFFER_POLICY_LOSSLESS || quirk_discard_unallocated() {
             self.index.fetch_add(1, Ordering::AcqRel)

@@ -73,6 +73,13 @@ fn run(rx: Receiver<Completion>) {
     }
 }
 
+/// After `fork`, in the child: the completion thread did not survive, and the parent's pending
+/// work is the parent's. The next completion starts a new thread.
+pub fn reset_after_fork() {
+    std::mem::forget(SENDER.lock().unwrap().take());
+    PENDING.store(0, Ordering::Release);
+}
+
 /// Waits until every completion handed over so far has written its records.
 pub fn drain() {
     while PENDING.load(Ordering::Acquire) > 0 {

@@ -158,6 +158,14 @@ fn find_clients() -> Vec<Client> {
     clients
 }
 
+/// The SDK's threads (and the simulated GPUs' completion thread) in a forked child.
+extern "C" fn recreate_threads_in_child() {
+    crate::ffi::guard("fork child handler", (), || {
+        gpu::reset_after_fork();
+        threads::recreate_after_fork();
+    });
+}
+
 extern "C" fn finalize_at_exit() {
     crate::ffi::guard("atexit finalize", (), finalize);
 }
@@ -180,6 +188,9 @@ pub fn initialize() {
         INIT.store(-1, Ordering::Release);
         // SAFETY: registering a plain `extern "C" fn()` with atexit.
         unsafe { libc::atexit(finalize_at_exit) };
+        // SAFETY: registering a plain `extern "C" fn()` as a child handler, as 1.0's
+        // `internal_threading::initialize` does (before any tool's handlers).
+        unsafe { libc::pthread_atfork(None, None, Some(recreate_threads_in_child)) };
         let mut clients = find_clients();
         for client in &mut clients {
             // SAFETY: the tool's configure function, called as the SDK does; the version string

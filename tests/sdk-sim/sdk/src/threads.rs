@@ -1,9 +1,10 @@
 //! The SDK's internal callback threads ("task groups"): buffer flushes run on them, one at a
 //! time per thread, so a buffer's callback never runs concurrently with itself.
 
+use std::sync::atomic::{AtomicI64, Ordering};
 use std::sync::mpsc::{Receiver, Sender, channel};
-use std::sync::{Condvar, Mutex, OnceLock};
-use std::thread::{JoinHandle, ThreadId};
+use std::sync::{Condvar, Mutex};
+use std::thread::JoinHandle;
 
 type Task = Box<dyn FnOnce() + Send>;
 
@@ -12,7 +13,8 @@ pub struct TaskGroup {
     sender: Mutex<Option<Sender<Task>>>,
     pending: Mutex<u64>,
     idle: Condvar,
-    thread: OnceLock<ThreadId>,
+    /// The kernel thread id of the group's thread (0 until it runs); a new one after `fork`.
+    thread: AtomicI64,
     handle: Mutex<Option<JoinHandle<()>>>,
 }
 
@@ -25,22 +27,31 @@ pub fn create() -> u64 {
         sender: Mutex::new(Some(sender)),
         pending: Mutex::new(0),
         idle: Condvar::new(),
-        thread: OnceLock::new(),
+        thread: AtomicI64::new(0),
         handle: Mutex::new(None),
     }));
     let mut groups = GROUPS.lock().unwrap();
     let index = groups.len();
+    spawn(index, group, receiver);
+    groups.push(group);
+    index as u64
+}
+
+fn spawn(index: usize, group: &'static TaskGroup, receiver: Receiver<Task>) {
     let handle = std::thread::Builder::new()
         .name(format!("rocprofiler-sim-cb{index}"))
         .spawn(move || run(group, receiver))
         .expect("cannot spawn a simulated SDK callback thread");
     *group.handle.lock().unwrap() = Some(handle);
-    groups.push(group);
-    index as u64
+}
+
+fn gettid() -> i64 {
+    // SAFETY: gettid takes no arguments and cannot fail.
+    unsafe { libc::syscall(libc::SYS_gettid) }
 }
 
 fn run(group: &'static TaskGroup, receiver: Receiver<Task>) {
-    let _ = group.thread.set(std::thread::current().id());
+    group.thread.store(gettid(), Ordering::Release);
     for task in receiver {
         task();
         let mut pending = group.pending.lock().unwrap();
@@ -48,6 +59,21 @@ fn run(group: &'static TaskGroup, receiver: Receiver<Task>) {
         if *pending == 0 {
             group.idle.notify_all();
         }
+    }
+}
+
+/// After `fork`, in the child: the callback threads did not survive, so each group gets a new
+/// one, as 1.0's `create_forked_callback_threads` does. Tasks queued in the parent stay there.
+pub fn recreate_after_fork() {
+    let groups: Vec<&'static TaskGroup> = GROUPS.lock().unwrap().clone();
+    for (index, group) in groups.into_iter().enumerate() {
+        let (sender, receiver) = channel::<Task>();
+        // The parent's thread and channel are not this process's to join or drop.
+        std::mem::forget(group.sender.lock().unwrap().replace(sender));
+        std::mem::forget(group.handle.lock().unwrap().take());
+        *group.pending.lock().unwrap() = 0;
+        group.thread.store(0, Ordering::Release);
+        spawn(index, group, receiver);
     }
 }
 
@@ -82,8 +108,9 @@ impl TaskGroup {
         }
     }
 
-    fn is_current(&self) -> bool {
-        self.thread.get() == Some(&std::thread::current().id())
+    /// Whether the caller is this group's thread.
+    pub fn is_current(&self) -> bool {
+        self.thread.load(Ordering::Acquire) == gettid()
     }
 }
 

@@ -1,0 +1,165 @@
+//! A vector add through HIP loaded at run time, compiled with hiprtc: the GPU work the HIP
+//! examples share.
+
+use std::ffi::{CStr, CString, c_void};
+use std::ptr;
+
+use rocprofiler_sdk_sys::hip::{self, Hip, HipApi, HiprtcApi};
+
+/// HIP with a usable GPU and hiprtc, or what is missing.
+pub fn gpu() -> Result<Hip, String> {
+    let hip = Hip::load().map_err(|e| format!("no HIP runtime: {e}"))?;
+    let api = hip.api();
+    // SAFETY: hipInit takes flags 0 and has no other precondition.
+    let status = unsafe { (api.hipInit)(0) };
+    let mut devices = 0;
+    // SAFETY: a valid out-pointer.
+    let count_status = unsafe { (api.hipGetDeviceCount)(&mut devices) };
+    if status != hip::hipSuccess || count_status != hip::hipSuccess || devices == 0 {
+        let path = hip.path().map_or_else(|| "?".to_owned(), |p| p.display().to_string());
+        return Err(format!("HIP {} loaded from {path}, but no usable GPU ({})", hip.soname(), hip.error_name(status)));
+    }
+    if hip.rtc().is_none() {
+        return Err("HIP is here but hiprtc is not; cannot compile the kernel".into());
+    }
+    Ok(hip)
+}
+
+const SOURCE: &str = r#"
+extern "C" __global__ void vector_add(const float* a, const float* b, float* c, unsigned n) {
+    unsigned i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < n) c[i] = a[i] + b[i];
+}
+"#;
+
+pub fn ok(call: &str, status: hip::hipError_t) -> Result<(), String> {
+    if status == hip::hipSuccess { Ok(()) } else { Err(format!("{call} returned {status}")) }
+}
+
+fn compile(rtc: &HiprtcApi) -> Result<Vec<u8>, String> {
+    let source = CString::new(SOURCE).map_err(|e| e.to_string())?;
+    let name = c"vector_add.hip";
+    let mut program: hip::hiprtcProgram = ptr::null_mut();
+    // SAFETY: valid out-pointer and NUL-terminated strings; no headers.
+    let status = unsafe {
+        (rtc.hiprtcCreateProgram)(&mut program, source.as_ptr(), name.as_ptr(), 0, ptr::null_mut(), ptr::null_mut())
+    };
+    if status != hip::HIPRTC_SUCCESS {
+        return Err(format!("hiprtcCreateProgram returned {status}"));
+    }
+    // SAFETY: `program` was created above; no options.
+    let compiled = unsafe { (rtc.hiprtcCompileProgram)(program, 0, ptr::null_mut()) };
+    let result = if compiled == hip::HIPRTC_SUCCESS {
+        let mut size = 0usize;
+        // SAFETY: valid program and out-pointer.
+        unsafe { (rtc.hiprtcGetCodeSize)(program, &mut size) };
+        let mut code = vec![0u8; size];
+        // SAFETY: `code` holds the `size` bytes hiprtc reported.
+        unsafe { (rtc.hiprtcGetCode)(program, code.as_mut_ptr().cast()) };
+        Ok(code)
+    } else {
+        let mut size = 0usize;
+        // SAFETY: valid program and out-pointer.
+        unsafe { (rtc.hiprtcGetProgramLogSize)(program, &mut size) };
+        let mut log = vec![0u8; size.max(1)];
+        // SAFETY: `log` holds the `size` bytes hiprtc reported.
+        unsafe { (rtc.hiprtcGetProgramLog)(program, log.as_mut_ptr().cast()) };
+        Err(format!("compilation failed: {}", String::from_utf8_lossy(&log)))
+    };
+    // SAFETY: destroys the program created above, once.
+    unsafe { (rtc.hiprtcDestroyProgram)(&mut program) };
+    result
+}
+
+/// Compiles `vector_add`, runs it `launches` times over 2^24 floats, checks the result, and
+/// returns the GPU time of all launches in milliseconds.
+pub fn run(api: &HipApi, rtc: &HiprtcApi, launches: u32) -> Result<f32, String> {
+    const N: usize = 1 << 24;
+    let code = compile(rtc)?;
+    let mut module: hip::hipModule_t = ptr::null_mut();
+    // SAFETY: `code` is a code object hiprtc produced; it outlives the call.
+    ok("hipModuleLoadData", unsafe { (api.hipModuleLoadData)(&mut module, code.as_ptr().cast()) })?;
+    let mut function: hip::hipFunction_t = ptr::null_mut();
+    let kernel: &CStr = c"vector_add";
+    // SAFETY: `module` was loaded above; the name is NUL-terminated.
+    ok("hipModuleGetFunction", unsafe { (api.hipModuleGetFunction)(&mut function, module, kernel.as_ptr()) })?;
+
+    let a: Vec<f32> = (0..N).map(|i| i as f32).collect();
+    let b: Vec<f32> = (0..N).map(|i| (2 * i) as f32).collect();
+    let bytes = N * std::mem::size_of::<f32>();
+    let mut device = [ptr::null_mut::<c_void>(); 3];
+    for slot in &mut device {
+        // SAFETY: a valid out-pointer; the allocations are freed below.
+        ok("hipMalloc", unsafe { (api.hipMalloc)(slot, bytes) })?;
+    }
+    // SAFETY: host buffers hold `bytes` bytes; device buffers were allocated with that size.
+    unsafe {
+        ok("hipMemcpy", (api.hipMemcpy)(device[0], a.as_ptr().cast(), bytes, hip::hipMemcpyHostToDevice))?;
+    }
+    // SAFETY: as above.
+    unsafe {
+        ok("hipMemcpy", (api.hipMemcpy)(device[1], b.as_ptr().cast(), bytes, hip::hipMemcpyHostToDevice))?;
+    }
+
+    let mut n = N as u32;
+    let mut args: [*mut c_void; 4] =
+        [(&raw mut device[0]).cast(), (&raw mut device[1]).cast(), (&raw mut device[2]).cast(), (&raw mut n).cast()];
+    let (mut start, mut stop): (hip::hipEvent_t, hip::hipEvent_t) = (ptr::null_mut(), ptr::null_mut());
+    // SAFETY: valid out-pointers.
+    unsafe {
+        ok("hipEventCreate", (api.hipEventCreate)(&mut start))?;
+    }
+    // SAFETY: valid out-pointer.
+    unsafe {
+        ok("hipEventCreate", (api.hipEventCreate)(&mut stop))?;
+    }
+    let blocks = N.div_ceil(256) as u32;
+    // SAFETY: the event was created above; null is the default stream.
+    ok("hipEventRecord", unsafe { (api.hipEventRecord)(start, ptr::null_mut()) })?;
+    for _ in 0..launches {
+        // SAFETY: the kernel takes four arguments matching `args`, whose pointees live until the
+        // launch has completed (synchronised below).
+        let launched = unsafe {
+            (api.hipModuleLaunchKernel)(
+                function,
+                blocks,
+                1,
+                1,
+                256,
+                1,
+                1,
+                0,
+                ptr::null_mut(),
+                args.as_mut_ptr(),
+                ptr::null_mut(),
+            )
+        };
+        ok("hipModuleLaunchKernel", launched)?;
+    }
+    // SAFETY: as for `start`.
+    ok("hipEventRecord", unsafe { (api.hipEventRecord)(stop, ptr::null_mut()) })?;
+    // SAFETY: `stop` was recorded above.
+    ok("hipEventSynchronize", unsafe { (api.hipEventSynchronize)(stop) })?;
+    let mut ms = 0f32;
+    // SAFETY: both events have completed.
+    ok("hipEventElapsedTime", unsafe { (api.hipEventElapsedTime)(&mut ms, start, stop) })?;
+
+    let mut c = vec![0f32; N];
+    // SAFETY: `c` holds `bytes` bytes.
+    ok("hipMemcpy", unsafe { (api.hipMemcpy)(c.as_mut_ptr().cast(), device[2], bytes, hip::hipMemcpyDeviceToHost) })?;
+    for slot in device {
+        // SAFETY: each allocation is released once.
+        unsafe { (api.hipFree)(slot) };
+    }
+    for event in [start, stop] {
+        // SAFETY: each event is released once.
+        unsafe { (api.hipEventDestroy)(event) };
+    }
+    // SAFETY: the module is no longer used.
+    unsafe { (api.hipModuleUnload)(module) };
+    let wrong = c.iter().enumerate().filter(|(i, v)| **v != (3 * i) as f32).count();
+    if wrong > 0 {
+        return Err(format!("{wrong} of {N} results are wrong"));
+    }
+    Ok(ms)
+}

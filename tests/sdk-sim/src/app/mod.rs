@@ -1,0 +1,236 @@
+//! A simulated HIP application, as a library: the `rocprof-sim` driver plays it against a tool
+//! the SDK loads, and the in-process example plays it under a profiler linked into the same
+//! binary. Either way the ground truth of every record the SDK emitted is written beside it.
+//!
+//! Everything here is **simulated**: no GPU is involved.
+
+mod play;
+
+use std::ffi::CString;
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::time::{Duration, Instant};
+
+use libloading::os::unix::Library;
+use rocprofiler_sdk_sys::*;
+
+use crate::hw::{self, Arch, Counter};
+use crate::kernels::CATALOG;
+use crate::runtime_abi::*;
+use crate::truth::{HEADER, Row, banner_line};
+use crate::workload::Workload;
+
+/// A simulator call failed: a bug in the simulator or its use, so the application stops.
+fn check(what: &str, status: rocprofiler_status_t) {
+    if status != ROCPROFILER_STATUS_SUCCESS {
+        eprintln!("rocprof-sim: {what} failed with status {status}");
+        std::process::exit(2);
+    }
+}
+
+struct Runtime {
+    api: SimRuntimeApi,
+}
+
+/// What each GPU was set up with: the kernel id of every catalog kernel, and the counters a tool
+/// collecting the requested set reads there.
+struct Loaded {
+    kernel_ids: Vec<Vec<u64>>,
+    counters: Vec<Vec<Counter>>,
+}
+
+/// The counters of `names` that `arch` has, if they fit in one pass there.
+fn counters_on(arch: Arch, names: &[String]) -> Vec<Counter> {
+    let counters: Vec<Counter> = names.iter().filter_map(|n| hw::by_name(arch, n)).collect();
+    if hw::fits_one_pass(&counters).is_err() { Vec::new() } else { counters }
+}
+
+/// The simulated SDK next to the running executable (or in `deps/` below it, where cargo leaves
+/// it for tests and examples).
+pub fn default_sdk_path() -> Result<PathBuf, String> {
+    let exe = std::env::current_exe().map_err(|e| e.to_string())?;
+    let mut dirs: Vec<&Path> = exe.ancestors().skip(1).take(2).collect();
+    dirs.dedup();
+    for dir in dirs {
+        for candidate in [dir.join("librocprofiler_sdk_sim.so"), dir.join("deps/librocprofiler_sdk_sim.so")] {
+            if candidate.exists() {
+                return Ok(candidate);
+            }
+        }
+    }
+    Err(format!(
+        "no simulated SDK next to {} (build it with `cargo build -p rocprofiler-sdk-sim`, or pass --sdk)",
+        exe.display()
+    ))
+}
+
+/// The simulated machine and runtime in this process.
+pub struct Machine {
+    library: Library,
+    rt: Runtime,
+    archs: Vec<Arch>,
+    /// Truth rows of the code objects and kernel symbols loaded so far.
+    head: String,
+    loaded: Option<Loaded>,
+}
+
+impl std::fmt::Debug for Machine {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Machine").field("archs", &self.archs).finish_non_exhaustive()
+    }
+}
+
+impl Machine {
+    /// Opens the simulated SDK at `sdk` (global, so tools find it by SONAME) and sets up its
+    /// machine: `agents` GPUs, plus a gfx1151-like APU if `consumer_gpu`.
+    pub fn open(sdk: &Path, agents: u32, consumer_gpu: bool) -> Result<Self, String> {
+        if agents == 0 {
+            return Err("a machine needs at least one GPU".into());
+        }
+        let (library, api) = SimRuntimeApi::open(sdk)?;
+        eprintln!("rocprof-sim: {}", crate::SIMULATED_BANNER);
+        // SAFETY: plain integers.
+        check("configure machine", unsafe { (api.rocprofiler_sim_configure_machine)(agents, u32::from(consumer_gpu)) });
+        Ok(Machine {
+            library,
+            rt: Runtime { api },
+            archs: hw::machine(agents, consumer_gpu),
+            head: String::new(),
+            loaded: None,
+        })
+    }
+
+    /// The simulated SDK library.
+    pub fn library(&self) -> &Library {
+        &self.library
+    }
+
+    /// The architectures of the GPUs, in agent order.
+    pub fn archs(&self) -> &[Arch] {
+        &self.archs
+    }
+
+    /// "Loads HIP": the SDK initializes (finding its tools, unless one was forced already), and
+    /// one code object holding the whole catalog is loaded on each GPU, as a fat binary registers
+    /// on every device. `counters` is what a tool will collect on every dispatch, for the truth.
+    pub fn start_runtime(&mut self, counters: &[String]) {
+        // SAFETY: a static NUL-terminated name.
+        check("register runtime", unsafe { (self.rt.api.rocprofiler_sim_register_runtime)(c"hip".as_ptr()) });
+        let names: Vec<CString> = CATALOG.iter().map(|k| CString::new(k.mangled).unwrap()).collect();
+        let symbols: Vec<SimKernelSymbol> = CATALOG
+            .iter()
+            .zip(&names)
+            .map(|(k, n)| SimKernelSymbol {
+                name: n.as_ptr(),
+                kernarg_size: k.kernarg_size,
+                group_segment_size: k.lds,
+                private_segment_size: k.scratch,
+                sgpr_count: k.sgpr,
+                arch_vgpr_count: k.arch_vgpr,
+                accum_vgpr_count: k.accum_vgpr,
+            })
+            .collect();
+        let mut kernel_ids = Vec::new();
+        for gpu in 0..self.archs.len() as u32 {
+            let uri =
+                CString::new(format!("memory://{}#offset=0x{:x}&size=1048576", std::process::id(), 0x1000 * (gpu + 1)))
+                    .unwrap();
+            let mut ids = vec![0u64; symbols.len()];
+            // SAFETY: valid arrays of `symbols.len()` entries.
+            check("load code object", unsafe {
+                (self.rt.api.rocprofiler_sim_load_code_object)(
+                    gpu,
+                    uri.as_ptr(),
+                    symbols.as_ptr(),
+                    symbols.len() as u64,
+                    ids.as_mut_ptr(),
+                )
+            });
+            let mut agent = rocprofiler_agent_id_t { handle: 0 };
+            // SAFETY: valid output.
+            check("gpu agent", unsafe { (self.rt.api.rocprofiler_sim_gpu_agent)(gpu, &mut agent) });
+            // Code objects are numbered in load order and this is the only loader.
+            let object_id = u64::from(gpu) + 1;
+            Row {
+                record: "code_object",
+                agent_id: Some(agent.handle),
+                object_id: Some(object_id),
+                name: Some(&uri.to_string_lossy()),
+                ..Row::default()
+            }
+            .write_to(&mut self.head);
+            for (k, id) in CATALOG.iter().zip(&ids) {
+                Row {
+                    record: "kernel_symbol",
+                    object_id: Some(object_id),
+                    kernel_id: Some(*id),
+                    lds_bytes: Some(u64::from(k.lds)),
+                    scratch_bytes: Some(u64::from(k.scratch)),
+                    name: Some(k.mangled),
+                    ..Row::default()
+                }
+                .write_to(&mut self.head);
+            }
+            kernel_ids.push(ids);
+        }
+        // The simulator keeps the names' pointers for the process lifetime.
+        std::mem::forget(names);
+        let counters = self.archs.iter().map(|&a| counters_on(a, counters)).collect();
+        self.loaded = Some(Loaded { kernel_ids, counters });
+    }
+
+    /// Plays `workload` on its threads and waits for the GPUs (`hipDeviceSynchronize`). With a
+    /// `truth` path, writes there the truth of every record the SDK emitted during the play,
+    /// after the code objects loaded so far and a comment line `about`.
+    pub fn play(&self, workload: &Workload, truth: Option<(&Path, &str)>) -> Result<Duration, String> {
+        let loaded = self.loaded.as_ref().ok_or("start the runtime before playing a workload")?;
+        if workload.gpus as usize > self.archs.len() {
+            return Err(format!("the workload uses {} GPUs; the machine has {}", workload.gpus, self.archs.len()));
+        }
+        let scratch;
+        let base = match truth {
+            Some((path, _)) => path,
+            None => {
+                scratch = std::env::temp_dir().join(format!("rocprof-sim-{}-untracked.csv", std::process::id()));
+                &scratch
+            }
+        };
+        let parts: Vec<PathBuf> = (0..workload.threads).map(|t| base.with_extension(format!("part{t}"))).collect();
+        let started = Instant::now();
+        std::thread::scope(|scope| {
+            for (t, part) in parts.iter().enumerate() {
+                std::thread::Builder::new()
+                    .name(format!("sim-app-{t}"))
+                    .spawn_scoped(scope, move || {
+                        if let Err(e) = play::play(&self.rt, workload, t as u32, loaded, part) {
+                            eprintln!("rocprof-sim: thread {t}: cannot write {}: {e}", part.display());
+                            std::process::exit(2);
+                        }
+                    })
+                    .expect("cannot spawn an application thread");
+            }
+        });
+        // SAFETY: no arguments.
+        check("synchronize", unsafe { (self.rt.api.rocprofiler_sim_synchronize)() });
+        let elapsed = started.elapsed();
+        let written = match truth {
+            Some((path, about)) => write_truth(path, &self.head, about, &parts)
+                .map_err(|e| format!("cannot write {}: {e}", path.display())),
+            None => parts.iter().try_for_each(std::fs::remove_file).map_err(|e| e.to_string()),
+        };
+        written.map(|()| elapsed)
+    }
+}
+
+fn write_truth(path: &Path, head: &str, about: &str, parts: &[PathBuf]) -> std::io::Result<()> {
+    let mut out = std::io::BufWriter::new(std::fs::File::create(path)?);
+    out.write_all(banner_line().as_bytes())?;
+    writeln!(out, "# {about}")?;
+    writeln!(out, "{HEADER}")?;
+    out.write_all(head.as_bytes())?;
+    for part in parts {
+        std::io::copy(&mut std::fs::File::open(part)?, &mut out)?;
+        std::fs::remove_file(part)?;
+    }
+    out.flush()
+}
