@@ -2,10 +2,13 @@
 //! typed vectors rows are appended to, and the conversion to a record batch all come from the
 //! same field list, so they cannot drift apart.
 
+use std::collections::HashMap;
+use std::hash::{BuildHasherDefault, Hasher};
 use std::sync::Arc;
 
 use arrow_array::builder::StringBuilder;
-use arrow_array::{ArrayRef, Int32Array, Int64Array, StringArray, UInt32Array, UInt64Array};
+use arrow_array::types::Int32Type;
+use arrow_array::{ArrayRef, DictionaryArray, Int32Array, Int64Array, StringArray, UInt32Array, UInt64Array};
 use arrow_schema::DataType;
 
 /// A column's in-memory buffer, by Arrow type.
@@ -13,7 +16,7 @@ pub trait Column: Default {
     /// The value appended for one row.
     type Value<'a>;
     /// The Arrow type.
-    const TYPE: DataType;
+    fn data_type() -> DataType;
     /// Whether the column may hold nulls.
     const NULLABLE: bool;
     /// Appends one value.
@@ -30,7 +33,9 @@ macro_rules! primitive {
 
         impl Column for $name {
             type Value<'a> = $t;
-            const TYPE: DataType = $dt;
+            fn data_type() -> DataType {
+                $dt
+            }
             const NULLABLE: bool = false;
             fn push(&mut self, value: $t) {
                 self.0.push(value);
@@ -54,7 +59,9 @@ pub struct OptI32(Vec<Option<i32>>);
 
 impl Column for OptI32 {
     type Value<'a> = Option<i32>;
-    const TYPE: DataType = DataType::Int32;
+    fn data_type() -> DataType {
+        DataType::Int32
+    }
     const NULLABLE: bool = true;
     fn push(&mut self, value: Option<i32>) {
         self.0.push(value);
@@ -70,7 +77,9 @@ pub struct Str(StringBuilder);
 
 impl Column for Str {
     type Value<'a> = &'a str;
-    const TYPE: DataType = DataType::Utf8;
+    fn data_type() -> DataType {
+        DataType::Utf8
+    }
     const NULLABLE: bool = false;
     fn push(&mut self, value: &str) {
         self.0.append_value(value);
@@ -81,13 +90,75 @@ impl Column for Str {
     }
 }
 
+/// A dictionary-encoded UTF-8 column, for names that repeat on every row (kernels, API
+/// operations): a row costs a 4-byte key whatever the name's length, and neither this table nor
+/// the Parquet writer hashes the string again per row.
+///
+/// Keys are found by the address of the name's `Arc`, which the dictionary keeps alive, so an
+/// address cannot be reused by another name while it is a key. The same text behind two `Arc`s
+/// gets two keys with equal values, which readers cannot tell apart.
+#[derive(Debug, Default)]
+pub struct Dict {
+    keys: Vec<i32>,
+    values: Vec<Arc<str>>,
+    index: HashMap<usize, i32, BuildHasherDefault<AddressHasher>>,
+}
+
+/// Hashes an address or an id: one multiplication, as both are already well spread.
+#[derive(Debug, Default)]
+pub struct AddressHasher(u64);
+
+impl Hasher for AddressHasher {
+    fn finish(&self) -> u64 {
+        self.0
+    }
+    fn write(&mut self, bytes: &[u8]) {
+        for &b in bytes {
+            self.0 = (self.0 ^ u64::from(b)).wrapping_mul(0x100_0000_01b3);
+        }
+    }
+    fn write_usize(&mut self, value: usize) {
+        self.0 = (value as u64).wrapping_mul(0x9e37_79b9_7f4a_7c15).rotate_left(26);
+    }
+}
+
+impl Column for Dict {
+    type Value<'a> = &'a Arc<str>;
+    fn data_type() -> DataType {
+        DataType::Dictionary(Box::new(DataType::Int32), Box::new(DataType::Utf8))
+    }
+    const NULLABLE: bool = false;
+    fn push(&mut self, value: &Arc<str>) {
+        let address = Arc::as_ptr(value).cast::<u8>() as usize;
+        let key = match self.index.get(&address) {
+            Some(&key) => key,
+            None => {
+                let key = self.values.len() as i32;
+                self.values.push(value.clone());
+                self.index.insert(address, key);
+                key
+            }
+        };
+        self.keys.push(key);
+    }
+    fn finish(&mut self) -> ArrayRef {
+        let capacity = self.keys.capacity();
+        let keys = Int32Array::from(std::mem::replace(&mut self.keys, Vec::with_capacity(capacity)));
+        let values = StringArray::from_iter_values(self.values.iter().map(|v| &**v));
+        // Every key indexes `values`, which only grows.
+        Arc::new(DictionaryArray::<Int32Type>::try_new(keys, Arc::new(values)).expect("keys index the values"))
+    }
+}
+
 /// A nullable UTF-8 column.
 #[derive(Debug, Default)]
 pub struct OptStr(StringBuilder);
 
 impl Column for OptStr {
     type Value<'a> = Option<&'a str>;
-    const TYPE: DataType = DataType::Utf8;
+    fn data_type() -> DataType {
+        DataType::Utf8
+    }
     const NULLABLE: bool = true;
     fn push(&mut self, value: Option<&str>) {
         self.0.append_option(value);
@@ -116,7 +187,7 @@ macro_rules! columns {
                 arrow_schema::Schema::new(vec![
                     $(arrow_schema::Field::new(
                         stringify!($field),
-                        $crate::tables::columns::$kind::TYPE,
+                        <$crate::tables::columns::$kind as $crate::tables::columns::Column>::data_type(),
                         $crate::tables::columns::$kind::NULLABLE,
                     ),)*
                 ])

@@ -20,7 +20,7 @@ columns! {
     /// `kernel_dispatch`: one row per kernel dispatch. The first twelve columns are the seed
     /// schema; grid sizes are in work-items as the SDK reports them, so they are 64-bit.
     KernelDispatch {
-        kernel_name: Str,
+        kernel_name: Dict,
         start_ns: I64,
         duration_ns: I64,
         grid_x: I64,
@@ -41,7 +41,7 @@ columns! {
         queue_id: U64,
         thread_id: U64,
         pid: U32,
-        mangled_name: Str,
+        mangled_name: Dict,
         accum_vgpr: I32,
         sgpr: I32,
         scratch_size: I32,
@@ -53,7 +53,7 @@ columns! {
 columns! {
     /// `hip_api`, `hsa_api` and `rccl_api`: one row per API call, named by the SDK.
     ApiCall {
-        operation: Str,
+        operation: Dict,
         start_ns: I64,
         end_ns: I64,
         duration_ns: I64,

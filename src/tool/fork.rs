@@ -100,8 +100,10 @@ fn restart() {
         }
     }
     let symbols = SYMBOLS.lock();
-    let mut batch = queue.batch(symbols.len());
-    batch.extend(symbols.iter().map(|s| Record::Symbol(Box::new(s.clone()))));
+    let mut batch = queue.batch();
+    for symbol in symbols.iter() {
+        queue.push(&mut batch, Record::Symbol(Box::new(symbol.clone())));
+    }
     drop(symbols);
     queue.send(batch);
     signals::restart_in_child();

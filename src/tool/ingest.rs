@@ -136,15 +136,15 @@ pub(super) extern "C" fn on_buffer(
         // SAFETY: the SDK passes `count` header pointers, live until we return.
         let headers = unsafe { std::slice::from_raw_parts(headers, count) };
         let queue = tool.queue();
-        let mut batch = queue.batch(count + 1);
+        let mut batch = queue.batch();
         for &header in headers {
             // SAFETY: a header of this callback.
             if let Some(record) = unsafe { decode(header) } {
-                batch.push(record);
+                queue.push(&mut batch, record);
             }
         }
         if drop_count > 0 {
-            batch.push(Record::SdkDrops { buffer: buffer.handle, count: drop_count });
+            queue.push(&mut batch, Record::SdkDrops { buffer: buffer.handle, count: drop_count });
         }
         queue.send(batch);
     })
@@ -157,7 +157,7 @@ thread_local! {
 
 fn send_one(tool: &Tool, record: Record) {
     let queue = tool.queue();
-    let mut batch = queue.batch(1);
+    let mut batch = queue.batch();
     batch.push(record);
     queue.send(batch);
 }

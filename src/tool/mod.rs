@@ -63,7 +63,7 @@ pub struct Tool {
 
 /// What the SDK told the tool during initialize that a forked child's tables need too.
 #[derive(Debug, Clone)]
-pub(crate) struct Seed {
+pub struct Seed {
     pub operations: rows::OperationNames,
     pub sdk_version: (u32, u32, u32),
 }

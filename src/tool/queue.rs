@@ -2,9 +2,10 @@
 //! channel, with spent batches returned through a bounded pool so steady state allocates
 //! nothing.
 //!
-//! A batch is what one SDK buffer callback delivered, so the channel is touched once per
-//! callback rather than once per record. Memory is bounded: at most `capacity` batches wait in
-//! the channel and at most `capacity` more sit in the pool.
+//! A batch holds at most [`BATCH_RECORDS`] records, so the channel is touched once per thousand
+//! records rather than once per record, and memory is bounded whatever the SDK's buffer size:
+//! at most `capacity` batches wait in the channel and at most `capacity` more sit in the pool,
+//! about 140 KiB each.
 //!
 //! - [`Policy::Lossless`]: `send` blocks while the channel is full. On the SDK's callback thread
 //!   that stalls the SDK's LOSSLESS buffer, which in turn stalls the application: backpressure
@@ -22,6 +23,9 @@ use crate::config::Policy;
 /// A batch of records.
 pub type Batch = Vec<Record>;
 
+/// Records per batch, at most.
+pub const BATCH_RECORDS: usize = 1024;
+
 /// The sending side, shared by every callback thread.
 #[derive(Debug)]
 pub struct Queue {
@@ -38,11 +42,19 @@ impl Queue {
         (Queue { sender, pool: ArrayQueue::new(capacity), policy, dropped: AtomicU64::new(0) }, receiver)
     }
 
-    /// An empty batch with room for `records`, reused from the pool when one is there.
-    pub fn batch(&self, records: usize) -> Batch {
-        let mut batch = self.pool.pop().unwrap_or_default();
-        batch.reserve(records);
-        batch
+    /// An empty batch with room for [`BATCH_RECORDS`], reused from the pool when one is there.
+    pub fn batch(&self) -> Batch {
+        self.pool.pop().unwrap_or_else(|| Vec::with_capacity(BATCH_RECORDS))
+    }
+
+    /// Adds `record` to `batch`, handing the batch over first if it is full.
+    #[inline]
+    pub fn push(&self, batch: &mut Batch, record: Record) {
+        if batch.len() == BATCH_RECORDS {
+            let full = std::mem::replace(batch, self.batch());
+            self.send(full);
+        }
+        batch.push(record);
     }
 
     /// Hands `batch` to the writer. Returns false if it was dropped (counted) because the queue
@@ -71,8 +83,8 @@ impl Queue {
     /// Returns a spent batch to the pool; beyond the pool's bound it is freed.
     pub fn recycle(&self, mut batch: Batch) {
         batch.clear();
-        // A batch grown far past the usual callback size is not worth keeping.
-        if batch.capacity() <= 1 << 16 {
+        // Only batches of the usual size are kept; the pool stays bounded in bytes.
+        if batch.capacity() <= BATCH_RECORDS {
             let _ = self.pool.push(batch);
         }
     }
@@ -96,7 +108,7 @@ mod tests {
     fn drop_policy_counts_what_does_not_fit() {
         let (queue, receiver) = Queue::new(2, Policy::Drop);
         for _ in 0..5 {
-            let mut batch = queue.batch(3);
+            let mut batch = queue.batch();
             batch.extend([record(), record(), record()]);
             queue.send(batch);
         }
@@ -107,21 +119,33 @@ mod tests {
     #[test]
     fn batches_are_recycled_not_reallocated() {
         let (queue, receiver) = Queue::new(4, Policy::Lossless);
-        let mut batch = queue.batch(100);
+        let mut batch = queue.batch();
         batch.push(record());
         let ptr = batch.as_ptr();
         assert!(queue.send(batch));
         queue.recycle(receiver.recv().unwrap());
-        let again = queue.batch(10);
+        let again = queue.batch();
         assert_eq!(again.as_ptr(), ptr);
         assert!(again.is_empty());
+    }
+
+    #[test]
+    fn a_long_callback_is_cut_into_bounded_batches() {
+        let (queue, receiver) = Queue::new(8, Policy::Lossless);
+        let mut batch = queue.batch();
+        for _ in 0..BATCH_RECORDS * 2 + 5 {
+            queue.push(&mut batch, record());
+        }
+        queue.send(batch);
+        let sizes: Vec<usize> = receiver.try_iter().map(|b| b.len()).collect();
+        assert_eq!(sizes, [BATCH_RECORDS, BATCH_RECORDS, 5]);
     }
 
     #[test]
     fn a_gone_writer_turns_sends_into_counted_drops() {
         let (queue, receiver) = Queue::new(4, Policy::Lossless);
         drop(receiver);
-        let mut batch = queue.batch(1);
+        let mut batch = queue.batch();
         batch.push(record());
         assert!(!queue.send(batch));
         assert_eq!(queue.dropped(), 1);

@@ -99,7 +99,8 @@ pub struct Marker {
 pub struct Symbol {
     pub kernel_id: u64,
     pub code_object_id: u64,
-    pub mangled: Box<str>,
+    /// Shared, so every dispatch row refers to one copy (see `tables::columns::Dict`).
+    pub mangled: std::sync::Arc<str>,
     pub kernarg_size: u32,
     pub group_segment_size: u32,
     pub private_segment_size: u32,

@@ -2,6 +2,7 @@
 //! buffered per table and written as a row group when a table has enough of them.
 
 use std::collections::HashMap;
+use std::hash::BuildHasherDefault;
 use std::path::PathBuf;
 use std::sync::Arc;
 
@@ -12,9 +13,12 @@ use super::records::{Api, Record, Symbol};
 use super::writer::Summary;
 use crate::config::Config;
 use crate::error::{Error, Result};
-use crate::tables::columns::Column as _;
+use crate::tables::columns::{AddressHasher, Column as _};
 use crate::tables::files::TableFiles;
 use crate::tables::{self, names};
+
+/// Rows a table buffers before handing them to its Parquet writer.
+const WRITE_ROWS: usize = 8192;
 
 /// Operation names by (buffer-tracing kind, operation), from the SDK's name queries.
 pub type OperationNames = HashMap<(u32, i32), Arc<str>>;
@@ -33,7 +37,7 @@ pub struct Tables {
     config: Config,
     pid: u32,
     operations: OperationNames,
-    kernels: HashMap<u64, Kernel>,
+    kernels: HashMap<u64, Kernel, BuildHasherDefault<AddressHasher>>,
     /// Dispatches seen per kernel display name, for the iteration range.
     iterations: HashMap<Arc<str>, u64>,
     filtered: u64,
@@ -75,8 +79,9 @@ pub const API_KINDS: [(&str, &[u32]); 3] = [
 ];
 
 /// An operation's SDK name; an id the SDK did not name is kept visible rather than guessed.
-fn op_name(names: &OperationNames, kind: u32, operation: i32) -> &str {
-    names.get(&(kind, operation)).map_or("UNKNOWN_OPERATION", |s| s)
+fn op_name(names: &OperationNames, kind: u32, operation: i32) -> &Arc<str> {
+    static UNKNOWN: std::sync::LazyLock<Arc<str>> = std::sync::LazyLock::new(|| Arc::from("UNKNOWN_OPERATION"));
+    names.get(&(kind, operation)).unwrap_or(&UNKNOWN)
 }
 
 fn dur(start: u64, end: u64) -> i64 {
@@ -86,7 +91,7 @@ fn dur(start: u64, end: u64) -> i64 {
 impl Tables {
     /// Tables for `config`, with the run's metadata in every file and the agent table filled.
     /// `born_ns` is when a forked child began (0 for a process that was not forked).
-    pub(crate) fn new(config: Config, seed: super::Seed, agents: tables::Agent, born_ns: u64) -> Tables {
+    pub fn new(config: Config, seed: super::Seed, agents: tables::Agent, born_ns: u64) -> Tables {
         let super::Seed { operations, sdk_version } = seed;
         let metadata = super::run_metadata(&config, sdk_version);
         let files = |name: &str, schema| TableFiles::new(&config, name, schema, metadata.clone());
@@ -104,7 +109,7 @@ impl Tables {
             symbol: (Default::default(), files("kernel_symbol", tables::KernelSymbol::schema())),
             agent: (agents, files("agent", tables::Agent::schema())),
             operations,
-            kernels: HashMap::new(),
+            kernels: HashMap::default(),
             iterations: HashMap::new(),
             filtered: 0,
             born_ns,
@@ -304,13 +309,15 @@ impl Tables {
         self.add_symbol(&symbol);
     }
 
-    /// Writes a row group for every table that has a full one.
+    /// Hands every table with enough rows to its writer.
     fn write_full(&mut self) -> Result<()> {
         self.write_tables(false, &[])
     }
 
     fn write_tables(&mut self, all: bool, closing: &[KeyValue]) -> Result<()> {
-        let limit = if all { 1 } else { self.config.row_group_rows };
+        // Rows go to the Parquet writer in small batches, which it encodes and compresses into
+        // the open row group at once: memory holds a row group compressed, not as raw arrays.
+        let limit = if all { 1 } else { self.config.row_group_rows.min(WRITE_ROWS) };
         let closing = || closing.to_vec();
         macro_rules! each {
             ($($table:expr),*) => {$(

@@ -83,6 +83,9 @@ def normalise(table, columns):
     arrays = []
     for name in columns:
         col = table.column(name)
+        if pa.types.is_dictionary(col.type):
+            # Names are dictionary-encoded on disk; readers see their text.
+            col = pc.cast(col, col.type.value_type)
         if pa.types.is_string(col.type) or pa.types.is_large_string(col.type):
             arrays.append(pc.cast(col, pa.string()))
         elif pa.types.is_null(col.type):

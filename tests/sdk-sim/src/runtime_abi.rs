@@ -177,6 +177,22 @@ pub struct SimAllocationResult {
     pub end_ns: u64,
 }
 
+/// What the simulated SDK did so far, for benchmarks: how much application work it saw, and how
+/// long tools spent in their buffer callbacks (the SDK's callback thread is blocked meanwhile,
+/// and under LOSSLESS so is every producer).
+#[repr(C)]
+#[derive(Debug, Clone, Copy, Default)]
+pub struct SimStats {
+    pub api_calls: u64,
+    pub dispatches: u64,
+    pub buffer_callbacks: u64,
+    pub buffer_callback_records: u64,
+    /// Wall time inside buffer callbacks.
+    pub buffer_callback_ns: u64,
+    /// The callback thread's CPU time inside buffer callbacks.
+    pub buffer_callback_cpu_ns: u64,
+}
+
 crate::sim_api! {
     /// Sets the simulated machine: `gpus` GPU agents (an MI300X-like gfx942, an MI210-like
     /// gfx90a, then more gfx942s) and, if `consumer_gpu` is non-zero, a gfx1151-like APU. Call it
@@ -217,6 +233,8 @@ crate::sim_api! {
     /// next buffer callback, so drops after the last callback never reach a tool; a test reads
     /// the full count here to check that nothing is lost uncounted.
     fn rocprofiler_sim_buffer_drop_count(buffer: rocprofiler_buffer_id_t, count: *mut u64) -> rocprofiler_status_t;
+    /// Counters of what the simulator did so far.
+    fn rocprofiler_sim_stats(stats: *mut SimStats) -> rocprofiler_status_t;
 }
 
 impl SimRuntimeApi {

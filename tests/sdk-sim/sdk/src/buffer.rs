@@ -288,6 +288,7 @@ impl Buffer {
             .collect();
         let mut pointers: Vec<*mut rocprofiler_record_header_t> = headers.iter_mut().map(|h| h as *mut _).collect();
         if let Some(callback) = self.callback {
+            let (started, cpu_started) = (crate::clock::now_ns(), crate::clock::thread_cpu_ns());
             // SAFETY: the callback is the tool's, with the documented signature; the pointers
             // stay valid until it returns.
             unsafe {
@@ -300,6 +301,11 @@ impl Buffer {
                     self.drops.load(Ordering::Relaxed),
                 )
             };
+            crate::stats::buffer_callback(
+                pointers.len(),
+                crate::clock::now_ns() - started,
+                crate::clock::thread_cpu_ns() - cpu_started,
+            );
         }
         let used = arena.used;
         // SAFETY: `used` bytes of the storage were written; poisoning them is the point.

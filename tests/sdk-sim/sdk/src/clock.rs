@@ -24,3 +24,12 @@ pub fn thread_id() -> u64 {
         tid.get()
     })
 }
+
+/// CPU time of the calling thread, in nanoseconds: what a callback cost, whatever else the
+/// machine was running meanwhile.
+pub fn thread_cpu_ns() -> u64 {
+    let mut ts = libc::timespec { tv_sec: 0, tv_nsec: 0 };
+    // SAFETY: a valid timespec for the calling thread's CPU clock.
+    unsafe { libc::clock_gettime(libc::CLOCK_THREAD_CPUTIME_ID, &mut ts) };
+    ts.tv_sec as u64 * 1_000_000_000 + ts.tv_nsec as u64
+}

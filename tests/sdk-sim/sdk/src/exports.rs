@@ -706,6 +706,14 @@ extern "C" fn rocprofiler_sim_buffer_drop_count(
     })
 }
 
+#[unsafe(no_mangle)]
+extern "C" fn rocprofiler_sim_stats(stats: *mut SimStats) -> rocprofiler_status_t {
+    status("rocprofiler_sim_stats", || {
+        out!(stats, crate::stats::snapshot());
+        ROCPROFILER_STATUS_SUCCESS
+    })
+}
+
 /// Never called: it only has to compile. Every SDK export must have the signature of the sys
 /// crate's table (checked against the headers in bindgen builds), and every runtime export that
 /// of the driver's table.
@@ -765,6 +773,7 @@ fn _exports_have_the_sdk_signatures() -> (SdkApi, SimRuntimeApi) {
             rocprofiler_sim_memory_allocation,
             rocprofiler_sim_synchronize,
             rocprofiler_sim_buffer_drop_count,
+            rocprofiler_sim_stats,
         },
     )
 }

@@ -4,10 +4,14 @@
 //! time), then handed to one completion thread that writes their records in batches ordered by
 //! end time. Records therefore reach buffers out of enqueue and correlation order, from an SDK
 //! thread, as with the real SDK.
+//!
+//! At most [`IN_FLIGHT`] completions wait: an application that enqueues faster than the
+//! completion path keeps up then blocks, as it would on a full AQL queue, instead of growing the
+//! process without bound.
 
 use std::sync::Mutex;
 use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::mpsc::{Receiver, Sender, channel};
+use std::sync::mpsc::{Receiver, SyncSender, sync_channel};
 use std::time::Duration;
 
 /// Work whose records are written when it completes.
@@ -16,7 +20,10 @@ pub struct Completion {
     pub deliver: Box<dyn FnOnce() + Send>,
 }
 
-static SENDER: Mutex<Option<Sender<Completion>>> = Mutex::new(None);
+/// Completions waiting for the completion thread, at most.
+pub const IN_FLIGHT: usize = 16_384;
+
+static SENDER: Mutex<Option<SyncSender<Completion>>> = Mutex::new(None);
 static PENDING: AtomicU64 = AtomicU64::new(0);
 
 /// Moves a record (plain C data whose pointers are agent names or handles) to the completion
@@ -39,15 +46,19 @@ pub static AGENT_TAIL: [AtomicU64; 16] = [const { AtomicU64::new(0) }; 16];
 /// Hands `completion` to the completion thread.
 pub fn complete(completion: Completion) {
     PENDING.fetch_add(1, Ordering::AcqRel);
-    let mut sender = SENDER.lock().unwrap();
-    let sender = sender.get_or_insert_with(|| {
-        let (tx, rx) = channel();
-        std::thread::Builder::new()
-            .name("rocprofiler-sim-signals".into())
-            .spawn(move || run(rx))
-            .expect("cannot spawn the simulated signal thread");
-        tx
-    });
+    // Cloned out of the lock, so a sender blocked on a full queue does not hold it.
+    let sender = SENDER
+        .lock()
+        .unwrap()
+        .get_or_insert_with(|| {
+            let (tx, rx) = sync_channel(IN_FLIGHT);
+            std::thread::Builder::new()
+                .name("rocprofiler-sim-signals".into())
+                .spawn(move || run(rx))
+                .expect("cannot spawn the simulated signal thread");
+            tx
+        })
+        .clone();
     if let Err(e) = sender.send(completion) {
         PENDING.fetch_sub(1, Ordering::AcqRel);
         drop(e);

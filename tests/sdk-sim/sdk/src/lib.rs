@@ -31,4 +31,5 @@ mod gpu;
 mod names;
 mod registration;
 mod runtime;
+mod stats;
 mod threads;

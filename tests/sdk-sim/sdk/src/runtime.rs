@@ -191,6 +191,7 @@ pub fn api_enter(call: &SimApiCall, span: &mut SimApiSpan) -> rocprofiler_status
     {
         return ROCPROFILER_STATUS_ERROR_KIND_NOT_FOUND;
     }
+    crate::stats::API_CALLS.fetch_add(1, Ordering::Relaxed);
     let internal = NEXT_CORRELATION.fetch_add(1, Ordering::Relaxed);
     let correlation = rocprofiler_correlation_id_t {
         internal,
@@ -427,6 +428,7 @@ fn buffers_for(kind: u32, op: i32) -> Vec<&'static Buffer> {
 /// `rocprofiler_sim_dispatch`.
 pub fn dispatch(d: &SimDispatch, result: &mut SimDispatchResult) -> rocprofiler_status_t {
     let Some(agent) = agents::gpu(d.gpu) else { return ROCPROFILER_STATUS_ERROR_AGENT_NOT_FOUND };
+    crate::stats::DISPATCHES.fetch_add(1, Ordering::Relaxed);
     let correlation = rocprofiler_async_correlation_id_t {
         internal: current_correlation(),
         external: rocprofiler_user_data_t { value: 0 },

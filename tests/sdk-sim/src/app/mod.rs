@@ -187,23 +187,16 @@ impl Machine {
         if workload.gpus as usize > self.archs.len() {
             return Err(format!("the workload uses {} GPUs; the machine has {}", workload.gpus, self.archs.len()));
         }
-        let scratch;
-        let base = match truth {
-            Some((path, _)) => path,
-            None => {
-                scratch = std::env::temp_dir().join(format!("rocprof-sim-{}-untracked.csv", std::process::id()));
-                &scratch
-            }
-        };
-        let parts: Vec<PathBuf> = (0..workload.threads).map(|t| base.with_extension(format!("part{t}"))).collect();
+        let parts: Vec<Option<PathBuf>> =
+            (0..workload.threads).map(|t| truth.map(|(path, _)| path.with_extension(format!("part{t}")))).collect();
         let started = Instant::now();
         std::thread::scope(|scope| {
             for (t, part) in parts.iter().enumerate() {
                 std::thread::Builder::new()
                     .name(format!("sim-app-{t}"))
                     .spawn_scoped(scope, move || {
-                        if let Err(e) = play::play(&self.rt, workload, t as u32, loaded, part) {
-                            eprintln!("rocprof-sim: thread {t}: cannot write {}: {e}", part.display());
+                        if let Err(e) = play::play(&self.rt, workload, t as u32, loaded, part.as_deref()) {
+                            eprintln!("rocprof-sim: thread {t}: cannot write its truth: {e}");
                             std::process::exit(2);
                         }
                     })
@@ -213,12 +206,20 @@ impl Machine {
         // SAFETY: no arguments.
         check("synchronize", unsafe { (self.rt.api.rocprofiler_sim_synchronize)() });
         let elapsed = started.elapsed();
-        let written = match truth {
-            Some((path, about)) => write_truth(path, &self.head, about, &parts)
-                .map_err(|e| format!("cannot write {}: {e}", path.display())),
-            None => parts.iter().try_for_each(std::fs::remove_file).map_err(|e| e.to_string()),
-        };
-        written.map(|()| elapsed)
+        if let Some((path, about)) = truth {
+            let parts: Vec<PathBuf> = parts.into_iter().flatten().collect();
+            write_truth(path, &self.head, about, &parts)
+                .map_err(|e| format!("cannot write {}: {e}", path.display()))?;
+        }
+        Ok(elapsed)
+    }
+
+    /// What the simulated SDK has done so far.
+    pub fn stats(&self) -> SimStats {
+        let mut stats = SimStats::default();
+        // SAFETY: a valid output struct.
+        check("stats", unsafe { (self.rt.api.rocprofiler_sim_stats)(&mut stats) });
+        stats
     }
 }
 

@@ -75,9 +75,13 @@ pub(super) fn play(
     workload: &Workload,
     thread: u32,
     loaded: &Loaded,
-    part: &Path,
+    part: Option<&Path>,
 ) -> std::io::Result<()> {
-    let mut file = std::io::BufWriter::with_capacity(1 << 20, std::fs::File::create(part)?);
+    // Without a part file the rows are built and thrown away, so the cost stays the same.
+    let mut file = match part {
+        Some(path) => Some(std::io::BufWriter::with_capacity(1 << 20, std::fs::File::create(path)?)),
+        None => None,
+    };
     let mut out = String::with_capacity(1 << 16);
     let tid = thread_id();
     let mut addresses = [0u64; crate::workload::SLOTS];
@@ -224,12 +228,19 @@ pub(super) fn play(
             PROCESS_CORR.with(|c| c.set(span.correlation_id));
         }
         if out.len() > 1 << 16 {
-            file.write_all(out.as_bytes())?;
+            if let Some(file) = &mut file {
+                file.write_all(out.as_bytes())?;
+            }
             out.clear();
         }
     }
-    file.write_all(out.as_bytes())?;
-    file.flush()
+    match &mut file {
+        Some(file) => {
+            file.write_all(out.as_bytes())?;
+            file.flush()
+        }
+        None => Ok(()),
+    }
 }
 
 thread_local! {

@@ -39,6 +39,13 @@ struct Args {
     /// Where to write the ground-truth CSV.
     #[arg(long, default_value = "rocprof-sim-truth.csv")]
     truth: PathBuf,
+    /// Write no truth (benchmarks: the rows are still built, so the cost is the same).
+    #[arg(long)]
+    no_truth: bool,
+    /// When done, print one line `rocprof-sim-stats {json}` to stderr: the play's wall time and
+    /// the simulator's counters (API calls, dispatches, buffer-callback records and time).
+    #[arg(long)]
+    stats: bool,
     /// The simulated SDK library (default: next to this executable).
     #[arg(long)]
     sdk: Option<PathBuf>,
@@ -150,7 +157,8 @@ fn main() {
             _ => fail(&format!("fork failed: {}", std::io::Error::last_os_error())),
         }
     }
-    let elapsed = machine.play(&workload, Some((&args.truth, &about))).unwrap_or_else(|e| fail(&e));
+    let truth = (!args.no_truth).then_some((args.truth.as_path(), about.as_str()));
+    let elapsed = machine.play(&workload, truth).unwrap_or_else(|e| fail(&e));
     for pid in children {
         let mut status = 0;
         // SAFETY: waiting for our own child with a valid status pointer.
@@ -168,6 +176,19 @@ fn main() {
         args.dispatches as f64 / elapsed.as_secs_f64(),
         args.truth.display()
     );
+    if args.stats {
+        let s = machine.stats();
+        eprintln!(
+            "rocprof-sim-stats {{\"play_ns\":{},\"api_calls\":{},\"dispatches\":{},\"buffer_callbacks\":{},\"buffer_callback_records\":{},\"buffer_callback_ns\":{},\"buffer_callback_cpu_ns\":{}}}",
+            elapsed.as_nanos(),
+            s.api_calls,
+            s.dispatches,
+            s.buffer_callbacks,
+            s.buffer_callback_records,
+            s.buffer_callback_ns,
+            s.buffer_callback_cpu_ns
+        );
+    }
     std::mem::forget(machine);
     if let Some(name) = &args.raise {
         let signal = match name.trim_start_matches("SIG") {

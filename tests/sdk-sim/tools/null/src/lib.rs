@@ -1,5 +1,10 @@
 //! The floor for benchmarks: a tool that configures the same services as a real tracer on the
 //! simulated SDK, and discards every record and callback.
+//!
+//! `ROCPROF_SIM_NULL_DOMAINS` narrows the services to those a compared tool traces, with the
+//! names of `ROCPROF_RS_DOMAINS` (kernel, hip_api, memory_copy, scratch_memory,
+//! memory_allocation, marker; default: all). The buffer is 8 MiB with a 7/8 watermark, as
+//! rocprof-rs's default.
 
 // Test fixtures driving C APIs: FFI sequences read better as one commented block per call site.
 #![allow(clippy::multiple_unsafe_ops_per_block)]
@@ -26,6 +31,23 @@ extern "C" fn on_buffer(
 
 extern "C" fn on_callback(_: rocprofiler_callback_tracing_record_t, _: *mut rocprofiler_user_data_t, _: *mut c_void) {}
 
+/// The `ROCPROF_RS_DOMAINS` name of a buffer-tracing kind.
+fn buffer_domain(kind: rocprofiler_buffer_tracing_kind_t) -> &'static str {
+    match kind {
+        ROCPROFILER_BUFFER_TRACING_HIP_RUNTIME_API => "hip_api",
+        ROCPROFILER_BUFFER_TRACING_KERNEL_DISPATCH => "kernel",
+        ROCPROFILER_BUFFER_TRACING_MEMORY_COPY => "memory_copy",
+        ROCPROFILER_BUFFER_TRACING_MEMORY_ALLOCATION => "memory_allocation",
+        ROCPROFILER_BUFFER_TRACING_SCRATCH_MEMORY => "scratch_memory",
+        _ => "marker",
+    }
+}
+
+/// Whether `ROCPROF_SIM_NULL_DOMAINS` (all when unset) includes `domain`.
+fn wanted(domain: &str) -> bool {
+    std::env::var("ROCPROF_SIM_NULL_DOMAINS").map_or(true, |d| d.split(',').any(|w| w.trim() == domain))
+}
+
 extern "C" fn tool_init(_: rocprofiler_client_finalize_t, _: *mut c_void) -> c_int {
     let Some(api) = SDK.get().map(Sdk::api) else { return -1 };
     let mut ctx = rocprofiler_context_id_t { handle: 0 };
@@ -35,17 +57,18 @@ extern "C" fn tool_init(_: rocprofiler_client_finalize_t, _: *mut c_void) -> c_i
         (api.rocprofiler_create_context)(&mut ctx);
         (api.rocprofiler_create_buffer)(
             ctx,
-            1 << 20,
-            7 << 17,
+            8 << 20,
+            7 << 20,
             ROCPROFILER_BUFFER_POLICY_LOSSLESS,
             Some(on_buffer),
             std::ptr::null_mut(),
             &mut buffer,
         );
-        for kind in rocprof_sim::ops::BUFFER_KINDS {
+        for kind in rocprof_sim::ops::BUFFER_KINDS.into_iter().filter(|&k| wanted(buffer_domain(k))) {
             (api.rocprofiler_configure_buffer_tracing_service)(ctx, kind, std::ptr::null(), 0, buffer);
         }
-        for kind in [ROCPROFILER_CALLBACK_TRACING_MARKER_CORE_RANGE_API, ROCPROFILER_CALLBACK_TRACING_CODE_OBJECT] {
+        let markers = wanted("marker").then_some(ROCPROFILER_CALLBACK_TRACING_MARKER_CORE_RANGE_API);
+        for kind in markers.into_iter().chain([ROCPROFILER_CALLBACK_TRACING_CODE_OBJECT]) {
             (api.rocprofiler_configure_callback_tracing_service)(
                 ctx,
                 kind,

@@ -1,0 +1,416 @@
+//! The tool library's five figures (issue 4), each against a floor measured in the same run.
+//! Everything here drives the **SIMULATED** SDK (`tests/sdk-sim`): no GPU is involved.
+//!
+//! ```sh
+//! cargo build --release --workspace && cargo bench --bench tool            # all figures
+//! cargo build --release --workspace && cargo bench --bench tool -- --quick # no 50M-record run
+//! ```
+//!
+//! 1. Ingest per kernel-dispatch record on the SDK's callback thread: the callback thread's CPU
+//!    time inside buffer callbacks per record (the simulator measures it around each callback),
+//!    rocprof-rs minus the null tool, which configures the same services and discards.
+//! 2. Added cost per HIP API enter/exit pair on application threads: the play's wall time with
+//!    only HIP API tracing, rocprof-rs minus the null tool, over the API calls made.
+//! 3. Records/s to Parquet with zstd: the writer thread's own work (rows, Arrow, zstd Parquet)
+//!    on 5M dispatch records, in process; its floor is building the same records.
+//! 4. Parquet bytes per dispatch record against the same rows as rocprofv3's kernel_trace.csv.
+//! 5. Peak RSS over runs of 5M, 20M and 50M records: rocprof-rs minus the null tool (the
+//!    simulator, its 2 × 8 MiB record buffers and the application are the same in both).
+//!
+//! Medians of 5 runs (interleaved) unless a figure says otherwise.
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use std::time::Instant;
+
+use rocprof_rs::config::{Config, Placeholders};
+use rocprof_rs::tool::Seed;
+use rocprof_rs::tool::records::{Dispatch, Record, Symbol};
+use rocprof_rs::tool::rows::Tables;
+use rocprof_sim::kernels::CATALOG;
+
+const RUNS: usize = 5;
+
+fn main() {
+    let quick = std::env::args().any(|a| a == "--quick");
+    // `--only N`: figure N alone (while working on one).
+    let only: Option<u32> = std::env::args().skip_while(|a| a != "--only").nth(1).and_then(|n| n.parse().ok());
+    let wanted = |figure: u32| only.is_none_or(|o| o == figure);
+    let release = Path::new(env!("CARGO_MANIFEST_DIR")).join("target/release");
+    let sim = release.join("rocprof-sim");
+    for needed in ["rocprof-sim", "librocprofiler_sdk_sim.so", "librocprof_sim_null_tool.so", "librocprof_rs.so"] {
+        if !release.join(needed).exists() {
+            eprintln!("{needed} is not built in {}: run `cargo build --release --workspace` first", release.display());
+            std::process::exit(2);
+        }
+    }
+    let scratch = std::env::temp_dir().join(format!("rocprof-rs-bench-{}", std::process::id()));
+    println!("SIMULATED rocprofiler-sdk: every figure below times the simulator, not a GPU.");
+    println!("machine: {}", machine());
+    let env = Env { sim, release, scratch };
+
+    if wanted(1) {
+        let (ingest, ingest_floor) = ingest_per_dispatch(&env);
+        println!(
+            "1. ingest per dispatch record (callback-thread CPU): rocprof-rs {ingest:.1} ns, null tool {ingest_floor:.1} ns, added {:.1} ns (goal <= 25)",
+            ingest - ingest_floor
+        );
+    }
+    if wanted(2) {
+        let (api, api_floor, no_tool, calls) = api_pair_cost(&env);
+        println!(
+            "2. HIP API enter/exit pair on application threads: rocprof-rs {:.3} s, null tool {:.3} s, no tool {:.3} s over {calls} calls: added {:.1} ns per pair (goal <= 60)",
+            api / 1e9,
+            api_floor / 1e9,
+            no_tool / 1e9,
+            (api - api_floor) / calls as f64
+        );
+    }
+    if wanted(3) {
+        let (rate, floor_rate) = writer_throughput(&env.scratch, "zstd:3");
+        let (uncompressed, _) = writer_throughput(&env.scratch, "none");
+        println!(
+            "3. records/s to Parquet with zstd (writer thread, in process): {:.2} M/s (uncompressed {:.2} M/s); building the records alone {:.1} M/s (goal >= 5 M/s)",
+            rate / 1e6,
+            uncompressed / 1e6,
+            floor_rate / 1e6
+        );
+    }
+    if wanted(4) {
+        let (parquet, csv) = bytes_per_record(&env);
+        println!(
+            "4. bytes per dispatch record: Parquet {parquet:.1} B, rocprofv3 kernel_trace.csv {csv:.1} B: {:.1}x smaller (goal >= 10x)",
+            csv / parquet
+        );
+    }
+    if !wanted(5) {
+        return;
+    }
+    let sizes: &[u64] = if quick { &[5_000_000, 20_000_000] } else { &[5_000_000, 20_000_000, 50_000_000] };
+    for &records in sizes {
+        let (ours, floor) = peak_rss(&env, records);
+        println!(
+            "5. peak RSS over {}M records: rocprof-rs {:.1} MiB, null tool {:.1} MiB: added {:.1} MiB (goal <= 64, flat)",
+            records / 1_000_000,
+            ours as f64 / 1024.0,
+            floor as f64 / 1024.0,
+            (ours as f64 - floor as f64) / 1024.0
+        );
+    }
+    let _ = std::fs::remove_dir_all(&env.scratch);
+}
+
+struct Env {
+    sim: PathBuf,
+    release: PathBuf,
+    scratch: PathBuf,
+}
+
+#[derive(Clone, Copy)]
+enum Tool {
+    None,
+    Null,
+    Ours,
+}
+
+/// What one simulator run reported, and its peak RSS in KiB.
+#[derive(Debug, Default, Clone, Copy)]
+struct Run {
+    play_ns: f64,
+    api_calls: u64,
+    records: f64,
+    callback_cpu_ns: f64,
+    max_rss_kib: u64,
+}
+
+impl Env {
+    /// One simulator run of `dispatches` over 4 threads and 2 GPUs, tracing `domain` only.
+    fn run(&self, tool: Tool, domain: &str, dispatches: u64) -> Run {
+        let out = self.scratch.join("out");
+        let _ = std::fs::remove_dir_all(&out);
+        let mut cmd = Command::new(&self.sim);
+        cmd.args(["--dispatches", &dispatches.to_string(), "--threads", "4", "--agents", "2", "--no-truth", "--stats"])
+            .env_remove("ROCP_TOOL_LIBRARIES")
+            .env_remove("LD_PRELOAD");
+        match tool {
+            Tool::None => {}
+            Tool::Null => {
+                cmd.env("ROCP_TOOL_LIBRARIES", self.release.join("librocprof_sim_null_tool.so"))
+                    .env("ROCPROF_SIM_NULL_DOMAINS", domain);
+            }
+            Tool::Ours => {
+                cmd.env("ROCP_TOOL_LIBRARIES", self.release.join("librocprof_rs.so"))
+                    .env("ROCPROF_RS_DOMAINS", domain)
+                    .env("ROCPROF_RS_OUTPUT_DIR", &out)
+                    .env("ROCPROF_RS_OUTPUT_NAME", "bench")
+                    .env("ROCPROF_RS_SUMMARY", "0");
+            }
+        }
+        let (stderr, max_rss_kib) = run_measured(cmd);
+        let line = stderr.lines().find_map(|l| l.strip_prefix("rocprof-sim-stats ")).unwrap_or_else(|| {
+            panic!("the simulator printed no stats:\n{stderr}");
+        });
+        let field = |name: &str| -> f64 {
+            let at = line.find(&format!("\"{name}\":")).unwrap_or_else(|| panic!("no {name} in {line}"));
+            let rest = &line[at + name.len() + 3..];
+            rest[..rest.find([',', '}']).unwrap()].parse().unwrap()
+        };
+        Run {
+            play_ns: field("play_ns"),
+            api_calls: field("api_calls") as u64,
+            records: field("buffer_callback_records"),
+            callback_cpu_ns: field("buffer_callback_cpu_ns"),
+            max_rss_kib,
+        }
+    }
+
+    /// `RUNS` runs of each tool, interleaved so drift hits them alike.
+    fn runs(&self, tools: &[Tool], domain: &str, dispatches: u64) -> Vec<Vec<Run>> {
+        let mut all = vec![Vec::new(); tools.len()];
+        for _ in 0..RUNS {
+            for (i, &tool) in tools.iter().enumerate() {
+                all[i].push(self.run(tool, domain, dispatches));
+            }
+        }
+        all
+    }
+}
+
+/// Runs `cmd` to completion; its stderr and peak RSS (KiB, from `wait4`).
+#[allow(clippy::zombie_processes, reason = "reaped by wait4, which also reports the peak RSS")]
+fn run_measured(mut cmd: Command) -> (String, u64) {
+    let child = cmd.stdout(std::process::Stdio::null()).stderr(std::process::Stdio::piped()).spawn().unwrap();
+    let pid = child.id() as libc::pid_t;
+    let mut stderr = child.stderr.unwrap();
+    let reader = std::thread::Builder::new()
+        .name("bench-stderr".into())
+        .spawn(move || {
+            let mut text = String::new();
+            std::io::Read::read_to_string(&mut stderr, &mut text).unwrap();
+            text
+        })
+        .unwrap();
+    let mut status = 0;
+    // SAFETY: an all-zero rusage is a valid output struct.
+    let mut usage: libc::rusage = unsafe { std::mem::zeroed() };
+    // SAFETY: waiting for our own child with valid output pointers.
+    let waited = unsafe { libc::wait4(pid, &mut status, 0, &mut usage) };
+    let stderr = reader.join().unwrap();
+    assert!(waited == pid && libc::WIFEXITED(status) && libc::WEXITSTATUS(status) == 0, "run failed:\n{stderr}");
+    (stderr, usage.ru_maxrss as u64)
+}
+
+fn median(mut values: Vec<f64>) -> f64 {
+    values.sort_by(f64::total_cmp);
+    values[values.len() / 2]
+}
+
+fn ingest_per_dispatch(env: &Env) -> (f64, f64) {
+    let runs = env.runs(&[Tool::Ours, Tool::Null], "kernel", 2_000_000);
+    let per_record = |runs: &[Run]| median(runs.iter().map(|r| r.callback_cpu_ns / r.records).collect());
+    (per_record(&runs[0]), per_record(&runs[1]))
+}
+
+fn api_pair_cost(env: &Env) -> (f64, f64, f64, u64) {
+    let runs = env.runs(&[Tool::Ours, Tool::Null, Tool::None], "hip_api", 1_000_000);
+    let play = |runs: &[Run]| median(runs.iter().map(|r| r.play_ns).collect());
+    (play(&runs[0]), play(&runs[1]), play(&runs[2]), runs[0][0].api_calls)
+}
+
+fn bytes_per_record(env: &Env) -> (f64, f64) {
+    const DISPATCHES: u64 = 1_000_000;
+    env.run(Tool::Ours, "kernel", DISPATCHES);
+    let dir = env.scratch.join("out/kernel_dispatch");
+    let mut parquet_bytes = 0;
+    let mut csv_bytes = 0;
+    let mut rows = 0;
+    for entry in std::fs::read_dir(&dir).unwrap() {
+        let path = entry.unwrap().path();
+        parquet_bytes += std::fs::metadata(&path).unwrap().len();
+        let (n, bytes) = kernel_trace_csv_bytes(&path);
+        rows += n;
+        csv_bytes += bytes;
+    }
+    // The header line, once.
+    csv_bytes += KERNEL_TRACE_HEADER.len() as u64 + 1;
+    assert_eq!(rows, DISPATCHES, "every dispatch is in the table");
+    (parquet_bytes as f64 / rows as f64, csv_bytes as f64 / rows as f64)
+}
+
+const KERNEL_TRACE_HEADER: &str = "\"Kind\",\"Agent_Id\",\"Queue_Id\",\"Stream_Id\",\"Thread_Id\",\"Dispatch_Id\",\"Kernel_Id\",\"Kernel_Name\",\"Correlation_Id\",\"Start_Timestamp\",\"End_Timestamp\",\"LDS_Block_Size\",\"Scratch_Size\",\"VGPR_Count\",\"Accum_VGPR_Count\",\"SGPR_Count\",\"Workgroup_Size_X\",\"Workgroup_Size_Y\",\"Workgroup_Size_Z\",\"Grid_Size_X\",\"Grid_Size_Y\",\"Grid_Size_Z\"";
+
+/// The rows of one kernel_dispatch file as rocprofv3 1.0 writes them in kernel_trace.csv (the
+/// layout of the committed fixture): how many, and their bytes.
+fn kernel_trace_csv_bytes(path: &Path) -> (u64, u64) {
+    use arrow_array::cast::AsArray;
+    use arrow_array::types::{Int32Type, Int64Type, UInt64Type};
+    use std::fmt::Write as _;
+
+    let file = std::fs::File::open(path).unwrap();
+    let reader = parquet::arrow::arrow_reader::ParquetRecordBatchReaderBuilder::try_new(file).unwrap().build().unwrap();
+    let (mut rows, mut bytes) = (0u64, 0u64);
+    let mut line = String::new();
+    for batch in reader {
+        let batch = batch.unwrap();
+        let col = |name: &str| batch.column_by_name(name).unwrap().clone();
+        let u64s = |name: &str| col(name).as_primitive::<UInt64Type>().clone();
+        let i64s = |name: &str| col(name).as_primitive::<Int64Type>().clone();
+        let i32s = |name: &str| col(name).as_primitive::<Int32Type>().clone();
+        let names = col("kernel_name");
+        let names = names.as_dictionary::<Int32Type>();
+        let (name_keys, name_values) = (names.keys(), names.values().as_string::<i32>());
+        let (agent, queue, thread, dispatch, kernel, corr) = (
+            u64s("agent_id"),
+            u64s("queue_id"),
+            u64s("thread_id"),
+            u64s("dispatch_id"),
+            u64s("kernel_id"),
+            u64s("correlation_id"),
+        );
+        let (start, end, gx, gy, gz) =
+            (i64s("start_ns"), i64s("end_ns"), i64s("grid_x"), i64s("grid_y"), i64s("grid_z"));
+        let (lds, scratch, vgpr, accum, sgpr, bx, by, bz) = (
+            i32s("shared_mem"),
+            i32s("scratch_size"),
+            i32s("regs"),
+            i32s("accum_vgpr"),
+            i32s("sgpr"),
+            i32s("block_x"),
+            i32s("block_y"),
+            i32s("block_z"),
+        );
+        for i in 0..batch.num_rows() {
+            line.clear();
+            // rocprofv3 names agents by node id ("Agent 4"); the simulator's nodes are 1-digit too.
+            let _ = writeln!(
+                line,
+                "\"KERNEL_DISPATCH\",\"Agent {}\",{},0,{},{},{},\"{}\",{},{},{},{},{},{},{},{},{},{},{},{},{},{}",
+                agent.value(i) % 10,
+                queue.value(i),
+                thread.value(i),
+                dispatch.value(i),
+                kernel.value(i),
+                name_values.value(name_keys.value(i) as usize).replace('"', "\"\""),
+                corr.value(i),
+                start.value(i),
+                end.value(i),
+                lds.value(i),
+                scratch.value(i),
+                vgpr.value(i),
+                accum.value(i),
+                sgpr.value(i),
+                bx.value(i),
+                by.value(i),
+                bz.value(i),
+                gx.value(i),
+                gy.value(i),
+                gz.value(i),
+            );
+            bytes += line.len() as u64;
+            rows += 1;
+        }
+    }
+    (rows, bytes)
+}
+
+fn peak_rss(env: &Env, records: u64) -> (u64, u64) {
+    // Kernel dispatches only: one record per dispatch.
+    let ours = env.run(Tool::Ours, "kernel", records).max_rss_kib;
+    let floor = env.run(Tool::Null, "kernel", records).max_rss_kib;
+    (ours, floor)
+}
+
+/// The writer's records/s on 5M dispatch records of the simulator's kernel catalog, and the
+/// rate of merely building the same records (the floor).
+fn writer_throughput(scratch: &Path, compression: &str) -> (f64, f64) {
+    const RECORDS: usize = 5_000_000;
+    const BATCH: usize = 1024;
+    let symbols: Vec<Record> = CATALOG
+        .iter()
+        .enumerate()
+        .map(|(i, k)| {
+            Record::Symbol(Box::new(Symbol {
+                kernel_id: i as u64 + 1,
+                code_object_id: 1,
+                mangled: k.mangled.into(),
+                kernarg_size: k.kernarg_size,
+                group_segment_size: k.lds,
+                private_segment_size: k.scratch,
+                sgpr: k.sgpr,
+                arch_vgpr: k.arch_vgpr,
+                accum_vgpr: k.accum_vgpr,
+            }))
+        })
+        .collect();
+    let dispatch = |n: usize| {
+        let start = 1_000_000_000 + n as u64 * 2_500;
+        Record::Dispatch(Dispatch {
+            thread_id: 4242 + (n % 4) as u64,
+            correlation_id: n as u64 + 1,
+            external_id: 0,
+            start_ns: start,
+            end_ns: start + 1_000 + (n as u64 * 7919) % 50_000,
+            agent_id: 1 + (n % 2) as u64,
+            queue_id: 1 + (n % 8) as u64,
+            kernel_id: 1 + (n * 31 % CATALOG.len()) as u64,
+            dispatch_id: n as u64 + 1,
+            private_segment_size: 0,
+            group_segment_size: 16_384,
+            workgroup: [256, 1, 1],
+            grid: [1 << (10 + n % 10), 1, 1],
+            pipe_id: None,
+        })
+    };
+    let mut rates = Vec::new();
+    let mut floors = Vec::new();
+    for run in 0..RUNS {
+        let started = Instant::now();
+        let mut batch = Vec::with_capacity(BATCH);
+        let mut checksum = 0u64;
+        for n in 0..RECORDS {
+            batch.push(dispatch(n));
+            if batch.len() == BATCH {
+                checksum += batch.len() as u64;
+                batch.clear();
+            }
+        }
+        std::hint::black_box(checksum);
+        floors.push(RECORDS as f64 / started.elapsed().as_secs_f64());
+
+        let dir = scratch.join(format!("writer-{run}"));
+        let vars = BTreeMap::from([
+            ("ROCPROF_RS_OUTPUT_DIR".to_owned(), dir.display().to_string()),
+            ("ROCPROF_RS_OUTPUT_NAME".to_owned(), "bench".to_owned()),
+            ("ROCPROF_RS_COMPRESSION".to_owned(), compression.to_owned()),
+        ]);
+        let config = Config::from_vars(&vars, &Placeholders::of_this_process(&vars)).unwrap();
+        let seed = Seed { operations: Default::default(), sdk_version: (1, 0, 0) };
+        let mut tables = Tables::new(config, seed, Default::default(), 0);
+        tables.add(&symbols).unwrap();
+        let started = Instant::now();
+        for n in 0..RECORDS {
+            batch.push(dispatch(n));
+            if batch.len() == BATCH {
+                tables.add(&batch).unwrap();
+                batch.clear();
+            }
+        }
+        tables.add(&batch).unwrap();
+        batch.clear();
+        tables.complete(&[]).unwrap();
+        rates.push(RECORDS as f64 / started.elapsed().as_secs_f64());
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+    (median(rates), median(floors))
+}
+
+fn machine() -> String {
+    let cpuinfo = std::fs::read_to_string("/proc/cpuinfo").unwrap_or_default();
+    let model = cpuinfo
+        .lines()
+        .find_map(|l| l.strip_prefix("model name"))
+        .map_or("?", |m| m.trim_start_matches([' ', '\t', ':']));
+    let cores = std::thread::available_parallelism().map_or(0, |n| n.get());
+    format!("{cores} cores, {model}")
+}
