@@ -58,13 +58,10 @@ fn main() {
         );
     }
     if wanted(2) {
-        let (api, api_floor, no_tool, calls) = api_pair_cost(&env);
+        let ([ours, floor], [play, play_floor, play_none]) = api_pair_cost(&env);
         println!(
-            "2. HIP API enter/exit pair on application threads: rocprof-rs {:.3} s, null tool {:.3} s, no tool {:.3} s over {calls} calls: added {:.1} ns per pair (goal <= 60)",
-            api / 1e9,
-            api_floor / 1e9,
-            no_tool / 1e9,
-            (api - api_floor) / calls as f64
+            "2. per HIP API enter/exit pair, application threads in the record path: rocprof-rs {ours:.1} ns, null tool {floor:.1} ns: added {:.1} ns (goal <= 60); whole play per call: rocprof-rs {play:.0} ns, null tool {play_floor:.0} ns, no tool {play_none:.0} ns",
+            ours - floor
         );
     }
     if wanted(3) {
@@ -87,16 +84,21 @@ fn main() {
     if !wanted(5) {
         return;
     }
-    let sizes: &[u64] = if quick { &[5_000_000, 20_000_000] } else { &[5_000_000, 20_000_000, 50_000_000] };
-    for &records in sizes {
-        let (ours, floor) = peak_rss(&env, records);
-        println!(
-            "5. peak RSS over {}M records: rocprof-rs {:.1} MiB, null tool {:.1} MiB: added {:.1} MiB (goal <= 64, flat)",
-            records / 1_000_000,
-            ours as f64 / 1024.0,
-            floor as f64 / 1024.0,
-            (ours as f64 - floor as f64) / 1024.0
-        );
+    let sizes: &[u64] = if quick { &[5_000_000, 20_000_000] } else { &[5_000_000, 50_000_000] };
+    // glibc's default per-thread arenas fragment with the simulator's cross-thread allocations
+    // as much as with ours; one arena shows what the tool itself holds.
+    for arenas in [None, Some("1")] {
+        for &records in sizes {
+            let (ours, floor) = peak_rss(&env, records, arenas);
+            println!(
+                "5. peak RSS over {}M records ({}): rocprof-rs {:.1} MiB, null tool {:.1} MiB: added {:.1} MiB (goal <= 64, flat)",
+                records / 1_000_000,
+                arenas.map_or("glibc default arenas".to_owned(), |n| format!("MALLOC_ARENA_MAX={n}")),
+                ours as f64 / 1024.0,
+                floor as f64 / 1024.0,
+                (ours as f64 - floor as f64) / 1024.0
+            );
+        }
     }
     let _ = std::fs::remove_dir_all(&env.scratch);
 }
@@ -121,18 +123,28 @@ struct Run {
     api_calls: u64,
     records: f64,
     callback_cpu_ns: f64,
+    emplace_ns: f64,
     max_rss_kib: u64,
 }
 
 impl Env {
     /// One simulator run of `dispatches` over 4 threads and 2 GPUs, tracing `domain` only.
     fn run(&self, tool: Tool, domain: &str, dispatches: u64) -> Run {
+        self.run_with(tool, domain, dispatches, None)
+    }
+
+    /// As `run`, with `MALLOC_ARENA_MAX` set if `arenas` is.
+    fn run_with(&self, tool: Tool, domain: &str, dispatches: u64, arenas: Option<&str>) -> Run {
         let out = self.scratch.join("out");
         let _ = std::fs::remove_dir_all(&out);
         let mut cmd = Command::new(&self.sim);
         cmd.args(["--dispatches", &dispatches.to_string(), "--threads", "4", "--agents", "2", "--no-truth", "--stats"])
             .env_remove("ROCP_TOOL_LIBRARIES")
-            .env_remove("LD_PRELOAD");
+            .env_remove("LD_PRELOAD")
+            .env_remove("MALLOC_ARENA_MAX");
+        if let Some(arenas) = arenas {
+            cmd.env("MALLOC_ARENA_MAX", arenas);
+        }
         match tool {
             Tool::None => {}
             Tool::Null => {
@@ -161,6 +173,7 @@ impl Env {
             api_calls: field("api_calls") as u64,
             records: field("buffer_callback_records"),
             callback_cpu_ns: field("buffer_callback_cpu_ns"),
+            emplace_ns: field("emplace_ns"),
             max_rss_kib,
         }
     }
@@ -212,10 +225,15 @@ fn ingest_per_dispatch(env: &Env) -> (f64, f64) {
     (per_record(&runs[0]), per_record(&runs[1]))
 }
 
-fn api_pair_cost(env: &Env) -> (f64, f64, f64, u64) {
+/// Per API call: the application threads' time in the SDK's record path (rocprof-rs, null
+/// tool), and the play's wall time (rocprof-rs, null tool, no tool).
+fn api_pair_cost(env: &Env) -> ([f64; 2], [f64; 3]) {
     let runs = env.runs(&[Tool::Ours, Tool::Null, Tool::None], "hip_api", 1_000_000);
-    let play = |runs: &[Run]| median(runs.iter().map(|r| r.play_ns).collect());
-    (play(&runs[0]), play(&runs[1]), play(&runs[2]), runs[0][0].api_calls)
+    let per_call = |runs: &[Run], f: fn(&Run) -> f64| median(runs.iter().map(|r| f(r) / r.api_calls as f64).collect());
+    (
+        [per_call(&runs[0], |r| r.emplace_ns), per_call(&runs[1], |r| r.emplace_ns)],
+        [per_call(&runs[0], |r| r.play_ns), per_call(&runs[1], |r| r.play_ns), per_call(&runs[2], |r| r.play_ns)],
+    )
 }
 
 fn bytes_per_record(env: &Env) -> (f64, f64) {
@@ -314,10 +332,10 @@ fn kernel_trace_csv_bytes(path: &Path) -> (u64, u64) {
     (rows, bytes)
 }
 
-fn peak_rss(env: &Env, records: u64) -> (u64, u64) {
+fn peak_rss(env: &Env, records: u64, arenas: Option<&str>) -> (u64, u64) {
     // Kernel dispatches only: one record per dispatch.
-    let ours = env.run(Tool::Ours, "kernel", records).max_rss_kib;
-    let floor = env.run(Tool::Null, "kernel", records).max_rss_kib;
+    let ours = env.run_with(Tool::Ours, "kernel", records, arenas).max_rss_kib;
+    let floor = env.run_with(Tool::Null, "kernel", records, arenas).max_rss_kib;
     (ours, floor)
 }
 

@@ -215,7 +215,7 @@ variables! {
     QUEUE_BATCHES = "ROCPROF_RS_QUEUE_BATCHES", "an integer from 2 to 65536", "64";
     COMPRESSION = "ROCPROF_RS_COMPRESSION", "zstd, zstd:LEVEL (1-22), snappy or none", "zstd:3";
     ROW_GROUP_ROWS = "ROCPROF_RS_ROW_GROUP_ROWS", "an integer from 1024 to 16777216", "131072";
-    ROTATE_ROWS = "ROCPROF_RS_ROTATE_ROWS", "rows per file, 0 for no limit", "0";
+    ROTATE_ROWS = "ROCPROF_RS_ROTATE_ROWS", "rows per file, 0 for no limit", "10000000";
     ROTATE_SECONDS = "ROCPROF_RS_ROTATE_SECONDS", "seconds per file, 0 for no limit", "0";
     SUMMARY = "ROCPROF_RS_SUMMARY", "1 or 0", "1";
     TEST_FAULT = "ROCPROF_RS_TEST_FAULT", "panic-in-ingest (testing only: proves a fault cannot harm the application)", "(none)";
@@ -455,7 +455,10 @@ impl Config {
             queue_batches: integer(env, QUEUE_BATCHES, 64, (2, 65_536))? as usize,
             compression,
             row_group_rows: integer(env, ROW_GROUP_ROWS, 131_072, (1024, 1 << 24))? as usize,
-            rotate_rows: integer(env, ROTATE_ROWS, 0, (0, u64::MAX))?,
+            // A Parquet writer holds every row group's metadata until its file is closed, so
+            // one endless file grows its writer's memory with the trace; files of 10M rows keep
+            // it flat (and stay easy to move around).
+            rotate_rows: integer(env, ROTATE_ROWS, 10_000_000, (0, u64::MAX))?,
             rotate_seconds: integer(env, ROTATE_SECONDS, 0, (0, u64::MAX))?,
             summary: flag(env, SUMMARY, true)?,
             fault: match env.get(TEST_FAULT).map(String::as_str) {

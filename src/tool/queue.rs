@@ -4,8 +4,8 @@
 //!
 //! A batch holds at most [`BATCH_RECORDS`] records, so the channel is touched once per thousand
 //! records rather than once per record, and memory is bounded whatever the SDK's buffer size:
-//! at most `capacity` batches wait in the channel and at most `capacity` more sit in the pool,
-//! about 140 KiB each.
+//! at most `capacity` batches wait in the channel, about 140 KiB each, and spent ones are kept
+//! in the pool for reuse rather than freed.
 //!
 //! - [`Policy::Lossless`]: `send` blocks while the channel is full. On the SDK's callback thread
 //!   that stalls the SDK's LOSSLESS buffer, which in turn stalls the application: backpressure
@@ -39,7 +39,11 @@ impl Queue {
     /// A queue of `capacity` batches and its receiving end.
     pub fn new(capacity: usize, policy: Policy) -> (Queue, Receiver<Batch>) {
         let (sender, receiver) = crossbeam_channel::bounded(capacity);
-        (Queue { sender, pool: ArrayQueue::new(capacity), policy, dropped: AtomicU64::new(0) }, receiver)
+        // Room for every batch that can exist at once (in the channel, in the writer's hands,
+        // in the callbacks' hands), so a batch is never freed once allocated: freeing on the
+        // writer's thread what callbacks allocate on theirs makes glibc's heap creep.
+        let pool = ArrayQueue::new(capacity * 2 + 8);
+        (Queue { sender, pool, policy, dropped: AtomicU64::new(0) }, receiver)
     }
 
     /// An empty batch with room for [`BATCH_RECORDS`], reused from the pool when one is there.

@@ -191,6 +191,9 @@ pub struct SimStats {
     pub buffer_callback_ns: u64,
     /// The callback thread's CPU time inside buffer callbacks.
     pub buffer_callback_cpu_ns: u64,
+    /// Wall time producers (application threads, the completion thread) spent placing records
+    /// in buffers, waits for a flush in progress included.
+    pub emplace_ns: u64,
 }
 
 crate::sim_api! {

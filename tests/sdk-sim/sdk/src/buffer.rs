@@ -158,7 +158,10 @@ impl Buffer {
         }
         let lossless = self.policy == ROCPROFILER_BUFFER_POLICY_LOSSLESS;
         if lossless {
-            return self.emplace_lossless(items, need);
+            let started = crate::clock::now_ns();
+            let placed = self.emplace_lossless(items, need);
+            crate::stats::EMPLACE_NS.fetch_add(crate::clock::now_ns() - started, Ordering::Relaxed);
+            return placed;
         }
         loop {
             if !lossless && !quirk_discard_unallocated() && self.flushing.load(Ordering::Acquire) {

@@ -10,6 +10,8 @@ static CALLBACKS: AtomicU64 = AtomicU64::new(0);
 static CALLBACK_RECORDS: AtomicU64 = AtomicU64::new(0);
 static CALLBACK_NS: AtomicU64 = AtomicU64::new(0);
 static CALLBACK_CPU_NS: AtomicU64 = AtomicU64::new(0);
+/// Wall time producers spent placing records (waits for a flush in progress included).
+pub static EMPLACE_NS: AtomicU64 = AtomicU64::new(0);
 
 /// Counts one buffer callback of `records` records that took `ns` of wall time and `cpu_ns` of
 /// the callback thread's CPU time.
@@ -29,5 +31,6 @@ pub fn snapshot() -> SimStats {
         buffer_callback_records: CALLBACK_RECORDS.load(Ordering::Relaxed),
         buffer_callback_ns: CALLBACK_NS.load(Ordering::Relaxed),
         buffer_callback_cpu_ns: CALLBACK_CPU_NS.load(Ordering::Relaxed),
+        emplace_ns: EMPLACE_NS.load(Ordering::Relaxed),
     }
 }

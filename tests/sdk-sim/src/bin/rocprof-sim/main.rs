@@ -179,14 +179,15 @@ fn main() {
     if args.stats {
         let s = machine.stats();
         eprintln!(
-            "rocprof-sim-stats {{\"play_ns\":{},\"api_calls\":{},\"dispatches\":{},\"buffer_callbacks\":{},\"buffer_callback_records\":{},\"buffer_callback_ns\":{},\"buffer_callback_cpu_ns\":{}}}",
+            "rocprof-sim-stats {{\"play_ns\":{},\"api_calls\":{},\"dispatches\":{},\"buffer_callbacks\":{},\"buffer_callback_records\":{},\"buffer_callback_ns\":{},\"buffer_callback_cpu_ns\":{},\"emplace_ns\":{}}}",
             elapsed.as_nanos(),
             s.api_calls,
             s.dispatches,
             s.buffer_callbacks,
             s.buffer_callback_records,
             s.buffer_callback_ns,
-            s.buffer_callback_cpu_ns
+            s.buffer_callback_cpu_ns,
+            s.emplace_ns
         );
     }
     std::mem::forget(machine);
