@@ -64,7 +64,9 @@ pub struct Tool {
 /// What the SDK told the tool during initialize that a forked child's tables need too.
 #[derive(Debug, Clone)]
 pub struct Seed {
+    /// Operation names by buffer-tracing kind and operation, from the SDK's name queries.
     pub operations: rows::OperationNames,
+    /// The SDK's version, for the run metadata.
     pub sdk_version: (u32, u32, u32),
 }
 
