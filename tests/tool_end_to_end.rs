@@ -179,17 +179,20 @@ fn the_in_process_example_writes_exactly_the_truth_of_its_region() {
 #[test]
 fn forked_children_write_their_own_files_with_exactly_their_own_truth() {
     let dir = scratch("fork");
-    let output = app(&dir, 300_000)
+    let child = app(&dir, 300_000)
         .args(["--fork", "2"])
         .env("ROCP_TOOL_LIBRARIES", tool())
         .env("ROCPROF_RS_OUTPUT_NAME", "app-%pid%")
-        .output()
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
         .unwrap();
+    let parent = child.id();
+    let output = child.wait_with_output().unwrap();
     assert!(output.status.success(), "{}", stderr(&output));
     let lines = tool_lines(&output);
     assert_eq!(lines.len(), 3, "one summary line per process: {lines:?}");
     assert!(lines.iter().all(|l| l.contains("nothing dropped")), "{lines:?}");
-    let parent = output_pid(&dir.join("truth.csv"));
     let mut truths = vec![(dir.join("truth.csv"), parent)];
     for entry in std::fs::read_dir(&dir).unwrap() {
         let path = entry.unwrap().path();
@@ -203,28 +206,6 @@ fn forked_children_write_their_own_files_with_exactly_their_own_truth() {
         assert_matches_truth_of(&dir, &truth, Some(&format!("app-{pid}")));
     }
     std::fs::remove_dir_all(dir).unwrap();
-}
-
-/// The parent's pid, from the one metadata file whose pid has no truth of a child.
-fn output_pid(truth: &Path) -> u32 {
-    let dir = truth.parent().unwrap();
-    let children: Vec<String> = std::fs::read_dir(dir)
-        .unwrap()
-        .filter_map(|e| {
-            let name = e.unwrap().file_name().to_string_lossy().into_owned();
-            Some(name.strip_prefix("truth.")?.strip_suffix(".csv")?.to_owned())
-        })
-        .collect();
-    std::fs::read_dir(dir.join("out"))
-        .unwrap()
-        .filter_map(|e| {
-            let name = e.unwrap().file_name().to_string_lossy().into_owned();
-            name.strip_prefix("app-")?.strip_suffix(".metadata.json").map(str::to_owned)
-        })
-        .find(|pid| !children.contains(pid))
-        .expect("the parent's metadata file")
-        .parse()
-        .unwrap()
 }
 
 #[test]
