@@ -110,7 +110,7 @@ fn simulated(args: &Args, why: &str) -> Result<(), String> {
         ])
         .start()
         .map_err(|e| e.to_string())?;
-    machine.start_runtime(&[]);
+    machine.start_runtime();
     let workload = |dispatches, seed| Workload {
         dispatches,
         threads: args.threads,

@@ -178,6 +178,8 @@ pub struct Config {
     pub rotate_seconds: u64,
     /// Print the one-line summary at exit.
     pub summary: bool,
+    /// Hardware counters to collect per dispatch, if any.
+    pub counters: Option<crate::counters::CounterRequest>,
     /// A fault to inject (tests only).
     pub fault: Option<Fault>,
 }
@@ -218,6 +220,12 @@ variables! {
     ROTATE_ROWS = "ROCPROF_RS_ROTATE_ROWS", "rows per file, 0 for no limit", "10000000";
     ROTATE_SECONDS = "ROCPROF_RS_ROTATE_SECONDS", "seconds per file, 0 for no limit", "0";
     SUMMARY = "ROCPROF_RS_SUMMARY", "1 or 0", "1";
+    PMC = "ROCPROF_RS_PMC", "counter names separated by commas", "(none)";
+    PMC_FILE = "ROCPROF_RS_PMC_FILE", "a rocprof counter input file: one pass per `pmc:` line", "(none)";
+    COUNTER_PRESET = "ROCPROF_RS_COUNTER_PRESET", "compute_bound, memory_bound, communication_bound, instruction_mix, full_profile, roofline, basic or extended", "(none)";
+    COUNTER_INSTANCES = "ROCPROF_RS_COUNTER_INSTANCES", "1 (a row per hardware instance) or 0 (their sum)", "0";
+    COUNTER_PASSES = "ROCPROF_RS_COUNTER_PASSES", "rotate (passes taken by successive dispatches of a kernel, one run) or application (one run per pass)", "rotate";
+    COUNTER_PASS = "ROCPROF_RS_COUNTER_PASS", "the 0-based pass this run takes with application passes (rocprof-rs run sets it)", "0";
     TEST_FAULT = "ROCPROF_RS_TEST_FAULT", "panic-in-ingest (testing only: proves a fault cannot harm the application)", "(none)";
 }
 
@@ -311,7 +319,8 @@ fn invalid(variable: &'static str, value: &str, accepts: &str) -> Error {
     Error::Config { variable, value: value.to_owned(), accepts: accepts.to_owned() }
 }
 
-fn accepts(name: &str) -> &'static str {
+/// What variable `name` accepts, as its documentation states it.
+pub fn accepts(name: &str) -> &'static str {
     VARIABLES.iter().find(|v| v.name == name).map_or("", |v| v.accepts)
 }
 
@@ -461,6 +470,7 @@ impl Config {
             rotate_rows: integer(env, ROTATE_ROWS, 10_000_000, (0, u64::MAX))?,
             rotate_seconds: integer(env, ROTATE_SECONDS, 0, (0, u64::MAX))?,
             summary: flag(env, SUMMARY, true)?,
+            counters: crate::counters::CounterRequest::from_env(env)?,
             fault: match env.get(TEST_FAULT).map(String::as_str) {
                 None | Some("") => None,
                 Some("panic-in-ingest") => Some(Fault::PanicInIngest),

@@ -58,6 +58,20 @@ pub enum Error {
     /// The tool turned itself off.
     #[error("rocprof-rs is off: {0}")]
     Disabled(String),
+    /// A counter input file has a line the tool cannot read.
+    #[error("{path}:{line}: {message}")]
+    CounterFile {
+        /// The file.
+        path: String,
+        /// The 1-based line.
+        line: usize,
+        /// What is wrong with it.
+        message: String,
+    },
+    /// Requested counters that cannot be collected as asked: unknown names (with
+    /// suggestions), or a set the hardware cannot hold. The text names each problem.
+    #[error("{0}")]
+    Counters(String),
     /// A file or directory could not be read or written.
     #[error("{path}: {source}")]
     Io {

@@ -10,6 +10,7 @@
 
 pub mod compat;
 pub mod config;
+pub mod counters;
 pub mod doctor;
 pub mod error;
 pub mod handles;

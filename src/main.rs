@@ -32,6 +32,9 @@ enum Command {
     /// output is. Options follow rocprofv3's names where they mean the same.
     #[command(after_long_help = cli::variables_help())]
     Run(Box<cli::RunArgs>),
+    /// List the agents, their hardware counters (with descriptions, derived or not, and their
+    /// hardware instances), and which counter presets each GPU runs in full.
+    Avail(cli::AvailArgs),
 }
 
 fn main() -> ExitCode {
@@ -39,6 +42,7 @@ fn main() -> ExitCode {
     match cli.command {
         Command::Doctor { json } => doctor(json),
         Command::Run(args) => cli::run(*args),
+        Command::Avail(args) => cli::avail(args),
     }
 }
 

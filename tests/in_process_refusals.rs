@@ -26,7 +26,7 @@ fn bad_settings_and_a_late_start_are_errors_that_say_why() {
     // A runtime that registered first has initialized the SDK: too late for a tool.
     let sdk = simulated_sdk();
     let mut machine = Machine::open(&sdk, 1, false).unwrap();
-    machine.start_runtime(&[]);
+    machine.start_runtime();
     let output = std::env::temp_dir().join(format!("rocprof-rs-late-{}", std::process::id()));
     let error = Profiler::builder().ignore_environment().sdk_library(&sdk).output_dir(&output).start().unwrap_err();
     assert!(matches!(error, Error::TooLate(_)), "{error}");

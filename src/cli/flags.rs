@@ -138,6 +138,28 @@ pub struct RunArgs {
     #[arg(long, value_name = "N", help_heading = "Overhead")]
     queue_batches: Option<String>,
 
+    /// Collect these hardware counters on every dispatch (names separated by spaces or
+    /// commas). A set larger than one hardware pass is split into groups that successive
+    /// dispatches of each kernel take in turn.
+    #[arg(long, value_name = "COUNTER", num_args = 1.., value_delimiter = ',', help_heading = "Counters")]
+    pmc: Vec<String>,
+    /// A rocprof counter input file: one pass per `pmc:` line.
+    #[arg(short = 'i', long, value_name = "FILE", help_heading = "Counters")]
+    input: Option<PathBuf>,
+    /// A named counter set, resolved for each GPU's architecture: compute_bound, memory_bound,
+    /// communication_bound, instruction_mix, full_profile, roofline, basic or extended
+    /// (`rocprof-rs avail` shows which each GPU runs in full).
+    #[arg(long, value_name = "NAME", help_heading = "Counters")]
+    preset: Option<String>,
+    /// Keep one value per hardware instance (XCC, shader engine, cache channel) instead of their
+    /// sum.
+    #[arg(long, help_heading = "Counters")]
+    counter_instances: bool,
+    /// rotate: groups taken in turn by successive dispatches, in one run; application: one run
+    /// of the application per group, as rocprofv3 does.
+    #[arg(long, value_name = "rotate|application", help_heading = "Counters")]
+    counter_passes: Option<String>,
+
     /// Read a madengine profiling profile (JSON) and do what it asks where rocprof-rs can;
     /// every part it cannot do is named on stderr. Options given here override it.
     #[arg(long, value_name = "FILE.json", help_heading = "Launch")]
@@ -197,7 +219,21 @@ impl RunArgs {
                 vars.insert(name.to_owned(), value.clone());
             }
         }
+        if !self.pmc.is_empty() {
+            vars.insert(config::PMC.to_owned(), self.pmc.join(","));
+        }
+        if let Some(path) = &self.input {
+            let path = std::path::absolute(path).unwrap_or_else(|_| path.clone());
+            vars.insert(config::PMC_FILE.to_owned(), path.display().to_string());
+        }
+        if let Some(preset) = &self.preset {
+            vars.insert(config::COUNTER_PRESET.to_owned(), preset.clone());
+        }
+        if let Some(passes) = &self.counter_passes {
+            vars.insert(config::COUNTER_PASSES.to_owned(), passes.clone());
+        }
         let switches = [
+            (config::COUNTER_INSTANCES, self.counter_instances, "1"),
             (config::TRUNCATE, self.truncate_kernels, "1"),
             (config::DEMANGLE, self.no_demangle, "0"),
             (config::SUMMARY, self.quiet, "0"),

@@ -5,6 +5,7 @@
 //! Everything that decides a value is a pure function with unit tests; only [`launch`] touches
 //! processes and signals.
 
+mod avail;
 mod env;
 mod flags;
 mod launch;
@@ -12,5 +13,6 @@ mod profile;
 mod run;
 mod tool_path;
 
+pub use avail::{AvailArgs, avail};
 pub use flags::{RunArgs, variables_help};
 pub use run::run;

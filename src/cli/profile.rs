@@ -1,9 +1,11 @@
 //! madengine profiling profiles (`--profile FILE.json`), mapped onto rocprof-rs's variables.
 //!
 //! A profile names madengine tools; each rocprofv3 tool stands for a rocprofv3 command line in
-//! madengine's `tools.json`, copied below, and those options are read as `run` reads its own. The
-//! rest of a profile (counters, other output formats, power sampling, job launchers) has no
-//! rocprof-rs equivalent: each such part becomes one "cannot honour" item rather than an error,
+//! madengine's `tools.json`, copied below, and those options are read as `run` reads its own.
+//! Counter files (`-i`) are read where they exist, and otherwise taken by name for the preset
+//! of that name (madengine's compute_bound.txt and the rest are presets here). The rest of a
+//! profile (other output formats, power sampling, job launchers) has no rocprof-rs
+//! equivalent: each such part becomes one "cannot honour" item rather than an error,
 //! so a profile written for rocprofv3 still gives the trace rocprof-rs can take. Only JSON that
 //! is not a profile at all (bad syntax, wrong types) is refused, naming where it went wrong.
 
@@ -268,7 +270,8 @@ impl Mapper {
                     self.option(config::KERNEL_ITERATIONS, &given, &[ranges.as_str()]);
                 }
                 "--truncate-kernels" => self.option(config::TRUNCATE, &given, &[if off { "0" } else { "1" }]),
-                "-i" | "--input" | "--pmc" => self.cannot(given, "hardware counter collection is not implemented yet"),
+                "-i" | "--input" => self.counter_file(&given, &values),
+                "--pmc" if !values.is_empty() => _ = self.options.insert(config::PMC.to_owned(), values.join(",")),
                 "--output-format" => {
                     for format in values {
                         self.cannot(format!("--output-format {format}"), "rocprof-rs writes Parquet only");
@@ -286,6 +289,23 @@ impl Mapper {
         }
         if !thread_trace.is_empty() {
             self.cannot(thread_trace.join(" "), "thread trace (ATT) is not supported");
+        }
+    }
+
+    /// A counter input file: read where it is; where it is not (madengine's paths are relative
+    /// to its own scripts), its name is taken for the preset of that name, which carries the
+    /// same counters resolved for each GPU.
+    fn counter_file(&mut self, given: &str, values: &[&str]) {
+        let [path] = values else { return self.cannot(given, "it needs exactly one file") };
+        let path = std::path::Path::new(path);
+        if path.is_file() {
+            let absolute = std::path::absolute(path).unwrap_or_else(|_| path.to_owned());
+            self.options.insert(config::PMC_FILE.to_owned(), absolute.display().to_string());
+            return;
+        }
+        match path.file_stem().and_then(|s| s.to_str()).and_then(rocprof_rs::counters::presets::by_name) {
+            Some(preset) => _ = self.options.insert(config::COUNTER_PRESET.to_owned(), preset.name.to_owned()),
+            None => self.cannot(given, "the file is not there, and its name is no rocprof-rs preset"),
         }
     }
 

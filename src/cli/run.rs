@@ -5,7 +5,10 @@ use std::collections::BTreeMap;
 use std::ffi::OsString;
 use std::process::{Command, ExitCode};
 
-use rocprof_rs::config::{Config, Placeholders};
+use std::path::Path;
+
+use rocprof_rs::config::{self, Config, Placeholders};
+use rocprof_rs::counters::PassMode;
 
 use super::env::{self, LD_PRELOAD, TOOL_LIBRARIES};
 use super::flags::RunArgs;
@@ -14,34 +17,84 @@ use super::{launch, profile, tool_path};
 /// Nothing was started: bad options, a bad value or no tool. The code clap gives bad usage.
 const NOT_STARTED: u8 = 2;
 
-/// Runs the application under the tool and returns its exit code (128 + N for signal N).
+/// Runs the application under the tool and returns its exit code (128 + N for signal N). With
+/// whole-application counter passes, the application runs once per pass, each run writing its
+/// own files (`<name>-passN`); the first run's metadata says how many passes there are.
 pub fn run(args: RunArgs) -> ExitCode {
     let app = args.command[0].to_string_lossy().into_owned();
-    let (mut command, env) = match prepare(&args) {
+    let (prepared, env) = match prepare(&args) {
         Ok(prepared) => prepared,
         Err(message) => {
             eprintln!("rocprof-rs: {message}");
             return ExitCode::from(NOT_STARTED);
         }
     };
+    let application_passes = Config::from_vars(&env, &Placeholders::of_this_process(&env))
+        .is_ok_and(|c| c.counters.is_some_and(|r| r.mode == PassMode::Application));
+    if !application_passes {
+        return run_once(&app, prepared(&[]), &env).0;
+    }
+    let template = env.get(config::OUTPUT_NAME).cloned().unwrap_or_else(|| "%hostname%-%pid%".into());
+    let (mut pass, mut passes) = (0, 1);
+    while pass < passes {
+        let extra = [(config::COUNTER_PASS, pass.to_string()), (config::OUTPUT_NAME, format!("{template}-pass{pass}"))];
+        let started = std::time::SystemTime::now();
+        let (code, dir) = run_once(&app, prepared(&extra), &env);
+        if code != ExitCode::SUCCESS {
+            return code;
+        }
+        if pass == 0 {
+            passes = dir.as_deref().map_or(1, |d| counter_passes(Path::new(d), started)).max(1);
+            if passes > 1 {
+                eprintln!(
+                    "rocprof-rs: the counters take {passes} passes: running the application {} more times",
+                    passes - 1
+                );
+            }
+        }
+        pass += 1;
+    }
+    ExitCode::SUCCESS
+}
+
+/// Runs one command to its end; its exit code and the output directory.
+fn run_once(app: &str, mut command: Command, env: &BTreeMap<String, String>) -> (ExitCode, Option<String>) {
     let (pid, status) = match launch::run(&mut command) {
         Ok(finished) => finished,
         Err(error) => {
-            let (code, line) = launch::not_started(&app, &error);
+            let (code, line) = launch::not_started(app, &error);
             eprintln!("{line}");
-            return ExitCode::from(code);
+            return (ExitCode::from(code), None);
         }
     };
-    let (code, line) = launch::outcome(&app, status);
+    let (code, line) = launch::outcome(app, status);
     if let Some(line) = line {
         eprintln!("{line}");
     }
-    eprintln!("rocprof-rs: output in {}", output_dir(&env, pid));
-    ExitCode::from(code)
+    let dir = output_dir(env, pid);
+    eprintln!("rocprof-rs: output in {dir}");
+    (ExitCode::from(code), Some(dir))
 }
 
+/// The passes the counters need, from the run metadata the tool wrote since `since`.
+fn counter_passes(dir: &Path, since: std::time::SystemTime) -> usize {
+    let Ok(entries) = std::fs::read_dir(dir) else { return 1 };
+    entries
+        .flatten()
+        .filter(|e| e.file_name().to_string_lossy().ends_with(".metadata.json"))
+        .filter(|e| e.metadata().and_then(|m| m.modified()).is_ok_and(|t| t >= since))
+        .filter_map(|e| std::fs::read_to_string(e.path()).ok())
+        .filter_map(|text| serde_json::from_str::<serde_json::Value>(&text).ok())
+        .filter_map(|json| json.get("rocprof_rs.counter_passes")?.as_str()?.parse::<usize>().ok())
+        .max()
+        .unwrap_or(1)
+}
+
+/// Builds the command to run, with extra variables for one run.
+type Prepared<'a> = Box<dyn Fn(&[(&str, String)]) -> Command + 'a>;
+
 /// The command to run and the variables it will see (for naming its output afterwards).
-fn prepare(args: &RunArgs) -> Result<(Command, BTreeMap<String, String>), String> {
+fn prepare(args: &RunArgs) -> Result<(Prepared<'_>, BTreeMap<String, String>), String> {
     let parent: BTreeMap<String, String> =
         std::env::vars_os().filter_map(|(k, v)| Some((k.into_string().ok()?, v.into_string().ok()?))).collect();
     let from_profile = match &args.profile {
@@ -66,13 +119,19 @@ fn prepare(args: &RunArgs) -> Result<(Command, BTreeMap<String, String>), String
     // Values the profile set win over the inherited ones, and may not be UTF-8 when inherited.
     let existing = |name: &str| overrides.get(name).map(OsString::from).or_else(|| std::env::var_os(name));
 
-    let mut command = Command::new(&args.command[0]);
-    command.args(&args.command[1..]).envs(&overrides);
-    command.env(TOOL_LIBRARIES, env::tool_libraries(existing(TOOL_LIBRARIES).as_deref(), &tool));
-    if args.preload {
-        command.env(LD_PRELOAD, env::ld_preload(existing(LD_PRELOAD).as_deref(), &tool));
-    }
-    Ok((command, seen))
+    let libraries = env::tool_libraries(existing(TOOL_LIBRARIES).as_deref(), &tool);
+    let preload = args.preload.then(|| env::ld_preload(existing(LD_PRELOAD).as_deref(), &tool));
+    let build = move |extra: &[(&str, String)]| {
+        let mut command = Command::new(&args.command[0]);
+        command.args(&args.command[1..]).envs(&overrides);
+        command.envs(extra.iter().map(|(k, v)| (*k, v)));
+        command.env(TOOL_LIBRARIES, &libraries);
+        if let Some(preload) = &preload {
+            command.env(LD_PRELOAD, preload);
+        }
+        command
+    };
+    Ok((Box::new(build), seen))
 }
 
 /// The directory the tool wrote to, as the application's own placeholders expand it. Only

@@ -6,9 +6,11 @@ use std::collections::HashMap;
 use std::hash::{BuildHasherDefault, Hasher};
 use std::sync::Arc;
 
-use arrow_array::builder::StringBuilder;
+use arrow_array::builder::{NullBufferBuilder, StringBuilder};
 use arrow_array::types::Int32Type;
-use arrow_array::{ArrayRef, DictionaryArray, Int32Array, Int64Array, StringArray, UInt32Array, UInt64Array};
+use arrow_array::{
+    ArrayRef, DictionaryArray, Float64Array, Int32Array, Int64Array, StringArray, UInt32Array, UInt64Array,
+};
 use arrow_schema::DataType;
 
 /// A column's in-memory buffer, by Arrow type.
@@ -52,10 +54,21 @@ primitive!(U64, u64, UInt64Array, DataType::UInt64);
 primitive!(I64, i64, Int64Array, DataType::Int64);
 primitive!(U32, u32, UInt32Array, DataType::UInt32);
 primitive!(I32, i32, Int32Array, DataType::Int32);
+primitive!(F64, f64, Float64Array, DataType::Float64);
 
-/// A nullable `i32` column (a value the SDK version may not provide).
-#[derive(Debug, Default)]
-pub struct OptI32(Vec<Option<i32>>);
+/// A nullable `i32` column (a value the SDK version may not provide): values and validity
+/// kept apart, as Arrow holds them, so finishing is a move rather than a pass over the rows.
+#[derive(Debug)]
+pub struct OptI32 {
+    values: Vec<i32>,
+    valid: NullBufferBuilder,
+}
+
+impl Default for OptI32 {
+    fn default() -> Self {
+        OptI32 { values: Vec::new(), valid: NullBufferBuilder::new(0) }
+    }
+}
 
 impl Column for OptI32 {
     type Value<'a> = Option<i32>;
@@ -64,10 +77,13 @@ impl Column for OptI32 {
     }
     const NULLABLE: bool = true;
     fn push(&mut self, value: Option<i32>) {
-        self.0.push(value);
+        self.values.push(value.unwrap_or_default());
+        self.valid.append(value.is_some());
     }
     fn finish(&mut self) -> ArrayRef {
-        Arc::new(Int32Array::from(std::mem::take(&mut self.0)))
+        let capacity = self.values.capacity();
+        let values = std::mem::replace(&mut self.values, Vec::with_capacity(capacity));
+        Arc::new(Int32Array::new(values.into(), self.valid.finish()))
     }
 }
 
@@ -117,8 +133,30 @@ impl Hasher for AddressHasher {
             self.0 = (self.0 ^ u64::from(b)).wrapping_mul(0x100_0000_01b3);
         }
     }
+    fn write_u64(&mut self, value: u64) {
+        self.0 = value.wrapping_mul(0x9e37_79b9_7f4a_7c15).rotate_left(26);
+    }
     fn write_usize(&mut self, value: usize) {
-        self.0 = (value as u64).wrapping_mul(0x9e37_79b9_7f4a_7c15).rotate_left(26);
+        self.write_u64(value as u64);
+    }
+}
+
+impl Dict {
+    /// The key of `value`, added to the dictionary if new. A caller that meets the same name
+    /// on every row (a kernel's dispatches) keeps the key and calls [`Dict::push_key`], which
+    /// spares the lookup.
+    pub fn key(&mut self, value: &Arc<str>) -> i32 {
+        let address = Arc::as_ptr(value).cast::<u8>() as usize;
+        *self.index.entry(address).or_insert_with(|| {
+            self.values.push(value.clone());
+            self.values.len() as i32 - 1
+        })
+    }
+
+    /// Appends a row holding the value that [`Dict::key`] gave `key` for.
+    pub fn push_key(&mut self, key: i32) {
+        debug_assert!((0..self.values.len() as i32).contains(&key), "a key of this dictionary");
+        self.keys.push(key);
     }
 }
 
@@ -129,16 +167,7 @@ impl Column for Dict {
     }
     const NULLABLE: bool = false;
     fn push(&mut self, value: &Arc<str>) {
-        let address = Arc::as_ptr(value).cast::<u8>() as usize;
-        let key = match self.index.get(&address) {
-            Some(&key) => key,
-            None => {
-                let key = self.values.len() as i32;
-                self.values.push(value.clone());
-                self.index.insert(address, key);
-                key
-            }
-        };
+        let key = self.key(value);
         self.keys.push(key);
     }
     fn finish(&mut self) -> ArrayRef {

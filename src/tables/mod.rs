@@ -174,8 +174,49 @@ columns! {
     }
 }
 
+columns! {
+    /// `counter`: hardware counter values in long form, one row per counted dispatch and
+    /// counter (the sum over the counter's hardware instances), or per instance when
+    /// `ROCPROF_RS_COUNTER_INSTANCES=1` keeps them (`instance` is then its 0-based index in
+    /// the SDK's order). `counter_group` is the pass that collected the value; `instances` is
+    /// how many instance values the row sums. Join to `kernel_dispatch` on `dispatch_id` and
+    /// `pid`.
+    Counter {
+        dispatch_id: U64,
+        correlation_id: U64,
+        agent_id: U64,
+        kernel_id: U64,
+        kernel_name: Dict,
+        counter: Dict,
+        value: F64,
+        counter_group: U32,
+        instances: U32,
+        instance: OptI32,
+        pid: U32,
+    }
+}
+
+columns! {
+    /// `kernel_counter`: per kernel (display name), agent and counter, the values over the
+    /// dispatches that collected it. `samples` of `dispatches` is the coverage: with groups
+    /// rotating over a kernel's dispatches, each counter sees a share of them.
+    KernelCounter {
+        kernel_name: Str,
+        agent_id: U64,
+        counter: Str,
+        counter_group: U32,
+        samples: U64,
+        dispatches: U64,
+        sum: F64,
+        mean: F64,
+        min: F64,
+        max: F64,
+        pid: U32,
+    }
+}
+
 /// Every table's folder name, in the order the metadata lists them.
-pub const TABLES: [&str; 10] = [
+pub const TABLES: [&str; 12] = [
     "kernel_dispatch",
     "hip_api",
     "hsa_api",
@@ -186,4 +227,6 @@ pub const TABLES: [&str; 10] = [
     "marker",
     "kernel_symbol",
     "agent",
+    "counter",
+    "kernel_counter",
 ];

@@ -137,12 +137,27 @@ pub(super) extern "C" fn on_buffer(
         let headers = unsafe { std::slice::from_raw_parts(headers, count) };
         let queue = tool.queue();
         let mut batch = queue.batch();
+        let mut counters = super::counting::Accumulator::default();
+        let per_instance = tool.config.counters.as_ref().is_some_and(|c| c.per_instance);
         for &header in headers {
             // SAFETY: a header of this callback.
             if let Some(record) = unsafe { decode(header) } {
                 queue.push(&mut batch, record);
+                continue;
+            }
+            // SAFETY: as above.
+            let h = unsafe { &*header };
+            // SAFETY: every header's first union member is the category/kind pair.
+            let pair = unsafe { h.__bindgen_anon_1.__bindgen_anon_1 };
+            if pair.category == sys::ROCPROFILER_BUFFER_CATEGORY_COUNTERS
+                && !h.payload.is_null()
+                && let Some(sdk) = crate::sdk::loaded()
+            {
+                // SAFETY: a header of this callback, of the counters category.
+                unsafe { counters.take(sdk.api(), per_instance, h, pair.kind, queue, &mut batch) };
             }
         }
+        counters.flush(queue, &mut batch);
         if drop_count > 0 {
             queue.push(&mut batch, Record::SdkDrops { buffer: buffer.handle, count: drop_count });
         }
@@ -263,6 +278,7 @@ pub(super) extern "C" fn on_code_object(
         };
         // Kept for a forked child, whose SDK will not announce the parent's code objects again.
         super::fork::remember(&symbol);
+        super::counting::register_kernel(&tool.config, symbol.kernel_id, &symbol.mangled);
         send_one(tool, Record::Symbol(Box::new(symbol)));
     })
 }

@@ -13,6 +13,8 @@
 //! with one line, and never unwinds into the SDK or the application.
 
 pub mod clock;
+mod counter_rows;
+pub mod counting;
 mod fork;
 mod ingest;
 pub mod names;
@@ -68,6 +70,8 @@ pub struct Seed {
     pub operations: rows::OperationNames,
     /// The SDK's version, for the run metadata.
     pub sdk_version: (u32, u32, u32),
+    /// The counters collected, if any: names and groups.
+    pub counters: Option<counting::CounterNames>,
 }
 
 impl std::fmt::Debug for Tool {
@@ -265,12 +269,13 @@ fn initialize() -> Result<()> {
     let agents = session::agents(api)?;
     std::fs::create_dir_all(&tool.config.output_dir)
         .map_err(|e| Error::Io { path: tool.config.output_dir.display().to_string(), source: e })?;
-    let seed = tool.seed.get_or_init(|| Seed { operations, sdk_version: version });
+    let session = session::create(api, &tool.config)?;
+    let _ = tool.session.set(session);
+    let counters = counting::setup(api, &tool.config, session.tracing, session.buffer)?;
+    let seed = tool.seed.get_or_init(|| Seed { operations, sdk_version: version, counters });
     let tables = rows::Tables::new(tool.config.clone(), seed.clone(), agents, 0);
     let (queue, receiver) = RECEIVER.lock().take().expect("configure stored the receiver");
     *tool.writer.lock() = Some(start_writer(tables, queue, receiver)?);
-    let session = session::create(api, &tool.config)?;
-    let _ = tool.session.set(session);
     STATE.store(RUNNING, Ordering::Release);
     if !START_PAUSED.load(Ordering::Acquire) {
         session::set_tracing(api, &session, true)?;

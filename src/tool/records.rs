@@ -109,6 +109,32 @@ pub struct Symbol {
     pub accum_vgpr: u32,
 }
 
+/// A counted dispatch, from the counting service's header record: how many value records
+/// belong to it, and the kernel they are joined to.
+#[derive(Debug, Clone, Copy)]
+pub struct CounterDispatch {
+    pub dispatch_id: u64,
+    pub agent_id: u64,
+    pub kernel_id: u64,
+    pub correlation_id: u64,
+    /// Value records (one per counter instance) the SDK reports for the dispatch.
+    pub records: u64,
+}
+
+/// A counter's value for a dispatch: the sum of `instances` consecutive instance records, or
+/// one instance's value (`instance` set) when per-instance values are kept.
+#[derive(Debug, Clone, Copy)]
+pub struct CounterValue {
+    pub dispatch_id: u64,
+    pub agent_id: u64,
+    pub counter_id: u64,
+    pub value: f64,
+    pub instances: u32,
+    /// The group (pass) that collected it.
+    pub group: u32,
+    pub instance: Option<u32>,
+}
+
 /// One record on its way to the writer.
 #[derive(Debug, Clone)]
 pub enum Record {
@@ -119,6 +145,8 @@ pub enum Record {
     Allocation(Allocation),
     Marker(Box<Marker>),
     Symbol(Box<Symbol>),
+    CounterDispatch(CounterDispatch),
+    CounterValue(CounterValue),
     /// The SDK's cumulative `drop_count` for a buffer, as its latest callback reported it.
     SdkDrops {
         buffer: u64,
@@ -136,7 +164,7 @@ impl Record {
             Record::Scratch(r) => Some(r.start_ns),
             Record::Allocation(r) => Some(r.start_ns),
             Record::Marker(r) => Some(r.start_ns),
-            Record::Symbol(_) | Record::SdkDrops { .. } => None,
+            Record::Symbol(_) | Record::SdkDrops { .. } | Record::CounterDispatch(_) | Record::CounterValue(_) => None,
         }
     }
 }

@@ -9,6 +9,7 @@ use std::sync::Arc;
 use arrow_array::RecordBatch;
 use parquet::file::metadata::KeyValue;
 
+use super::counter_rows::CounterRows;
 use super::records::{Api, Record, Symbol};
 use super::writer::Summary;
 use crate::config::Config;
@@ -30,6 +31,9 @@ pub struct Kernel {
     pub symbol: Symbol,
     /// Whether the name passes the include and exclude filters.
     pub selected: bool,
+    /// The name's and the mangled name's keys in the dispatch table's dictionaries, once the
+    /// kernel has had a dispatch row.
+    dispatch_keys: Option<[i32; 2]>,
 }
 
 /// The per-table column buffers and files.
@@ -55,6 +59,7 @@ pub struct Tables {
     marker: (tables::Marker, TableFiles),
     symbol: (tables::KernelSymbol, TableFiles),
     agent: (tables::Agent, TableFiles),
+    counters: CounterRows,
 }
 
 impl std::fmt::Debug for Tables {
@@ -92,8 +97,13 @@ impl Tables {
     /// Tables for `config`, with the run's metadata in every file and the agent table filled.
     /// `born_ns` is when a forked child began (0 for a process that was not forked).
     pub fn new(config: Config, seed: super::Seed, agents: tables::Agent, born_ns: u64) -> Tables {
-        let super::Seed { operations, sdk_version } = seed;
-        let metadata = super::run_metadata(&config, sdk_version);
+        let super::Seed { operations, sdk_version, counters } = seed;
+        let mut metadata = super::run_metadata(&config, sdk_version);
+        let counters = counters.unwrap_or_default();
+        if !counters.names.is_empty() {
+            metadata.push(KeyValue::new("rocprof_rs.counter_groups".into(), counters.plan_json.clone()));
+            metadata.push(KeyValue::new("rocprof_rs.counter_passes".into(), counters.passes.to_string()));
+        }
         let files = |name: &str, schema| TableFiles::new(&config, name, schema, metadata.clone());
         let api = |i: usize| (tables::ApiCall::default(), files(API_KINDS[i].0, tables::ApiCall::schema()));
         Tables {
@@ -108,6 +118,7 @@ impl Tables {
             marker: (Default::default(), files("marker", tables::Marker::schema())),
             symbol: (Default::default(), files("kernel_symbol", tables::KernelSymbol::schema())),
             agent: (agents, files("agent", tables::Agent::schema())),
+            counters: CounterRows::new(&config, counters.names, &metadata),
             operations,
             kernels: HashMap::default(),
             iterations: HashMap::new(),
@@ -136,16 +147,24 @@ impl Tables {
         let pid = self.pid;
         match record {
             Record::Dispatch(d) => {
-                self.ensure_kernel(d.kernel_id);
+                if !self.kernels.contains_key(&d.kernel_id) {
+                    self.register_unannounced(d.kernel_id);
+                }
                 // Borrowed, not cloned: this runs once per dispatch.
-                let Some(kernel) = self.kernels.get(&d.kernel_id) else { return };
+                let Some(kernel) = self.kernels.get_mut(&d.kernel_id) else { return };
                 if !kernel.selected || !next_iteration_selected(&self.config, &mut self.iterations, &kernel.name) {
                     self.filtered += 1;
                     return;
                 }
-                let s = &kernel.symbol;
+                if self.counters.enabled() {
+                    self.counters.count_dispatch(d.kernel_id, d.agent_id);
+                }
                 let t = &mut self.dispatch.0;
-                t.kernel_name.push(&kernel.name);
+                let [name_key, mangled_key] = *kernel.dispatch_keys.get_or_insert_with(|| {
+                    [t.kernel_name.key(&kernel.name), t.mangled_name.key(&kernel.symbol.mangled)]
+                });
+                let s = &kernel.symbol;
+                t.kernel_name.push_key(name_key);
                 t.start_ns.push(d.start_ns as i64);
                 t.duration_ns.push(dur(d.start_ns, d.end_ns));
                 t.grid_x.push(i64::from(d.grid[0]));
@@ -166,7 +185,7 @@ impl Tables {
                 t.queue_id.push(d.queue_id);
                 t.thread_id.push(d.thread_id);
                 t.pid.push(pid);
-                t.mangled_name.push(&s.mangled);
+                t.mangled_name.push_key(mangled_key);
                 t.accum_vgpr.push(s.accum_vgpr as i32);
                 t.sgpr.push(s.sgpr as i32);
                 t.scratch_size.push(d.private_segment_size as i32);
@@ -247,6 +266,8 @@ impl Tables {
                 t.end_row();
             }
             Record::Symbol(s) => self.add_symbol(s),
+            Record::CounterDispatch(h) => self.counters.header(h, &self.kernels),
+            Record::CounterValue(v) => self.counters.value(v, &self.kernels),
             Record::SdkDrops { buffer, count } => {
                 let seen = self.sdk_drops.entry(*buffer).or_default();
                 *seen = (*seen).max(*count);
@@ -286,15 +307,13 @@ impl Tables {
         t.accum_vgpr.push(s.accum_vgpr);
         t.pid.push(self.pid);
         t.end_row();
-        self.kernels.insert(s.kernel_id, Kernel { name, symbol: s.clone(), selected });
+        self.kernels.insert(s.kernel_id, Kernel { name, symbol: s.clone(), selected, dispatch_keys: None });
     }
 
     /// Registers a stand-in for a kernel the SDK never announced (it always does), so its
     /// dispatches still get rows, named by id.
-    fn ensure_kernel(&mut self, kernel_id: u64) {
-        if self.kernels.contains_key(&kernel_id) {
-            return;
-        }
+    #[cold]
+    fn register_unannounced(&mut self, kernel_id: u64) {
         let symbol = Symbol {
             kernel_id,
             code_object_id: 0,
@@ -329,6 +348,7 @@ impl Tables {
             )*};
         }
         each!(self.dispatch, self.copy, self.scratch, self.allocation, self.marker, self.symbol, self.agent);
+        each!(self.counters.values, self.counters.kernels);
         for api in &mut self.apis {
             each!(api);
         }
@@ -349,6 +369,13 @@ impl Tables {
         Ok(())
     }
 
+    /// At the end of the run: what only the whole run gives (the per-kernel counter
+    /// aggregates), then every buffered row, and every file completed.
+    pub fn finish(&mut self, closing: &[KeyValue]) -> Result<()> {
+        self.counters.finish(&self.kernels);
+        self.complete(closing)
+    }
+
     /// Writes every buffered row and completes every open file.
     pub fn complete(&mut self, closing: &[KeyValue]) -> Result<()> {
         self.write_tables(true, closing)?;
@@ -366,6 +393,8 @@ impl Tables {
             + self.allocation.0.len()
             + self.marker.0.len()) as u64;
         rows += self.apis.iter().map(|a| a.0.len() as u64).sum::<u64>();
+        rows += self.counters.values.0.len() as u64;
+        self.counters.values.0 = Default::default();
         self.dispatch.0 = Default::default();
         self.copy.0 = Default::default();
         self.scratch.0 = Default::default();
@@ -386,6 +415,8 @@ impl Tables {
             &mut self.marker.1,
             &mut self.symbol.1,
             &mut self.agent.1,
+            &mut self.counters.values.1,
+            &mut self.counters.kernels.1,
         ];
         all.extend(self.apis.iter_mut().map(|a| &mut a.1));
         all
@@ -400,6 +431,8 @@ impl Tables {
             ("marker", &self.marker.1),
             ("kernel_symbol", &self.symbol.1),
             ("agent", &self.agent.1),
+            ("counter", &self.counters.values.1),
+            ("kernel_counter", &self.counters.kernels.1),
         ];
         all.extend(self.apis.iter().enumerate().map(|(i, a)| (API_KINDS[i].0, &a.1)));
         all
@@ -409,6 +442,7 @@ impl Tables {
     pub fn rows_written(&self) -> Vec<(&'static str, u64)> {
         let traced = |name: &str| match name {
             "kernel_symbol" | "agent" => true,
+            "counter" | "kernel_counter" => self.counters.enabled(),
             _ => self.config.domains.iter().any(|d| d.table() == name),
         };
         self.files().into_iter().filter(|(n, _)| traced(n)).map(|(n, f)| (n, f.rows_written)).collect()
@@ -440,6 +474,10 @@ impl Tables {
         fields.push(format!("\"records\":{}", summary.rows_json()));
         fields.push(format!("\"dropped\":{}", summary.dropped_json()));
         fields.push(format!("\"filtered\":{}", summary.filtered));
+        if self.counters.enabled() {
+            fields.push(format!("\"counter_samples\":{}", self.counters.coverage_json()));
+            fields.push(format!("\"counter_dispatches_incomplete\":{}", self.counters.incomplete));
+        }
         if self.born_ns > 0 {
             fields.push(format!("\"forked_at_ns\":{}", self.born_ns));
             fields.push(format!("\"left_to_the_parent\":{}", self.inherited));

@@ -116,7 +116,7 @@ impl Writer {
                 recv(self.control) -> request => match request {
                     Ok(Control::Flush(done)) => {
                         self.drain();
-                        self.complete_files();
+                        self.complete_files(false);
                         let _ = done.send(());
                     }
                     Ok(Control::Stop) | Err(_) => break,
@@ -130,7 +130,7 @@ impl Writer {
             }
         }
         self.drain();
-        self.complete_files();
+        self.complete_files(true);
         self.summary()
     }
 
@@ -150,9 +150,11 @@ impl Writer {
         }
     }
 
-    fn complete_files(&mut self) {
+    /// Completes the open files; at the end of the run (`last`), with the run's aggregates.
+    fn complete_files(&mut self, last: bool) {
         if self.failed.is_none() {
-            let result = self.tables.complete(&self.closing_metadata());
+            let closing = self.closing_metadata();
+            let result = if last { self.tables.finish(&closing) } else { self.tables.complete(&closing) };
             self.check(result);
         }
         if let Err(e) = self.tables.write_run_metadata(&self.summary())

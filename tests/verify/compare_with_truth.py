@@ -53,6 +53,10 @@ MAPPINGS = {
     "marker": ("marker_range", [
         ("correlation_id", "correlation_id"), ("operation", "operation"), ("name", "message"),
     ]),
+    "counter": ("counter", [
+        ("correlation_id", "correlation_id"), ("agent_id", "agent_id"), ("dispatch_id", "dispatch_id"),
+        ("name", "counter"), ("value", "value"),
+    ]),
     "kernel_symbol": ("kernel_symbol", [
         ("object_id", "code_object_id"), ("kernel_id", "kernel_id"), ("lds_bytes", "lds_size"),
         ("scratch_bytes", "scratch_size"), ("name", "mangled_name"),
@@ -90,6 +94,9 @@ def normalise(table, columns):
             arrays.append(pc.cast(col, pa.string()))
         elif pa.types.is_null(col.type):
             arrays.append(pc.cast(col, pa.string()))
+        elif name == "value":
+            # Counter values are doubles; the truth's integers and fractions alike, exactly.
+            arrays.append(pc.cast(col, pa.float64()))
         else:
             arrays.append(pc.cast(col, pa.uint64()))
     out = pa.table(arrays, names=[f"c{i}" for i in range(len(columns))])

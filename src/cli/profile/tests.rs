@@ -21,10 +21,6 @@ const VRAM: &str =
 const SLURM: &str = "slurm (rocprof-rs submits no jobs; run it inside the allocation: srun rocprof-rs run -- APP)";
 const OUT: (&str, &str) = ("ROCPROF_RS_OUTPUT_DIR", "./rocprof_output");
 
-fn counters(file: &str) -> String {
-    format!("-i ../scripts/common/tools/counters/{file} (hardware counter collection is not implemented yet)")
-}
-
 fn mapped(text: &str) -> Profile {
     let profile = parse(text).expect("the profile maps");
     // Whatever a profile maps to must be a configuration the tool accepts.
@@ -52,11 +48,11 @@ fn lightweight_traces_hip_and_kernels() {
 }
 
 #[test]
-fn compute_bound_traces_but_collects_no_counters_or_power() {
+fn compute_bound_collects_its_counters_as_the_preset_but_no_power() {
     check(
         COMPUTE_BOUND,
-        &[("ROCPROF_RS_DOMAINS", "kernel,hip_api"), OUT],
-        &[HIP_COMPILER, &counters("compute_bound.txt"), PFTRACE, POWER],
+        &[("ROCPROF_RS_COUNTER_PRESET", "compute_bound"), ("ROCPROF_RS_DOMAINS", "kernel,hip_api"), OUT],
+        &[HIP_COMPILER, PFTRACE, POWER],
     );
 }
 
@@ -64,8 +60,12 @@ fn compute_bound_traces_but_collects_no_counters_or_power() {
 fn memory_bound_adds_copies_and_allocations() {
     check(
         MEMORY_BOUND,
-        &[("ROCPROF_RS_DOMAINS", "kernel,memory_copy,hip_api,memory_allocation"), OUT],
-        &[HIP_COMPILER, &counters("memory_bound.txt"), PFTRACE, VRAM],
+        &[
+            ("ROCPROF_RS_COUNTER_PRESET", "memory_bound"),
+            ("ROCPROF_RS_DOMAINS", "kernel,memory_copy,hip_api,memory_allocation"),
+            OUT,
+        ],
+        &[HIP_COMPILER, PFTRACE, VRAM],
     );
 }
 
@@ -95,10 +95,15 @@ fn multi_gpu_traces_communication_and_keeps_the_environment() {
 fn comprehensive_traces_everything_and_names_all_it_cannot_do() {
     check(
         COMPREHENSIVE,
-        &[("HSA_ENABLE_SDMA", "0"), ("RCCL_DEBUG", "INFO"), ("ROCPROF_RS_DOMAINS", "sys"), OUT],
+        &[
+            ("HSA_ENABLE_SDMA", "0"),
+            ("RCCL_DEBUG", "INFO"),
+            ("ROCPROF_RS_COUNTER_PRESET", "full_profile"),
+            ("ROCPROF_RS_DOMAINS", "sys"),
+            OUT,
+        ],
         &[
             HIP_COMPILER,
-            &counters("full_profile.txt"),
             PFTRACE,
             "--stats (rocprof-rs writes no statistics files; aggregate its Parquet tables)",
             POWER,

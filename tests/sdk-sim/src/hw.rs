@@ -187,6 +187,32 @@ pub static BASE: &[BaseCounter] = &[
     base!("SQ_INSTS_VALU_TRANS_F32", SQ, CDNA, "Number of VALU F32 transcendental instructions issued.", |a| a
         .valu_insts
         / 32),
+    base!("SQ_INSTS_VALU_ADD_F16", SQ, CDNA, "Number of VALU F16 ADD instructions issued.", |a| a.valu_insts / 16),
+    base!("SQ_INSTS_VALU_MUL_F16", SQ, CDNA, "Number of VALU F16 MUL instructions issued.", |a| a.valu_insts / 16),
+    base!("SQ_INSTS_VALU_FMA_F16", SQ, CDNA, "Number of VALU F16 FMA instructions issued.", |a| a.valu_insts / 8),
+    base!("SQ_INSTS_VALU_TRANS_F16", SQ, CDNA, "Number of VALU F16 transcendental instructions issued.", |a| a
+        .valu_insts
+        / 64),
+    base!("SQ_INSTS_VALU_ADD_F64", SQ, CDNA, "Number of VALU F64 ADD instructions issued.", |a| a.valu_insts / 32),
+    base!("SQ_INSTS_VALU_MUL_F64", SQ, CDNA, "Number of VALU F64 MUL instructions issued.", |a| a.valu_insts / 32),
+    base!("SQ_INSTS_VALU_FMA_F64", SQ, CDNA, "Number of VALU F64 FMA instructions issued.", |a| a.valu_insts / 16),
+    base!("SQ_INSTS_VALU_TRANS_F64", SQ, CDNA, "Number of VALU F64 transcendental instructions issued.", |a| a
+        .valu_insts
+        / 128),
+    base!("SQ_INSTS_VALU_INT32", SQ, CDNA, "Number of VALU 32-bit integer instructions issued.", |a| a.valu_insts / 6),
+    base!("SQ_INSTS_VALU_INT64", SQ, CDNA, "Number of VALU 64-bit integer instructions issued.", |a| a.valu_insts / 20),
+    base!("SQ_INSTS_VALU_MFMA_MOPS_F16", SQ, CDNA, "Number of F16 MFMA ops, in units of 512.", |a| a.mfma_insts * 8),
+    base!("SQ_INSTS_VALU_MFMA_MOPS_BF16", SQ, CDNA, "Number of BF16 MFMA ops, in units of 512.", |a| a.mfma_insts * 4),
+    base!("SQ_INSTS_VALU_MFMA_MOPS_F32", SQ, CDNA, "Number of F32 MFMA ops, in units of 512.", |a| a.mfma_insts * 2),
+    base!("SQ_INSTS_VALU_MFMA_MOPS_F64", SQ, CDNA, "Number of F64 MFMA ops, in units of 512.", |a| a.mfma_insts),
+    base!("SQ_INSTS_VALU_MFMA_MOPS_I8", SQ, CDNA, "Number of I8 MFMA ops, in units of 512.", |a| a.mfma_insts * 16),
+    base!("SQ_INSTS_VALU_MFMA_MOPS_F8", SQ, GFX942, "Number of F8 MFMA ops, in units of 512.", |a| a.mfma_insts * 16),
+    base!("SQ_VALU_MFMA_BUSY_CYCLES", SQ, CDNA, "Number of cycles the MFMA ALU is busy.", |a| a.mfma_insts * 16),
+    base!("SQ_LDS_IDX_ACTIVE", SQ, CDNA, "Number of cycles LDS is used for indexed operations.", |a| a.lds_insts * 2
+        + a.lds_bank_conflicts),
+    base!("SQ_WAIT_INST_LDS", SQ, CDNA, "Number of wave-cycles spent waiting for LDS instruction issue.", |a| a
+        .lds_bank_conflicts
+        * 2),
     base!("SQ_WAIT_INST_ANY", SQ, CDNA, "Number of wave-cycles spent waiting for any instruction issue.", |a| a
         .wait_cycles),
     base!("SQ_WAIT_INST_VALU", SQ, GFX90A, "Number of wave-cycles spent waiting for VALU instruction issue.", |a| a
@@ -198,30 +224,72 @@ pub static BASE: &[BaseCounter] = &[
     base!("TCC_MISS", TCC, CDNA, "Number of cache misses. UC reads count as misses.", |a| a.l2_misses),
     base!("TCC_REQ", TCC, CDNA, "Number of requests of all types.", |a| a.l2_hits + a.l2_misses),
     base!("TCC_ATOMIC", TCC, CDNA, "Number of atomic requests of all types.", |a| a.l2_atomics),
-    base!("TCC_EA_RDREQ", TCC, GFX942 | GFX90A, "Number of TCC/EA read requests (either 32-byte or 64-byte)", |a| a
+    base!("TCC_EA_RDREQ", TCC, GFX90A, "Number of TCC/EA read requests (either 32-byte or 64-byte)", |a| a
         .dram_read_32b
         + a.dram_read_64b),
-    base!("TCC_EA_RDREQ_32B", TCC, CDNA, "Number of 32-byte TCC/EA read requests", |a| a.dram_read_32b),
+    base!("TCC_EA_RDREQ_32B", TCC, GFX90A, "Number of 32-byte TCC/EA read requests", |a| a.dram_read_32b),
     base!(
         "TCC_EA_WRREQ",
         TCC,
-        CDNA,
+        GFX90A,
         "Number of transactions (either 32-byte or 64-byte) going over the TC_EA_wrreq interface.",
         |a| a.dram_write_32b + a.dram_write_64b
     ),
-    base!("TCC_EA_WRREQ_64B", TCC, CDNA, "Number of 64-byte transactions going over the TC_EA_wrreq interface.", |a| a
-        .dram_write_64b),
-    base!("TCC_EA_RDREQ_LEVEL", TCC, CDNA, "The sum of the number of EA read requests in flight.", |a| (a
+    base!(
+        "TCC_EA_WRREQ_64B",
+        TCC,
+        GFX90A,
+        "Number of 64-byte transactions going over the TC_EA_wrreq interface.",
+        |a| a.dram_write_64b
+    ),
+    base!("TCC_EA_RDREQ_LEVEL", TCC, GFX90A, "The sum of the number of EA read requests in flight.", |a| (a
         .dram_read_32b
         + a.dram_read_64b)
         * 12),
-    base!("TCC_EA_WRREQ_LEVEL", TCC, CDNA, "The sum of the number of EA write requests in flight.", |a| (a
+    base!("TCC_EA_WRREQ_LEVEL", TCC, GFX90A, "The sum of the number of EA write requests in flight.", |a| (a
+        .dram_write_32b
+        + a.dram_write_64b)
+        * 9),
+    // gfx94x names its single EA interface EA0 and counts 128-byte reads apart (TCC_BUBBLE).
+    base!("TCC_EA0_RDREQ", TCC, GFX942, "Number of TCC/EA read requests (32-, 64- or 128-byte)", |a| a.dram_read_32b
+        + a.dram_read_64b),
+    base!("TCC_EA0_RDREQ_32B", TCC, GFX942, "Number of 32-byte TCC/EA read requests", |a| a.dram_read_32b),
+    base!("TCC_BUBBLE", TCC, GFX942, "Number of 128-byte read requests to EA", |a| a.dram_read_64b / 5),
+    base!(
+        "TCC_EA0_WRREQ",
+        TCC,
+        GFX942,
+        "Number of 32- or 64-byte transactions going over the TC_EA_wrreq interface.",
+        |a| a.dram_write_32b + a.dram_write_64b
+    ),
+    base!(
+        "TCC_EA0_WRREQ_64B",
+        TCC,
+        GFX942,
+        "Number of 64-byte transactions going over the TC_EA_wrreq interface.",
+        |a| a.dram_write_64b
+    ),
+    base!("TCC_EA0_RDREQ_LEVEL", TCC, GFX942, "The sum of the number of EA read requests in flight.", |a| (a
+        .dram_read_32b
+        + a.dram_read_64b)
+        * 12),
+    base!("TCC_EA0_WRREQ_LEVEL", TCC, GFX942, "The sum of the number of EA write requests in flight.", |a| (a
         .dram_write_32b
         + a.dram_write_64b)
         * 9),
     base!("TCP_TCC_READ_REQ", TCP, CDNA, "Total read requests from TCP to all TCCs", |a| a.vmem_read_insts * 4),
     base!("TCP_TCC_WRITE_REQ", TCP, CDNA, "Total write requests from TCP to all TCCs", |a| a.vmem_write_insts * 4),
     base!("TCP_TCC_ATOMIC_REQ", TCP, CDNA, "Total atomic requests from TCP to all TCCs", |a| a.l2_atomics),
+    base!("TCP_TCC_ATOMIC_WITH_RET_REQ", TCP, CDNA, "Total atomic requests with return from TCP to all TCCs", |a| a
+        .l2_atomics
+        / 2),
+    base!(
+        "TCP_TCC_ATOMIC_WITHOUT_RET_REQ",
+        TCP,
+        CDNA,
+        "Total atomic requests without return from TCP to all TCCs",
+        |a| a.l2_atomics - a.l2_atomics / 2
+    ),
     base!("TCP_TOTAL_CACHE_ACCESSES", TCP, CDNA, "Total vector L1 cache accesses", |a| (a.vmem_read_insts
         + a.vmem_write_insts)
         * 16),
@@ -231,12 +299,15 @@ pub static BASE: &[BaseCounter] = &[
 
 macro_rules! sum_of {
     ($name:literal, $base:literal, $desc:literal) => {
+        sum_of!(CDNA, $name, $base, $desc)
+    };
+    ($archs:expr, $name:literal, $base:literal, $desc:literal) => {
         DerivedCounter {
             name: $name,
             description: $desc,
             expression: concat!("reduce(", $base, ",sum)"),
             inputs: &[$base],
-            archs: CDNA,
+            archs: $archs,
             eval: |v| v($base),
         }
     };
@@ -248,12 +319,59 @@ pub static DERIVED: &[DerivedCounter] = &[
     sum_of!("TCC_MISS_sum", "TCC_MISS", "Number of cache misses. Sum over TCC instances."),
     sum_of!("TCC_REQ_sum", "TCC_REQ", "Number of requests. Sum over TCC instances."),
     sum_of!("TCC_ATOMIC_sum", "TCC_ATOMIC", "Number of atomic requests. Sum over TCC instances."),
-    sum_of!("TCC_EA_RDREQ_sum", "TCC_EA_RDREQ", "TCC/EA read requests. Sum over TCC instances."),
-    sum_of!("TCC_EA_RDREQ_32B_sum", "TCC_EA_RDREQ_32B", "32-byte TCC/EA read requests. Sum over TCC instances."),
-    sum_of!("TCC_EA_WRREQ_sum", "TCC_EA_WRREQ", "TCC/EA write requests. Sum over TCC instances."),
-    sum_of!("TCC_EA_WRREQ_64B_sum", "TCC_EA_WRREQ_64B", "64-byte TCC/EA write requests. Sum over TCC instances."),
-    sum_of!("TCC_EA_RDREQ_LEVEL_sum", "TCC_EA_RDREQ_LEVEL", "EA read requests in flight. Sum over TCC instances."),
-    sum_of!("TCC_EA_WRREQ_LEVEL_sum", "TCC_EA_WRREQ_LEVEL", "EA write requests in flight. Sum over TCC instances."),
+    sum_of!(GFX90A, "TCC_EA_RDREQ_sum", "TCC_EA_RDREQ", "TCC/EA read requests. Sum over TCC instances."),
+    sum_of!(
+        GFX90A,
+        "TCC_EA_RDREQ_32B_sum",
+        "TCC_EA_RDREQ_32B",
+        "32-byte TCC/EA read requests. Sum over TCC instances."
+    ),
+    sum_of!(GFX90A, "TCC_EA_WRREQ_sum", "TCC_EA_WRREQ", "TCC/EA write requests. Sum over TCC instances."),
+    sum_of!(
+        GFX90A,
+        "TCC_EA_WRREQ_64B_sum",
+        "TCC_EA_WRREQ_64B",
+        "64-byte TCC/EA write requests. Sum over TCC instances."
+    ),
+    sum_of!(
+        GFX90A,
+        "TCC_EA_RDREQ_LEVEL_sum",
+        "TCC_EA_RDREQ_LEVEL",
+        "EA read requests in flight. Sum over TCC instances."
+    ),
+    sum_of!(
+        GFX90A,
+        "TCC_EA_WRREQ_LEVEL_sum",
+        "TCC_EA_WRREQ_LEVEL",
+        "EA write requests in flight. Sum over TCC instances."
+    ),
+    sum_of!(GFX942, "TCC_EA0_RDREQ_sum", "TCC_EA0_RDREQ", "TCC/EA read requests. Sum over TCC instances."),
+    sum_of!(
+        GFX942,
+        "TCC_EA0_RDREQ_32B_sum",
+        "TCC_EA0_RDREQ_32B",
+        "32-byte TCC/EA read requests. Sum over TCC instances."
+    ),
+    sum_of!(GFX942, "TCC_BUBBLE_sum", "TCC_BUBBLE", "128-byte read requests to EA. Sum over TCC instances."),
+    sum_of!(GFX942, "TCC_EA0_WRREQ_sum", "TCC_EA0_WRREQ", "TCC/EA write requests. Sum over TCC instances."),
+    sum_of!(
+        GFX942,
+        "TCC_EA0_WRREQ_64B_sum",
+        "TCC_EA0_WRREQ_64B",
+        "64-byte TCC/EA write requests. Sum over TCC instances."
+    ),
+    sum_of!(
+        GFX942,
+        "TCC_EA0_RDREQ_LEVEL_sum",
+        "TCC_EA0_RDREQ_LEVEL",
+        "EA read requests in flight. Sum over TCC instances."
+    ),
+    sum_of!(
+        GFX942,
+        "TCC_EA0_WRREQ_LEVEL_sum",
+        "TCC_EA0_WRREQ_LEVEL",
+        "EA write requests in flight. Sum over TCC instances."
+    ),
     sum_of!(
         "TCP_TCC_READ_REQ_sum",
         "TCP_TCC_READ_REQ",
@@ -269,12 +387,28 @@ pub static DERIVED: &[DerivedCounter] = &[
         "TCP_TCC_ATOMIC_REQ",
         "Total atomic requests from TCP to all TCCs. Sum over TCP instances."
     ),
+    sum_of!(
+        "TCP_TCC_ATOMIC_WITH_RET_REQ_sum",
+        "TCP_TCC_ATOMIC_WITH_RET_REQ",
+        "Total atomic requests with return from TCP to all TCCs. Sum over TCP instances."
+    ),
+    sum_of!(
+        "TCP_TCC_ATOMIC_WITHOUT_RET_REQ_sum",
+        "TCP_TCC_ATOMIC_WITHOUT_RET_REQ",
+        "Total atomic requests without return from TCP to all TCCs. Sum over TCP instances."
+    ),
+    sum_of!(
+        "TCP_TOTAL_CACHE_ACCESSES_sum",
+        "TCP_TOTAL_CACHE_ACCESSES",
+        "Total vector L1 cache accesses. Sum over TCP instances."
+    ),
+    // Defined for gfx90a and earlier; SDK 1.0 has no L2CacheHit for gfx94x.
     DerivedCounter {
         name: "L2CacheHit",
         description: "The percentage of fetch, write, atomic, and other instructions that hit the data in L2 cache.",
         expression: "100*reduce(TCC_HIT,sum)/(reduce(TCC_HIT,sum)+reduce(TCC_MISS,sum))",
         inputs: &["TCC_HIT", "TCC_MISS"],
-        archs: CDNA,
+        archs: GFX90A,
         eval: |v| {
             let total = v("TCC_HIT") + v("TCC_MISS");
             if total == 0.0 { 0.0 } else { 100.0 * v("TCC_HIT") / total }
@@ -293,7 +427,7 @@ pub static DERIVED: &[DerivedCounter] = &[
         description: "The total kilobytes fetched from the video memory. This is measured with all extra fetches and any cache or memory effects taken into account.",
         expression: "(reduce(TCC_EA_RDREQ_32B,sum)*32+(reduce(TCC_EA_RDREQ,sum)-reduce(TCC_EA_RDREQ_32B,sum))*64)/1024",
         inputs: &["TCC_EA_RDREQ_32B", "TCC_EA_RDREQ"],
-        archs: CDNA,
+        archs: GFX90A,
         eval: |v| (v("TCC_EA_RDREQ_32B") * 32.0 + (v("TCC_EA_RDREQ") - v("TCC_EA_RDREQ_32B")) * 64.0) / 1024.0,
     },
     DerivedCounter {
@@ -301,8 +435,29 @@ pub static DERIVED: &[DerivedCounter] = &[
         description: "The total kilobytes written to the video memory. This is measured with all extra fetches and any cache or memory effects taken into account.",
         expression: "((reduce(TCC_EA_WRREQ,sum)-reduce(TCC_EA_WRREQ_64B,sum))*32+reduce(TCC_EA_WRREQ_64B,sum)*64)/1024",
         inputs: &["TCC_EA_WRREQ", "TCC_EA_WRREQ_64B"],
-        archs: CDNA,
+        archs: GFX90A,
         eval: |v| ((v("TCC_EA_WRREQ") - v("TCC_EA_WRREQ_64B")) * 32.0 + v("TCC_EA_WRREQ_64B") * 64.0) / 1024.0,
+    },
+    DerivedCounter {
+        name: "FETCH_SIZE",
+        description: "The total kilobytes fetched from the video memory. This is measured with all extra fetches and any cache or memory effects taken into account.",
+        expression: "(reduce(TCC_BUBBLE,sum)*128+(reduce(TCC_EA0_RDREQ,sum)-reduce(TCC_BUBBLE,sum)-reduce(TCC_EA0_RDREQ_32B,sum))*64+reduce(TCC_EA0_RDREQ_32B,sum)*32)/1024",
+        inputs: &["TCC_BUBBLE", "TCC_EA0_RDREQ", "TCC_EA0_RDREQ_32B"],
+        archs: GFX942,
+        eval: |v| {
+            (v("TCC_BUBBLE") * 128.0
+                + (v("TCC_EA0_RDREQ") - v("TCC_BUBBLE") - v("TCC_EA0_RDREQ_32B")) * 64.0
+                + v("TCC_EA0_RDREQ_32B") * 32.0)
+                / 1024.0
+        },
+    },
+    DerivedCounter {
+        name: "WRITE_SIZE",
+        description: "The total kilobytes written to the video memory. This is measured with all extra fetches and any cache or memory effects taken into account.",
+        expression: "((reduce(TCC_EA0_WRREQ,sum)-reduce(TCC_EA0_WRREQ_64B,sum))*32+reduce(TCC_EA0_WRREQ_64B,sum)*64)/1024",
+        inputs: &["TCC_EA0_WRREQ", "TCC_EA0_WRREQ_64B"],
+        archs: GFX942,
+        eval: |v| ((v("TCC_EA0_WRREQ") - v("TCC_EA0_WRREQ_64B")) * 32.0 + v("TCC_EA0_WRREQ_64B") * 64.0) / 1024.0,
     },
 ];
 
@@ -352,6 +507,19 @@ pub fn machine(gpus: u32, consumer_gpu: bool) -> Vec<Arch> {
         archs.push(Arch::Gfx1151);
     }
     archs
+}
+
+/// The SDK id of the `index`-th counter [`supported`] lists for `arch`: ids are per
+/// (architecture, counter), as the SDK's metric tables are per architecture.
+pub fn counter_id(arch: Arch, index: usize) -> u64 {
+    Arch::ALL.iter().position(|a| *a == arch).expect("a modelled arch") as u64 * 256 + index as u64 + 1
+}
+
+/// The counter with SDK id `id`.
+pub fn counter_by_id(id: u64) -> Option<(Arch, Counter)> {
+    let arch = *Arch::ALL.get(((id.checked_sub(1)?) / 256) as usize)?;
+    let counter = *supported(arch).get(((id - 1) % 256) as usize)?;
+    Some((arch, counter))
 }
 
 /// Looks a counter up by name on `arch`.
@@ -457,15 +625,17 @@ mod tests {
         let arch = Arch::Gfx942;
         let tcc: Vec<Counter> = ["TCC_HIT_sum", "TCC_MISS_sum", "L2CacheHit", "TCC_REQ"]
             .iter()
-            .map(|n| by_name(arch, n).unwrap())
+            .map(|n| by_name(Arch::Gfx90a, n).unwrap())
             .collect();
         assert!(fits_one_pass(&tcc).is_ok(), "L2CacheHit reuses TCC_HIT and TCC_MISS");
-        let five: Vec<Counter> = ["TCC_HIT", "TCC_MISS", "TCC_REQ", "TCC_ATOMIC", "TCC_EA_RDREQ"]
+        let five: Vec<Counter> = ["TCC_HIT", "TCC_MISS", "TCC_REQ", "TCC_ATOMIC", "TCC_EA0_RDREQ"]
             .iter()
             .map(|n| by_name(arch, n).unwrap())
             .collect();
         assert!(fits_one_pass(&five).is_err());
         assert!(supported(Arch::Gfx1151).is_empty());
         assert!(by_name(Arch::Gfx942, "SQ_WAIT_INST_VALU").is_none(), "not on gfx942, as madengine notes");
+        assert!(by_name(Arch::Gfx942, "L2CacheHit").is_none(), "SDK 1.0 defines it up to gfx90a only");
+        assert!(by_name(Arch::Gfx942, "TCC_EA_RDREQ").is_none() && by_name(Arch::Gfx90a, "TCC_EA0_RDREQ").is_none());
     }
 }

@@ -108,9 +108,12 @@ pub struct SimDispatch {
     pub activity: SimActivity,
 }
 
+/// The most counters one simulated counter config holds.
+pub const MAX_CONFIG_COUNTERS: usize = 64;
+
 /// What the SDK recorded for a dispatch.
 #[repr(C)]
-#[derive(Debug, Clone, Copy, Default)]
+#[derive(Debug, Clone, Copy)]
 pub struct SimDispatchResult {
     pub dispatch_id: u64,
     pub agent_id: u64,
@@ -120,10 +123,33 @@ pub struct SimDispatchResult {
     pub end_ns: u64,
     /// Whether a dispatch-counting service asked for counters, and got them.
     pub counters_collected: u32,
+    /// The counters collected (ids as [`crate::hw::counter_id`] numbers them), the first
+    /// `counter_count` entries: what the ground truth has values for.
+    pub counter_ids: [u64; MAX_CONFIG_COUNTERS],
+    pub counter_count: u32,
     /// The scratch allocation this dispatch triggered (0: none).
     pub scratch_bytes: u64,
     pub scratch_start_ns: u64,
     pub scratch_end_ns: u64,
+}
+
+impl Default for SimDispatchResult {
+    fn default() -> Self {
+        SimDispatchResult {
+            dispatch_id: 0,
+            agent_id: 0,
+            queue_id: 0,
+            correlation_id: 0,
+            start_ns: 0,
+            end_ns: 0,
+            counters_collected: 0,
+            counter_ids: [0; MAX_CONFIG_COUNTERS],
+            counter_count: 0,
+            scratch_bytes: 0,
+            scratch_start_ns: 0,
+            scratch_end_ns: 0,
+        }
+    }
 }
 
 /// An asynchronous copy. `src_gpu`/`dst_gpu` are GPU indices, or [`SIM_HOST`] for host memory.

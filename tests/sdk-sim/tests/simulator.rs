@@ -145,9 +145,7 @@ fn rocp_tool_libraries_that_cannot_load_aborts_like_the_sdk() {
 fn run_counting(name: &str, counters: &str) -> (PathBuf, rocprof_sim::truth::Comparison, String) {
     let dir = scratch(name);
     let (truth, got) = run(&dir, 30_000, 4, |cmd| {
-        cmd.args(["--consumer-gpu", "--counters", counters])
-            .env("ROCP_TOOL_LIBRARIES", check_tool())
-            .env("ROCPROF_SIM_CHECK_COUNTERS", counters);
+        cmd.arg("--consumer-gpu").env("ROCP_TOOL_LIBRARIES", check_tool()).env("ROCPROF_SIM_CHECK_COUNTERS", counters);
     });
     let cmp = compare(&truth, &got).unwrap();
     let text = std::fs::read_to_string(&got).unwrap();
@@ -162,9 +160,11 @@ fn counter_values_sum_to_the_truth_of_every_dispatch() {
     assert!(cmp.is_exact(), "{}", cmp.report());
     let dispatches = cmp.truth_rows["kernel_dispatch"];
     let rows = cmp.truth_rows["counter"];
-    // Dispatches go round-robin over the three GPUs; the gfx1151 third gets none.
+    // Dispatches go round-robin over the three GPUs; the gfx1151 third gets none, and gfx942
+    // has no L2CacheHit (SDK 1.0 defines it up to gfx90a).
     assert!(rows > 0 && rows < dispatches * 7, "{rows} counter rows for {dispatches} dispatches");
-    assert_eq!(rows % 7, 0);
+    let gfx90a = text.lines().filter(|l| l.contains("L2CacheHit")).count() as u64;
+    assert!(gfx90a > 0 && gfx90a < rows / 6, "L2CacheHit only on the gfx90a: {gfx90a} of {rows}");
     assert!(
         text.contains("# check-tool: counters on gfx1151: iterate_agent_supported_counters: ROCPROFILER_STATUS_ERROR_AGENT_ARCH_NOT_SUPPORTED"),
         "the consumer GPU must refuse counters as SDK 1.0 does"

@@ -6,7 +6,7 @@
 
 use std::ffi::CString;
 use std::sync::OnceLock;
-use std::sync::atomic::{AtomicU32, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU32, Ordering};
 
 use rocprof_sim::hw::Arch;
 use rocprofiler_sdk_sys::*;
@@ -24,10 +24,12 @@ unsafe impl Send for Agent {}
 
 static GPUS: AtomicU32 = AtomicU32::new(2);
 static CONSUMER: AtomicU32 = AtomicU32::new(0);
+static CONFIGURED: AtomicBool = AtomicBool::new(false);
 static AGENTS: OnceLock<Vec<&'static Agent>> = OnceLock::new();
 
 /// Sets the machine before anything queries it; later calls have no effect.
 pub fn configure(gpus: u32, consumer_gpu: bool) {
+    CONFIGURED.store(true, Ordering::Release);
     GPUS.store(gpus.clamp(1, 15), Ordering::Release);
     CONSUMER.store(u32::from(consumer_gpu), Ordering::Release);
 }
@@ -82,15 +84,39 @@ fn make(node: u32, arch: Option<Arch>, gpu_index: i32) -> &'static Agent {
         info.num_sdma_engines = 2;
         info.num_cp_queues = 24;
         info.uuid.bytes[..8].copy_from_slice(&info.gpu_id.to_le_bytes());
+        // The L2 (per XCD on gfx942) and the last-level cache behind it, as KFD lists them.
+        let (l2, l3): (u64, u64) = match arch {
+            Some(Arch::Gfx942) => (4 << 20, 256 << 20),
+            Some(Arch::Gfx90a) => (8 << 20, 0),
+            _ => (2 << 20, 32 << 20),
+        };
+        let caches: Vec<rocprofiler_agent_cache_t> = [(1, 16 << 10), (2, l2), (3, l3)]
+            .into_iter()
+            .filter(|&(_, size)| size > 0)
+            .map(|(level, size)| rocprofiler_agent_cache_t {
+                size,
+                level,
+                cache_line_size: if level == 1 { 64 } else { 128 },
+                ..Default::default()
+            })
+            .collect();
+        info.caches_count = caches.len() as u32;
+        info.caches = caches.leak().as_ptr();
     }
     let agent: &'static mut Agent = Box::leak(Box::new(Agent { info, arch }));
     agent.info.id = rocprofiler_agent_id_t { handle: agent as *const Agent as u64 };
     agent
 }
 
-/// Every agent, CPU first; fixed at first use.
+/// Every agent, CPU first; fixed at first use. A process that never configures the machine
+/// (a tool's own process, such as `rocprof-rs avail`) reads `ROCPROF_SIM_GPUS` and
+/// `ROCPROF_SIM_CONSUMER_GPU=1`.
 pub fn all() -> &'static [&'static Agent] {
     AGENTS.get_or_init(|| {
+        if !CONFIGURED.load(Ordering::Acquire) {
+            let gpus = std::env::var("ROCPROF_SIM_GPUS").ok().and_then(|v| v.parse().ok()).unwrap_or(2);
+            configure(gpus, std::env::var("ROCPROF_SIM_CONSUMER_GPU").is_ok_and(|v| v == "1"));
+        }
         let mut agents = vec![make(0, None, -1)];
         let archs = rocprof_sim::hw::machine(GPUS.load(Ordering::Acquire), CONSUMER.load(Ordering::Acquire) == 1);
         for (i, arch) in archs.into_iter().enumerate() {

@@ -531,6 +531,15 @@ pub fn dispatch(d: &SimDispatch, result: &mut SimDispatchResult) -> rocprofiler_
     };
     let targets = buffers_for(ROCPROFILER_BUFFER_TRACING_KERNEL_DISPATCH, ROCPROFILER_KERNEL_DISPATCH_COMPLETE as i32);
     result.counters_collected = u32::from(!counting.is_empty());
+    let mut collected: Vec<u64> = Vec::new();
+    for (id, _) in counting.iter().flat_map(|(_, config, _)| &config.counters) {
+        if !collected.contains(id) {
+            collected.push(*id);
+        }
+    }
+    collected.truncate(result.counter_ids.len());
+    result.counter_ids[..collected.len()].copy_from_slice(&collected);
+    result.counter_count = collected.len() as u32;
     let activity = d.activity;
     let payload = gpu::Plain((record, counting));
     gpu::complete(gpu::Completion {

@@ -14,7 +14,7 @@ use std::time::{Duration, Instant};
 use libloading::os::unix::Library;
 use rocprofiler_sdk_sys::*;
 
-use crate::hw::{self, Arch, Counter};
+use crate::hw::{self, Arch};
 use crate::kernels::CATALOG;
 use crate::runtime_abi::*;
 use crate::truth::{HEADER, Row, banner_line};
@@ -32,17 +32,9 @@ struct Runtime {
     api: SimRuntimeApi,
 }
 
-/// What each GPU was set up with: the kernel id of every catalog kernel, and the counters a tool
-/// collecting the requested set reads there.
+/// What each GPU was set up with: the kernel id of every catalog kernel.
 struct Loaded {
     kernel_ids: Vec<Vec<u64>>,
-    counters: Vec<Vec<Counter>>,
-}
-
-/// The counters of `names` that `arch` has, if they fit in one pass there.
-fn counters_on(arch: Arch, names: &[String]) -> Vec<Counter> {
-    let counters: Vec<Counter> = names.iter().filter_map(|n| hw::by_name(arch, n)).collect();
-    if hw::fits_one_pass(&counters).is_err() { Vec::new() } else { counters }
 }
 
 /// The simulated SDK next to the running executable (or in `deps/` below it, where cargo leaves
@@ -112,8 +104,8 @@ impl Machine {
 
     /// "Loads HIP": the SDK initializes (finding its tools, unless one was forced already), and
     /// one code object holding the whole catalog is loaded on each GPU, as a fat binary registers
-    /// on every device. `counters` is what a tool will collect on every dispatch, for the truth.
-    pub fn start_runtime(&mut self, counters: &[String]) {
+    /// on every device.
+    pub fn start_runtime(&mut self) {
         // SAFETY: a static NUL-terminated name.
         check("register runtime", unsafe { (self.rt.api.rocprofiler_sim_register_runtime)(c"hip".as_ptr()) });
         let names: Vec<CString> = CATALOG.iter().map(|k| CString::new(k.mangled).unwrap()).collect();
@@ -175,8 +167,7 @@ impl Machine {
         }
         // The simulator keeps the names' pointers for the process lifetime.
         std::mem::forget(names);
-        let counters = self.archs.iter().map(|&a| counters_on(a, counters)).collect();
-        self.loaded = Some(Loaded { kernel_ids, counters });
+        self.loaded = Some(Loaded { kernel_ids });
     }
 
     /// Plays `workload` on its threads and waits for the GPUs (`hipDeviceSynchronize`). With a

@@ -295,7 +295,10 @@ fn dispatch(
         ..Row::default()
     }
     .write_to(out);
-    for &counter in &loaded.counters[gpu as usize] {
+    // The counters the SDK collected for this dispatch (whichever config the tool chose), each
+    // with its value computed here from the dispatch's activity, not read back from the SDK.
+    for &id in &r.counter_ids[..r.counter_count as usize] {
+        let Some((_, counter)) = hw::counter_by_id(id) else { continue };
         Row {
             record: "counter",
             correlation_id: Some(r.correlation_id),

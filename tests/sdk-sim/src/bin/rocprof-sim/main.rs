@@ -52,11 +52,6 @@ struct Args {
     /// Load this tool and hand its `rocprofiler_configure` to `rocprofiler_force_configure`.
     #[arg(long)]
     force_configure: Option<PathBuf>,
-    /// Counters a tool collects on every dispatch (comma-separated): the truth gets one `counter`
-    /// row per dispatch and counter, the sum over its instances. An agent gets none if it lacks
-    /// counter support or the set needs more than one hardware pass there.
-    #[arg(long, value_delimiter = ',')]
-    counters: Vec<String>,
     /// Fork this many children once the runtime is loaded; each plays its own workload (seed
     /// + 1 + its index) and writes its truth to TRUTH with its pid before the extension.
     #[arg(long, default_value_t = 0)]
@@ -121,7 +116,7 @@ fn main() {
     if let Some(tool) = &args.force_configure {
         force_configure(machine.library(), tool);
     }
-    machine.start_runtime(&args.counters);
+    machine.start_runtime();
     let workload = Workload {
         dispatches: args.dispatches,
         threads: args.threads,
@@ -132,14 +127,8 @@ fn main() {
         copy_every: args.copy_every,
     };
     let about = format!(
-        "seed={} dispatches={} threads={} agents={} consumer_gpu={} mix={} counters={}",
-        args.seed,
-        args.dispatches,
-        args.threads,
-        args.agents,
-        args.consumer_gpu,
-        args.mix,
-        args.counters.join(",")
+        "seed={} dispatches={} threads={} agents={} consumer_gpu={} mix={}",
+        args.seed, args.dispatches, args.threads, args.agents, args.consumer_gpu, args.mix,
     );
     let mut children = Vec::new();
     for i in 0..args.fork {

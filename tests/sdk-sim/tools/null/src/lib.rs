@@ -5,6 +5,10 @@
 //! names of `ROCPROF_RS_DOMAINS` (kernel, hip_api, memory_copy, scratch_memory,
 //! memory_allocation, marker; default: all). The buffer is 8 MiB with a 7/8 watermark, as
 //! rocprof-rs's default.
+//!
+//! With `ROCPROF_SIM_NULL_READ=1` the buffer callback reads every word of every record and
+//! keeps nothing: the cost of touching the SDK's records at all, which any tool that decodes
+//! them pays (memory traffic more than instructions).
 
 // Test fixtures driving C APIs: FFI sequences read better as one commented block per call site.
 #![allow(clippy::multiple_unsafe_ops_per_block)]
@@ -12,21 +16,44 @@
 
 use std::ffi::{c_char, c_int, c_void};
 use std::sync::OnceLock;
+use std::sync::atomic::{AtomicU64, Ordering};
 
 use rocprofiler_sdk_sys::sdk::Sdk;
 use rocprofiler_sdk_sys::*;
 
 static SDK: OnceLock<Sdk> = OnceLock::new();
 static BUFFER: OnceLock<rocprofiler_buffer_id_t> = OnceLock::new();
+static READ: OnceLock<bool> = OnceLock::new();
+/// Where the words read go, so the reads cannot be optimised away.
+static SINK: AtomicU64 = AtomicU64::new(0);
 
 extern "C" fn on_buffer(
     _: rocprofiler_context_id_t,
     _: rocprofiler_buffer_id_t,
-    _: *mut *mut rocprofiler_record_header_t,
-    _: usize,
+    headers: *mut *mut rocprofiler_record_header_t,
+    count: usize,
     _: *mut c_void,
     _: u64,
 ) {
+    if !*READ.get_or_init(|| std::env::var_os("ROCPROF_SIM_NULL_READ").is_some_and(|v| v == "1")) || headers.is_null() {
+        return;
+    }
+    let mut sum = 0u64;
+    // SAFETY: the SDK passes `count` live headers; every tracing record starts with its size
+    // in bytes, a multiple of 8, and the payload lives until the callback returns.
+    unsafe {
+        for &header in std::slice::from_raw_parts(headers, count) {
+            let payload = (*header).payload.cast::<u64>();
+            if payload.is_null() {
+                continue;
+            }
+            let words = (*payload as usize) / 8;
+            for i in 0..words {
+                sum = sum.wrapping_add(payload.add(i).read());
+            }
+        }
+    }
+    SINK.fetch_add(sum, Ordering::Relaxed);
 }
 
 extern "C" fn on_callback(_: rocprofiler_callback_tracing_record_t, _: *mut rocprofiler_user_data_t, _: *mut c_void) {}

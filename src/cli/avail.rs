@@ -1,0 +1,129 @@
+//! `rocprof-rs avail`: what each agent can measure, as text or JSON.
+
+use std::fmt::Write as _;
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+use clap::Args;
+use comfy_table::{Cell, ContentArrangement, Table, presets::UTF8_FULL_CONDENSED};
+use rocprof_rs::counters::avail::{Inventory, inventory};
+use rocprof_rs::counters::catalog::AgentInfo;
+
+/// The options of `rocprof-rs avail`.
+#[derive(Debug, Args)]
+pub struct AvailArgs {
+    /// Print JSON: the agents with their counters, and each preset per GPU.
+    #[arg(long)]
+    json: bool,
+    /// Only counters whose name contains this text (case-insensitive).
+    #[arg(long, value_name = "TEXT")]
+    filter: Option<String>,
+    /// The rocprofiler-sdk library to ask (default: the one the dynamic loader finds).
+    #[arg(long, value_name = "PATH")]
+    sdk: Option<PathBuf>,
+}
+
+/// Runs `avail`.
+pub fn avail(args: AvailArgs) -> ExitCode {
+    let sdk = match &args.sdk {
+        Some(path) => rocprof_rs::sdk::sdk_from(path),
+        None => rocprof_rs::sdk::sdk(),
+    };
+    let result = sdk.and_then(inventory);
+    let mut inventory = match result {
+        Ok(inventory) => inventory,
+        Err(e) => {
+            eprintln!("rocprof-rs: cannot list counters: {e}; `rocprof-rs doctor` says what is missing");
+            return ExitCode::FAILURE;
+        }
+    };
+    if let Some(filter) = &args.filter {
+        let filter = filter.to_ascii_lowercase();
+        for agent in &mut inventory.agents {
+            if let Ok(counters) = &mut agent.counters {
+                counters.retain(|c| c.name.to_ascii_lowercase().contains(&filter));
+            }
+        }
+    }
+    if args.json {
+        match serde_json::to_string_pretty(&inventory) {
+            Ok(text) => println!("{text}"),
+            Err(e) => {
+                eprintln!("rocprof-rs: cannot encode the inventory as JSON: {e}");
+                return ExitCode::FAILURE;
+            }
+        }
+    } else {
+        print!("{}", render(&inventory));
+    }
+    ExitCode::SUCCESS
+}
+
+fn table(header: &[&str]) -> Table {
+    let mut table = Table::new();
+    table.load_preset(UTF8_FULL_CONDENSED).set_content_arrangement(ContentArrangement::Dynamic);
+    table.set_header(header.iter().map(Cell::new));
+    table
+}
+
+fn mib(bytes: u64) -> String {
+    if bytes >= 1 << 30 { format!("{} GiB", bytes >> 30) } else { format!("{} MiB", bytes >> 20) }
+}
+
+/// The inventory as text: agents, presets per GPU, then each GPU's counters.
+pub fn render(inventory: &Inventory) -> String {
+    let mut out = String::new();
+    let gpus: Vec<&AgentInfo> = inventory.agents.iter().filter(|a| a.gpu).collect();
+    let _ = writeln!(out, "rocprofiler-sdk {}: {} GPU agent(s)\n", inventory.sdk_version, gpus.len());
+    let mut agents = table(&[
+        "agent", "product", "CUs", "SIMDs", "waves/CU", "wave", "XCDs", "clock", "memory", "L2", "LDS", "counters",
+    ]);
+    for a in &gpus {
+        let counters = match &a.counters {
+            Ok(c) => format!("{} ({} derived)", c.len(), c.iter().filter(|c| c.derived).count()),
+            Err(why) => format!("none: {why}"),
+        };
+        agents.add_row(vec![
+            a.label(),
+            a.product.clone(),
+            a.cu_count.to_string(),
+            a.simd_count.to_string(),
+            a.max_waves_per_cu.to_string(),
+            a.wave_front_size.to_string(),
+            a.num_xcc.to_string(),
+            format!("{} MHz", a.max_engine_clock_mhz),
+            mib(a.local_mem_bytes),
+            mib(a.l2_bytes),
+            format!("{} KiB", a.lds_kb),
+            counters,
+        ]);
+    }
+    let _ = writeln!(out, "{agents}\n");
+    let mut header = vec!["preset"];
+    let labels: Vec<String> = gpus.iter().map(|a| a.label()).collect();
+    header.extend(labels.iter().map(String::as_str));
+    let mut presets = table(&header);
+    for preset in &inventory.presets {
+        let mut row = vec![preset.name.to_owned()];
+        for on in &preset.agents {
+            row.push(match (&on.unavailable, on.complete) {
+                (Some(_), _) => "no counters".to_owned(),
+                (None, true) => format!("full ({})", on.counters.len()),
+                (None, false) => format!("partial: no {}", on.missing.join(", ")),
+            });
+        }
+        presets.add_row(row);
+    }
+    let _ = writeln!(out, "{presets}\n");
+    for a in &gpus {
+        let Ok(counters) = &a.counters else { continue };
+        let _ = writeln!(out, "{} counters:", a.label());
+        let mut list = table(&["counter", "kind", "instances", "description"]);
+        for c in counters {
+            let kind = if c.derived { "derived".to_owned() } else { c.block.clone() };
+            list.add_row(vec![c.name.clone(), kind, c.instances.to_string(), c.description.clone()]);
+        }
+        let _ = writeln!(out, "{list}\n");
+    }
+    out
+}
