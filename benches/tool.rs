@@ -1,4 +1,4 @@
-//! The tool library's five figures (issue 4), each against a floor measured in the same run.
+//! The tool library's figures (issues 4 and 5), each against a floor measured in the same run.
 //! Everything here drives the **SIMULATED** SDK (`tests/sdk-sim`): no GPU is involved.
 //!
 //! ```sh
@@ -16,6 +16,8 @@
 //! 4. Parquet bytes per dispatch record against the same rows as rocprofv3's kernel_trace.csv.
 //! 5. Peak RSS over runs of 5M, 20M and 50M records: rocprof-rs minus the null tool (the
 //!    simulator, its 2 × 8 MiB record buffers and the application are the same in both).
+//! 6. Cost per counted dispatch: rocprof-rs collecting the `basic` preset, minus rocprof-rs
+//!    tracing the same dispatches without counters.
 //!
 //! Medians of 5 runs (interleaved) unless a figure says otherwise.
 
@@ -81,6 +83,12 @@ fn main() {
             csv / parquet
         );
     }
+    if wanted(6) {
+        let [cpu, records, play] = counted_dispatch_cost(&env);
+        println!(
+            "6. per counted dispatch (basic preset, 8 counters, {records:.0} instance values): callback-thread CPU {cpu:.0} ns, application wall {play:.0} ns, over tracing without counters"
+        );
+    }
     if !wanted(5) {
         return;
     }
@@ -116,6 +124,8 @@ enum Tool {
     /// The null tool reading every word of every record (`ROCPROF_SIM_NULL_READ`).
     NullReading,
     Ours,
+    /// rocprof-rs collecting the `basic` counter preset on every dispatch.
+    OursCounting,
 }
 
 /// What one simulator run reported, and its peak RSS in KiB.
@@ -154,7 +164,10 @@ impl Env {
                     .env("ROCPROF_SIM_NULL_DOMAINS", domain)
                     .env("ROCPROF_SIM_NULL_READ", if matches!(tool, Tool::NullReading) { "1" } else { "0" });
             }
-            Tool::Ours => {
+            Tool::Ours | Tool::OursCounting => {
+                if matches!(tool, Tool::OursCounting) {
+                    cmd.env("ROCPROF_RS_COUNTER_PRESET", "basic");
+                }
                 cmd.env("ROCP_TOOL_LIBRARIES", self.release.join("librocprof_rs.so"))
                     .env("ROCPROF_RS_DOMAINS", domain)
                     .env("ROCPROF_RS_OUTPUT_DIR", &out)
@@ -226,6 +239,21 @@ fn ingest_per_dispatch(env: &Env) -> (f64, f64, f64) {
     let runs = env.runs(&[Tool::Ours, Tool::Null, Tool::NullReading], "kernel", 2_000_000);
     let per_record = |runs: &[Run]| median(runs.iter().map(|r| r.callback_cpu_ns / r.records).collect());
     (per_record(&runs[0]), per_record(&runs[1]), per_record(&runs[2]))
+}
+
+/// Per counted dispatch, over rocprof-rs tracing the same dispatches without counters: the
+/// callback thread's CPU (decoding the header and every instance value, summing, handing over),
+/// the instance values the SDK delivered, and the application's wall time (the dispatch
+/// callback that picks the group, plus the simulated SDK's serialisation of counted dispatches).
+fn counted_dispatch_cost(env: &Env) -> [f64; 3] {
+    const DISPATCHES: u64 = 200_000;
+    let runs = env.runs(&[Tool::OursCounting, Tool::Ours], "kernel", DISPATCHES);
+    let per = |f: fn(&Run) -> f64| {
+        let counting = median(runs[0].iter().map(f).collect());
+        let tracing = median(runs[1].iter().map(f).collect());
+        (counting - tracing) / DISPATCHES as f64
+    };
+    [per(|r| r.callback_cpu_ns), per(|r| r.records), per(|r| r.play_ns)]
 }
 
 /// Per API call: the application threads' time in the SDK's record path (rocprof-rs, null

@@ -93,6 +93,18 @@ impl ProfilerBuilder {
         self.set(config::KERNEL_INCLUDE, regex)
     }
 
+    /// Collect these hardware counters per dispatch; a set larger than one hardware pass is
+    /// split into groups that successive dispatches of each kernel take in turn.
+    pub fn counters<S: AsRef<str>>(self, names: impl IntoIterator<Item = S>) -> Self {
+        let names: Vec<String> = names.into_iter().map(|n| n.as_ref().to_owned()).collect();
+        self.set(config::PMC, &names.join(","))
+    }
+
+    /// Collect a named counter set (`roofline`, `memory_bound`, ...), resolved per GPU.
+    pub fn counter_preset(self, preset: &str) -> Self {
+        self.set(config::COUNTER_PRESET, preset)
+    }
+
     /// Drop kernels whose name matches `regex`.
     pub fn kernel_exclude_regex(self, regex: &str) -> Self {
         self.set(config::KERNEL_EXCLUDE, regex)

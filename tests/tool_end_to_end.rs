@@ -4,38 +4,13 @@
 //! record the SDK emitted, and reads what the tool wrote with pyarrow, never with our own
 //! code (`tests/verify/compare_with_truth.py`). Needs `pip install -r tests/verify/requirements.txt`.
 
-use std::path::{Path, PathBuf};
+mod common;
+
+use std::path::Path;
 use std::process::{Command, Output};
+
+use common::*;
 use std::time::{Duration, Instant};
-
-/// `target/<profile>`, from this test binary's `target/<profile>/deps`.
-fn target_dir() -> PathBuf {
-    std::env::current_exe().unwrap().parent().unwrap().parent().unwrap().to_path_buf()
-}
-
-fn built(name: &str) -> PathBuf {
-    let dir = target_dir();
-    // `cargo test` refreshes `deps/`, `cargo build` the copy above it: take the newer.
-    let modified = |p: &PathBuf| std::fs::metadata(p).and_then(|m| m.modified()).ok();
-    [dir.join(name), dir.join("deps").join(name)]
-        .into_iter()
-        .filter(|p| p.exists())
-        .max_by_key(modified)
-        .unwrap_or_else(|| {
-            panic!("{name} is not built in {}: run the workspace's tests (`cargo test --workspace`)", dir.display())
-        })
-}
-
-fn tool() -> PathBuf {
-    built("librocprof_rs.so")
-}
-
-fn scratch(name: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("rocprof-rs-e2e-{}-{name}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).unwrap();
-    dir
-}
 
 /// The simulated application: `dispatches` over 8 threads and 2 GPUs, writing its truth.
 fn app(dir: &Path, dispatches: u64) -> Command {
@@ -54,37 +29,6 @@ fn app(dir: &Path, dispatches: u64) -> Command {
 
 /// Everything the simulator produces (it has no HSA or RCCL API).
 const DOMAINS: &str = "kernel,hip_api,memory_copy,marker,scratch_memory,memory_allocation";
-
-fn stderr(output: &Output) -> String {
-    String::from_utf8_lossy(&output.stderr).into_owned()
-}
-
-/// Lines the tool printed.
-fn tool_lines(output: &Output) -> Vec<String> {
-    stderr(output).lines().filter(|l| l.starts_with("rocprof-rs:")).map(str::to_owned).collect()
-}
-
-/// Compares the dataset with the truth through pyarrow.
-fn assert_matches_truth(dir: &Path) {
-    assert_matches_truth_of(dir, &dir.join("truth.csv"), None);
-}
-
-/// Compares the files of the process with file-name stem `stem` (all files if none) with `truth`.
-fn assert_matches_truth_of(dir: &Path, truth: &Path, stem: Option<&str>) {
-    let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/verify/compare_with_truth.py");
-    let mut cmd = Command::new("python3");
-    cmd.arg(script).arg(dir.join("out")).arg(truth);
-    if let Some(stem) = stem {
-        cmd.args(["--stem", stem]);
-    }
-    let output = cmd.output().unwrap();
-    assert!(
-        output.status.success(),
-        "the dataset differs from the truth (or pyarrow is missing: pip install -r tests/verify/requirements.txt):\n{}{}",
-        String::from_utf8_lossy(&output.stdout),
-        stderr(&output)
-    );
-}
 
 fn run_and_compare(name: &str, dispatches: u64, setup: impl FnOnce(&mut Command, &Path)) {
     let dir = scratch(name);

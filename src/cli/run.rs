@@ -46,10 +46,9 @@ pub fn run(args: RunArgs) -> ExitCode {
         if pass == 0 {
             passes = dir.as_deref().map_or(1, |d| counter_passes(Path::new(d), started)).max(1);
             if passes > 1 {
-                eprintln!(
-                    "rocprof-rs: the counters take {passes} passes: running the application {} more times",
-                    passes - 1
-                );
+                let more = passes - 1;
+                let times = if more == 1 { "time" } else { "times" };
+                eprintln!("rocprof-rs: the counters take {passes} passes: running the application {more} more {times}");
             }
         }
         pass += 1;

@@ -230,8 +230,25 @@ fn rotation() -> &'static Rotation {
 }
 
 impl Rotation {
-    /// The number of earlier dispatches of this kernel and grid shape.
+    /// The turn of this dispatch of `kernel_id` with `grid`: how many dispatches of that shape
+    /// came before, plus where the shape started. Each new shape of a kernel starts one group
+    /// further on, so a kernel launched with ever-new shapes still cycles through every group.
     fn next(&self, kernel_id: u64, grid: [u32; 3]) -> u64 {
+        let (slot, inserted) = self.slot(kernel_id, grid);
+        let Some(slot) = slot else { return self.overflow.fetch_add(1, Ordering::Relaxed) };
+        if inserted {
+            // Shapes seen so far for this kernel, kept under the grid no dispatch has.
+            let start = match self.slot(kernel_id, [0, 0, 0]).0 {
+                Some(shapes) => self.turns[shapes].fetch_add(1, Ordering::Relaxed),
+                None => 0,
+            };
+            return self.turns[slot].fetch_add(start + 1, Ordering::Relaxed) + start;
+        }
+        self.turns[slot].fetch_add(1, Ordering::Relaxed)
+    }
+
+    /// The slot of (kernel, grid), and whether this call claimed it.
+    fn slot(&self, kernel_id: u64, grid: [u32; 3]) -> (Option<usize>, bool) {
         let key =
             mix(kernel_id ^ mix(u64::from(grid[0]) | u64::from(grid[1]) << 32) ^ u64::from(grid[2]).rotate_left(17))
                 | 1;
@@ -239,12 +256,12 @@ impl Rotation {
         for probe in 0..PROBES {
             let slot = (start + probe) & (ROTATION_SLOTS - 1);
             match self.keys[slot].compare_exchange(0, key, Ordering::AcqRel, Ordering::Acquire) {
-                Ok(_) => return self.turns[slot].fetch_add(1, Ordering::Relaxed),
-                Err(found) if found == key => return self.turns[slot].fetch_add(1, Ordering::Relaxed),
+                Ok(_) => return (Some(slot), true),
+                Err(found) if found == key => return (Some(slot), false),
                 Err(_) => {}
             }
         }
-        self.overflow.fetch_add(1, Ordering::Relaxed)
+        (None, false)
     }
 }
 
@@ -443,5 +460,21 @@ impl Accumulator {
         {
             queue.push(batch, Record::CounterValue(value));
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn each_shape_rotates_and_new_shapes_start_further_on() {
+        let rotation = super::rotation();
+        let kernel = 0xfeed_0001;
+        let first: Vec<u64> = (0..3).map(|_| rotation.next(kernel, [64, 1, 1])).collect();
+        assert_eq!(first, [0, 1, 2]);
+        assert_eq!(rotation.next(kernel, [128, 1, 1]), 1, "a second shape starts one group on");
+        assert_eq!(rotation.next(kernel, [256, 1, 1]), 2);
+        assert_eq!(rotation.next(kernel, [128, 1, 1]), 2);
+        assert_eq!(rotation.next(kernel, [64, 1, 1]), 3);
+        assert_eq!(rotation.next(0xfeed_0002, [64, 1, 1]), 0, "another kernel has its own turns");
     }
 }

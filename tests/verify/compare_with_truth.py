@@ -6,6 +6,7 @@ the truth's, and compares them as multisets: every truth row must be there exact
 nothing else. Exits 0 when every table matches, 1 with a report otherwise.
 
     compare_with_truth.py OUTPUT_DIR TRUTH_CSV [--tables kernel_dispatch,hip_api,...] [--stem STEM]
+                          [--sum-instances]
 
 With --stem, only the files of one process (named STEM-NNNNN.parquet) are read.
 """
@@ -64,6 +65,9 @@ MAPPINGS = {
 }
 
 
+SUM_INSTANCES = False
+
+
 def read_truth(path):
     with open(path, encoding="utf-8") as f:
         skip = 0
@@ -117,6 +121,10 @@ def compare(table_name, truth, dataset_dir, report, stem=None):
     folder = os.path.join(dataset_dir, table_name)
     files = process_files(folder, stem) if os.path.isdir(folder) else []
     got = ds.dataset(files, format="parquet").to_table() if files else None
+    if got is not None and table_name == "counter" and SUM_INSTANCES:
+        # One row per hardware instance: their sum per dispatch and counter is the truth's.
+        keys = ["correlation_id", "agent_id", "dispatch_id", "counter"]
+        got = got.group_by(keys).aggregate([("value", "sum")]).rename_columns(keys + ["value"])
     n_truth, n_got = truth_rows.num_rows, (got.num_rows if got is not None else 0)
     entry = {"truth": n_truth, "got": n_got}
     if n_truth == 0 and n_got == 0:
@@ -165,7 +173,11 @@ def main():
     parser.add_argument("truth_csv")
     parser.add_argument("--tables", default=",".join(MAPPINGS))
     parser.add_argument("--stem", default=None)
+    parser.add_argument("--sum-instances", action="store_true",
+                        help="the counter table has a row per instance: compare their sums")
     args = parser.parse_args()
+    global SUM_INSTANCES
+    SUM_INSTANCES = args.sum_instances
     truth = read_truth(args.truth_csv)
     report = {}
     ok = True

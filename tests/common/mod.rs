@@ -1,0 +1,67 @@
+//! Helpers the end-to-end test binaries share: built artefacts, scratch folders, the tool's
+//! stderr lines, and the comparison with the simulator's truth through pyarrow.
+
+#![allow(dead_code, reason = "each test binary uses a part of these")]
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+/// `target/<profile>`, from this test binary's `target/<profile>/deps`.
+pub fn target_dir() -> PathBuf {
+    std::env::current_exe().unwrap().parent().unwrap().parent().unwrap().to_path_buf()
+}
+
+pub fn built(name: &str) -> PathBuf {
+    let dir = target_dir();
+    // `cargo test` refreshes `deps/`, `cargo build` the copy above it: take the newer.
+    let modified = |p: &PathBuf| std::fs::metadata(p).and_then(|m| m.modified()).ok();
+    [dir.join(name), dir.join("deps").join(name)]
+        .into_iter()
+        .filter(|p| p.exists())
+        .max_by_key(modified)
+        .unwrap_or_else(|| {
+            panic!("{name} is not built in {}: run the workspace's tests (`cargo test --workspace`)", dir.display())
+        })
+}
+
+pub fn tool() -> PathBuf {
+    built("librocprof_rs.so")
+}
+
+pub fn scratch(name: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("rocprof-rs-e2e-{}-{name}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).unwrap();
+    dir
+}
+
+pub fn stderr(output: &Output) -> String {
+    String::from_utf8_lossy(&output.stderr).into_owned()
+}
+
+/// Lines the tool printed.
+pub fn tool_lines(output: &Output) -> Vec<String> {
+    stderr(output).lines().filter(|l| l.starts_with("rocprof-rs:")).map(str::to_owned).collect()
+}
+
+/// Compares the dataset with the truth through pyarrow.
+pub fn assert_matches_truth(dir: &Path) {
+    assert_matches_truth_of(dir, &dir.join("truth.csv"), None);
+}
+
+/// Compares the files of the process with file-name stem `stem` (all files if none) with `truth`.
+pub fn assert_matches_truth_of(dir: &Path, truth: &Path, stem: Option<&str>) {
+    let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/verify/compare_with_truth.py");
+    let mut cmd = Command::new("python3");
+    cmd.arg(script).arg(dir.join("out")).arg(truth);
+    if let Some(stem) = stem {
+        cmd.args(["--stem", stem]);
+    }
+    let output = cmd.output().unwrap();
+    assert!(
+        output.status.success(),
+        "the dataset differs from the truth (or pyarrow is missing: pip install -r tests/verify/requirements.txt):\n{}{}",
+        String::from_utf8_lossy(&output.stdout),
+        stderr(&output)
+    );
+}
