@@ -97,7 +97,7 @@ impl ProfilerBuilder {
     /// split into groups that successive dispatches of each kernel take in turn.
     pub fn counters<S: AsRef<str>>(self, names: impl IntoIterator<Item = S>) -> Self {
         let names: Vec<String> = names.into_iter().map(|n| n.as_ref().to_owned()).collect();
-        self.set(config::PMC, &names.join(","))
+        self.set(config::PMC, names.join(","))
     }
 
     /// Collect a named counter set (`roofline`, `memory_bound`, ...), resolved per GPU.
