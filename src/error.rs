@@ -68,10 +68,25 @@ pub enum Error {
         /// What is wrong with it.
         message: String,
     },
+    /// An input file (an import, a profile) has a value the reader cannot take.
+    #[error("{path}:{line}: column {column}: {message}")]
+    Parse {
+        /// The file.
+        path: String,
+        /// The 1-based line.
+        line: u64,
+        /// The column's name.
+        column: String,
+        /// What is wrong with it.
+        message: String,
+    },
     /// Requested counters that cannot be collected as asked: unknown names (with
     /// suggestions), or a set the hardware cannot hold. The text names each problem.
     #[error("{0}")]
     Counters(String),
+    /// A request that cannot be carried out as given (nothing to import, say).
+    #[error("{0}")]
+    Invalid(String),
     /// A file or directory could not be read or written.
     #[error("{path}: {source}")]
     Io {

@@ -14,8 +14,10 @@ pub mod counters;
 pub mod doctor;
 pub mod error;
 pub mod handles;
+pub mod import;
 pub mod profiler;
 pub mod sdk;
+pub mod stats;
 pub mod tables;
 pub mod tool;
 

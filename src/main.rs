@@ -35,6 +35,14 @@ enum Command {
     /// List the agents, their hardware counters (with descriptions, derived or not, and their
     /// hardware instances), and which counter presets each GPU runs in full.
     Avail(cli::AvailArgs),
+    /// Per-kernel, HIP API, memory-copy and marker statistics of a dataset: calls, total, mean,
+    /// min, max, stddev, p50, p95, p99 and share of the total, largest first. --format csv
+    /// writes rocprofv3's stats files, column for column.
+    Stats(cli::StatsArgs),
+    /// Turn rocprofv3 CSV output directories and rocprof v1 results.json files into a rocprof-rs
+    /// dataset, so every other command works on them. A malformed input is named with its file,
+    /// line and column, and nothing is written.
+    Import(cli::ImportArgs),
 }
 
 fn main() -> ExitCode {
@@ -43,6 +51,8 @@ fn main() -> ExitCode {
         Command::Doctor { json } => doctor(json),
         Command::Run(args) => cli::run(*args),
         Command::Avail(args) => cli::avail(args),
+        Command::Stats(args) => cli::stats(args),
+        Command::Import(args) => cli::import(args),
     }
 }
 

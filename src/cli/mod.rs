@@ -8,11 +8,15 @@
 mod avail;
 mod env;
 mod flags;
+mod import;
 mod launch;
 mod profile;
 mod run;
+mod stats;
 mod tool_path;
 
 pub use avail::{AvailArgs, avail};
 pub use flags::{RunArgs, variables_help};
+pub use import::{ImportArgs, import};
 pub use run::run;
+pub use stats::{StatsArgs, stats};

@@ -1,0 +1,183 @@
+//! Legacy rocprof (v1) `results.json`: a Chrome trace whose process-name metadata says what each
+//! pid holds (`GPU0`…: kernels, `CPU HIP API`: HIP calls, `COPY`: copies, `Markers and
+//! Ranges`: ROCTx), with the exact nanosecond bounds in each event's `args.BeginNs`/`EndNs`.
+//!
+//! This is seed 000's path: raw events, then the timestamps (rocprof's own nanoseconds, not the
+//! microsecond `ts`), then kernels, then Parquet.
+
+use std::collections::HashMap;
+use std::path::Path;
+
+use serde_json::Value;
+
+use super::sink::Sink;
+use crate::error::{Error, Result};
+use crate::tables::columns::Column as _;
+
+/// What a Chrome-trace process of a rocprof v1 trace holds.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Track {
+    Gpu(u64),
+    HipApi,
+    Copy,
+    Markers,
+    Other,
+}
+
+fn track(name: &str) -> Track {
+    if let Some(n) = name.strip_prefix("GPU").and_then(|n| n.trim().parse().ok()) {
+        return Track::Gpu(n);
+    }
+    match name {
+        "CPU HIP API" | "HIP API" => Track::HipApi,
+        "COPY" => Track::Copy,
+        "Markers and Ranges" => Track::Markers,
+        _ => Track::Other,
+    }
+}
+
+/// Whether `text` looks like a rocprof v1 trace (and not rocprofv3's JSON).
+pub fn looks_like(text: &str) -> bool {
+    text.trim_start().starts_with('{') && text.contains("\"traceEvents\"") && text.contains("\"BeginNs\"")
+}
+
+fn field<'a>(event: &'a Value, key: &str) -> Option<&'a Value> {
+    event.get("args").and_then(|a| a.get(key)).or_else(|| event.get(key))
+}
+
+/// A number that rocprof v1 writes as a string or a number.
+fn number(value: Option<&Value>) -> Option<u64> {
+    match value? {
+        Value::String(s) => s.trim().parse().ok(),
+        Value::Number(n) => n.as_u64(),
+        _ => None,
+    }
+}
+
+/// Reads `path` into `sink`; returns the events read.
+pub fn read(path: &Path, sink: &mut Sink) -> Result<u64> {
+    let shown = path.display().to_string();
+    let text = std::fs::read_to_string(path).map_err(|source| Error::Io { path: shown.clone(), source })?;
+    let json: Value = serde_json::from_str(&text).map_err(|e| Error::Parse {
+        path: shown.clone(),
+        line: e.line() as u64,
+        column: format!("character {}", e.column()),
+        message: e.to_string(),
+    })?;
+    let events = json.get("traceEvents").and_then(Value::as_array).ok_or_else(|| Error::Parse {
+        path: shown.clone(),
+        line: 1,
+        column: "traceEvents".into(),
+        message: "no traceEvents array: not a rocprof v1 trace".into(),
+    })?;
+    let pid_key = |e: &Value| e.get("pid").map(|p| p.to_string().trim_matches('"').to_owned()).unwrap_or_default();
+    let mut tracks: HashMap<String, Track> = HashMap::new();
+    for event in events {
+        if event.get("ph").and_then(Value::as_str) == Some("M")
+            && event.get("name").and_then(Value::as_str) == Some("process_name")
+            && let Some(name) = event.get("args").and_then(|a| a.get("name")).and_then(Value::as_str)
+        {
+            tracks.insert(pid_key(event), track(name));
+        }
+    }
+    let mut read = 0;
+    for (index, event) in events.iter().enumerate() {
+        if event.get("ph").and_then(Value::as_str) != Some("X") {
+            continue;
+        }
+        let error = |column: &str, message: &str| Error::Parse {
+            path: shown.clone(),
+            line: 0,
+            column: column.to_owned(),
+            message: format!("traceEvents[{index}]: {message}"),
+        };
+        let Some(&kind) = tracks.get(&pid_key(event)) else { continue };
+        let begin = number(field(event, "BeginNs")).ok_or_else(|| error("args.BeginNs", "missing or not a number"))?;
+        let end = number(field(event, "EndNs")).ok_or_else(|| error("args.EndNs", "missing or not a number"))?;
+        if end < begin {
+            return Err(error("args.EndNs", &format!("{end} is before BeginNs {begin}")));
+        }
+        let name = field(event, "Name").or_else(|| event.get("name")).and_then(Value::as_str).unwrap_or("");
+        let tid = number(field(event, "tid")).unwrap_or(0);
+        let process = number(field(event, "proc-id")).unwrap_or(0) as u32;
+        let (start, stop) = (begin as i64, end as i64);
+        read += 1;
+        match kind {
+            Track::Gpu(gpu) => {
+                sink.agents.insert(gpu);
+                let name = sink.name(name);
+                let d = &mut sink.dispatch.0;
+                d.kernel_name.push(&name);
+                d.start_ns.push(start);
+                d.duration_ns.push(stop - start);
+                for column in [&mut d.grid_x, &mut d.grid_y, &mut d.grid_z] {
+                    column.push(0);
+                }
+                for column in [&mut d.block_x, &mut d.block_y, &mut d.block_z, &mut d.regs, &mut d.shared_mem] {
+                    column.push(0);
+                }
+                d.stream_id.push(None);
+                d.end_ns.push(stop);
+                d.dispatch_id.push(read);
+                d.correlation_id.push(0);
+                d.external_id.push(0);
+                d.kernel_id.push(0);
+                d.agent_id.push(gpu);
+                d.queue_id.push(number(field(event, "queue-id")).unwrap_or(0));
+                d.thread_id.push(0);
+                d.pid.push(process);
+                d.mangled_name.push(&name);
+                for column in [&mut d.accum_vgpr, &mut d.sgpr, &mut d.scratch_size, &mut d.kernarg_size] {
+                    column.push(0);
+                }
+                d.pipe_id.push(None);
+                d.end_row();
+            }
+            Track::HipApi => {
+                let name = sink.name(name);
+                let a = &mut sink.hip_api.0;
+                a.operation.push(&name);
+                a.start_ns.push(start);
+                a.end_ns.push(stop);
+                a.duration_ns.push(stop - start);
+                a.correlation_id.push(0);
+                a.ancestor_id.push(0);
+                a.thread_id.push(tid);
+                a.pid.push(process);
+                a.end_row();
+            }
+            Track::Copy => {
+                let c = &mut sink.copy.0;
+                c.operation.push(name);
+                c.start_ns.push(start);
+                c.end_ns.push(stop);
+                c.duration_ns.push(stop - start);
+                for column in
+                    [&mut c.bytes, &mut c.src_agent_id, &mut c.dst_agent_id, &mut c.src_address, &mut c.dst_address]
+                {
+                    column.push(0);
+                }
+                c.correlation_id.push(0);
+                c.thread_id.push(tid);
+                c.pid.push(process);
+                c.end_row();
+            }
+            Track::Markers => {
+                let m = &mut sink.marker.0;
+                m.message.push(name);
+                m.operation.push("MARKER");
+                m.start_ns.push(start);
+                m.end_ns.push(stop);
+                m.duration_ns.push(stop - start);
+                m.depth.push(None);
+                m.correlation_id.push(0);
+                m.thread_id.push(tid);
+                m.pid.push(process);
+                m.end_row();
+            }
+            Track::Other => read -= 1,
+        }
+        sink.write_full()?;
+    }
+    Ok(read)
+}

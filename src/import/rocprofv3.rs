@@ -1,0 +1,353 @@
+//! rocprofv3's CSV output directories: `kernel_trace.csv`, `hip_api_trace.csv` (or 0.x's
+//! `hip_trace.csv`), `hsa_api_trace.csv`, `memory_copy_trace.csv`, `marker_api_trace.csv`,
+//! `memory_allocation_trace.csv`, `scratch_memory_trace.csv` and `counter_collection.csv`, each
+//! optionally prefixed with the process id (`1234_kernel_trace.csv`).
+//!
+//! Columns are found by name, so their order does not matter and columns a later rocprofv3
+//! adds are ignored. A column the table needs that is missing, or a value that does not parse,
+//! is an error naming the file, line and column.
+
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+
+use csv::StringRecord;
+
+use super::sink::Sink;
+use crate::error::{Error, Result};
+use crate::tables::columns::Column as _;
+
+/// The CSV files of a rocprofv3 output directory that this reads, by kind.
+pub fn files(dir: &Path) -> Result<Vec<(Kind, PathBuf)>> {
+    let entries = std::fs::read_dir(dir).map_err(|source| Error::Io { path: dir.display().to_string(), source })?;
+    let mut found: Vec<(Kind, PathBuf)> = entries
+        .flatten()
+        .map(|e| e.path())
+        .filter_map(|path| {
+            let name = path.file_name()?.to_str()?.to_owned();
+            Kind::ALL
+                .into_iter()
+                .find(|k| k.suffixes().iter().any(|s| name == *s || name.ends_with(&format!("_{s}"))))
+                .map(|k| (k, path))
+        })
+        .collect();
+    found.sort_by(|a, b| a.1.cmp(&b.1));
+    Ok(found)
+}
+
+/// The kinds of file read.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Kind {
+    Kernel,
+    HipApi,
+    HsaApi,
+    MemoryCopy,
+    Marker,
+    MemoryAllocation,
+    ScratchMemory,
+    Counter,
+}
+
+impl Kind {
+    const ALL: [Kind; 8] = [
+        Kind::Kernel,
+        Kind::HipApi,
+        Kind::HsaApi,
+        Kind::MemoryCopy,
+        Kind::Marker,
+        Kind::MemoryAllocation,
+        Kind::ScratchMemory,
+        Kind::Counter,
+    ];
+
+    fn suffixes(self) -> &'static [&'static str] {
+        match self {
+            Kind::Kernel => &["kernel_trace.csv"],
+            Kind::HipApi => &["hip_api_trace.csv", "hip_trace.csv"],
+            Kind::HsaApi => &["hsa_api_trace.csv", "hsa_trace.csv"],
+            Kind::MemoryCopy => &["memory_copy_trace.csv"],
+            Kind::Marker => &["marker_api_trace.csv"],
+            Kind::MemoryAllocation => &["memory_allocation_trace.csv"],
+            Kind::ScratchMemory => &["scratch_memory_trace.csv"],
+            Kind::Counter => &["counter_collection.csv"],
+        }
+    }
+}
+
+/// One CSV file being read: its header, and the line of the record in hand.
+struct Table {
+    path: String,
+    columns: HashMap<String, usize>,
+    record: StringRecord,
+    line: u64,
+    reader: csv::Reader<std::fs::File>,
+    /// The process id from a `<pid>_` file-name prefix, for files without a `Process_Id`.
+    pid: u32,
+}
+
+impl Table {
+    fn open(path: &Path) -> Result<Table> {
+        let shown = path.display().to_string();
+        let file = std::fs::File::open(path).map_err(|source| Error::Io { path: shown.clone(), source })?;
+        let mut reader = csv::ReaderBuilder::new().flexible(false).from_reader(file);
+        let headers = reader.headers().map_err(|e| csv_error(&shown, &e))?.clone();
+        let columns = headers.iter().enumerate().map(|(i, h)| (h.trim().to_owned(), i)).collect();
+        let pid = path
+            .file_name()
+            .and_then(|n| n.to_str())
+            .and_then(|n| n.split_once('_'))
+            .and_then(|(p, _)| p.parse().ok())
+            .unwrap_or(0);
+        Ok(Table { path: shown, columns, record: StringRecord::new(), line: 1, reader, pid })
+    }
+
+    /// Reads the next record; false at the end.
+    fn next(&mut self) -> Result<bool> {
+        let more = self.reader.read_record(&mut self.record).map_err(|e| csv_error(&self.path, &e))?;
+        self.line = self.record.position().map_or(self.line + 1, |p| p.line());
+        Ok(more)
+    }
+
+    fn error(&self, column: &str, message: impl Into<String>) -> Error {
+        Error::Parse { path: self.path.clone(), line: self.line, column: column.to_owned(), message: message.into() }
+    }
+
+    fn has(&self, column: &str) -> bool {
+        self.columns.contains_key(column)
+    }
+
+    fn text(&self, column: &str) -> Result<&str> {
+        let index = *self.columns.get(column).ok_or_else(|| self.error(column, "missing from the header"))?;
+        Ok(self.record.get(index).unwrap_or(""))
+    }
+
+    fn u64(&self, column: &str) -> Result<u64> {
+        let text = self.text(column)?.trim();
+        text.parse().map_err(|_| self.error(column, format!("expected an unsigned integer, found {text:?}")))
+    }
+
+    fn u64_or(&self, column: &str, default: u64) -> Result<u64> {
+        if self.has(column) { self.u64(column) } else { Ok(default) }
+    }
+
+    fn f64(&self, column: &str) -> Result<f64> {
+        let text = self.text(column)?.trim();
+        text.parse().map_err(|_| self.error(column, format!("expected a number, found {text:?}")))
+    }
+
+    /// `Agent 4` (rocprofv3's form) or a bare number; empty (rocprofv3 leaves it so for frees)
+    /// is agent 0.
+    fn agent(&self, column: &str) -> Result<u64> {
+        let text = self.text(column)?.trim();
+        if text.is_empty() {
+            return Ok(0);
+        }
+        text.strip_prefix("Agent ")
+            .unwrap_or(text)
+            .trim()
+            .parse()
+            .map_err(|_| self.error(column, format!("expected `Agent N`, found {text:?}")))
+    }
+
+    /// `0x00007ffb26354000` or decimal.
+    fn address(&self, column: &str) -> Result<u64> {
+        let text = self.text(column)?.trim();
+        let parsed = match text.strip_prefix("0x").or_else(|| text.strip_prefix("0X")) {
+            Some(hex) => u64::from_str_radix(hex, 16).ok(),
+            None => text.parse().ok(),
+        };
+        parsed.ok_or_else(|| self.error(column, format!("expected an address, found {text:?}")))
+    }
+
+    fn pid(&self) -> Result<u32> {
+        Ok(if self.has("Process_Id") { self.u64("Process_Id")? as u32 } else { self.pid })
+    }
+
+    fn span(&self) -> Result<(i64, i64)> {
+        let start = self.u64("Start_Timestamp")?;
+        let end = self.u64("End_Timestamp")?;
+        if end < start {
+            return Err(self.error("End_Timestamp", format!("{end} is before Start_Timestamp {start}")));
+        }
+        Ok((start as i64, end as i64))
+    }
+}
+
+fn csv_error(path: &str, e: &csv::Error) -> Error {
+    let line = e.position().map_or(0, |p| p.line());
+    Error::Parse { path: path.to_owned(), line, column: "(row)".into(), message: e.to_string() }
+}
+
+/// Reads one file of `kind` into `sink`; returns the rows read.
+pub fn read(kind: Kind, path: &Path, sink: &mut Sink) -> Result<u64> {
+    let mut t = Table::open(path)?;
+    let mut rows = 0;
+    while t.next()? {
+        rows += 1;
+        match kind {
+            Kind::Kernel => kernel(&t, sink)?,
+            Kind::HipApi => {
+                let name = sink.name(t.text("Function")?);
+                api(&t, name, &mut sink.hip_api.0)?
+            }
+            Kind::HsaApi => {
+                let name = sink.name(t.text("Function")?);
+                api(&t, name, &mut sink.hsa_api.0)?
+            }
+            Kind::MemoryCopy => copy(&t, sink)?,
+            Kind::Marker => marker(&t, sink)?,
+            Kind::MemoryAllocation => allocation(&t, sink)?,
+            Kind::ScratchMemory => scratch(&t, sink)?,
+            Kind::Counter => counter(&t, sink)?,
+        }
+        sink.write_full()?;
+    }
+    Ok(rows)
+}
+
+fn kernel(t: &Table, sink: &mut Sink) -> Result<()> {
+    let (start, end) = t.span()?;
+    let agent = t.agent("Agent_Id")?;
+    sink.agents.insert(agent);
+    let name = sink.name(t.text("Kernel_Name")?);
+    let d = &mut sink.dispatch.0;
+    d.kernel_name.push(&name);
+    d.start_ns.push(start);
+    d.duration_ns.push(end - start);
+    d.grid_x.push(t.u64("Grid_Size_X")? as i64);
+    d.grid_y.push(t.u64("Grid_Size_Y")? as i64);
+    d.grid_z.push(t.u64("Grid_Size_Z")? as i64);
+    d.block_x.push(t.u64("Workgroup_Size_X")? as i32);
+    d.block_y.push(t.u64("Workgroup_Size_Y")? as i32);
+    d.block_z.push(t.u64("Workgroup_Size_Z")? as i32);
+    d.regs.push(t.u64("VGPR_Count")? as i32);
+    d.shared_mem.push(t.u64("LDS_Block_Size")? as i32);
+    d.stream_id.push(if t.has("Stream_Id") { Some(t.u64("Stream_Id")? as i32) } else { None });
+    d.end_ns.push(end);
+    d.dispatch_id.push(t.u64("Dispatch_Id")?);
+    d.correlation_id.push(t.u64("Correlation_Id")?);
+    d.external_id.push(0);
+    d.kernel_id.push(t.u64("Kernel_Id")?);
+    d.agent_id.push(agent);
+    d.queue_id.push(t.u64("Queue_Id")?);
+    d.thread_id.push(t.u64("Thread_Id")?);
+    d.pid.push(t.pid()?);
+    d.mangled_name.push(&name);
+    d.accum_vgpr.push(t.u64_or("Accum_VGPR_Count", 0)? as i32);
+    d.sgpr.push(t.u64_or("SGPR_Count", 0)? as i32);
+    d.scratch_size.push(t.u64_or("Scratch_Size", 0)? as i32);
+    d.kernarg_size.push(0);
+    d.pipe_id.push(None);
+    d.end_row();
+    Ok(())
+}
+
+fn api(t: &Table, name: std::sync::Arc<str>, a: &mut crate::tables::ApiCall) -> Result<()> {
+    let (start, end) = t.span()?;
+    a.operation.push(&name);
+    a.start_ns.push(start);
+    a.end_ns.push(end);
+    a.duration_ns.push(end - start);
+    a.correlation_id.push(t.u64("Correlation_Id")?);
+    a.ancestor_id.push(t.u64_or("Ancestor_Id", 0)?);
+    a.thread_id.push(t.u64("Thread_Id")?);
+    a.pid.push(t.pid()?);
+    a.end_row();
+    Ok(())
+}
+
+fn copy(t: &Table, sink: &mut Sink) -> Result<()> {
+    let (start, end) = t.span()?;
+    let (src, dst) = (t.agent("Source_Agent_Id")?, t.agent("Destination_Agent_Id")?);
+    sink.agents.extend([src, dst]);
+    let c = &mut sink.copy.0;
+    c.operation.push(t.text("Direction")?);
+    c.start_ns.push(start);
+    c.end_ns.push(end);
+    c.duration_ns.push(end - start);
+    c.bytes.push(t.u64_or("Copy_Bytes", 0)?);
+    c.src_agent_id.push(src);
+    c.dst_agent_id.push(dst);
+    c.src_address.push(if t.has("Source_Address") { t.address("Source_Address")? } else { 0 });
+    c.dst_address.push(if t.has("Destination_Address") { t.address("Destination_Address")? } else { 0 });
+    c.correlation_id.push(t.u64("Correlation_Id")?);
+    c.thread_id.push(t.u64_or("Thread_Id", 0)?);
+    c.pid.push(t.pid()?);
+    c.end_row();
+    Ok(())
+}
+
+fn marker(t: &Table, sink: &mut Sink) -> Result<()> {
+    let (start, end) = t.span()?;
+    let m = &mut sink.marker.0;
+    m.message.push(t.text("Function")?);
+    m.operation.push(t.text("Domain")?);
+    m.start_ns.push(start);
+    m.end_ns.push(end);
+    m.duration_ns.push(end - start);
+    m.depth.push(None);
+    m.correlation_id.push(t.u64("Correlation_Id")?);
+    m.thread_id.push(t.u64("Thread_Id")?);
+    m.pid.push(t.pid()?);
+    m.end_row();
+    Ok(())
+}
+
+fn allocation(t: &Table, sink: &mut Sink) -> Result<()> {
+    let (start, end) = t.span()?;
+    let agent = t.agent("Agent_Id")?;
+    sink.agents.insert(agent);
+    let a = &mut sink.allocation.0;
+    a.operation.push(t.text("Operation")?);
+    a.start_ns.push(start);
+    a.end_ns.push(end);
+    a.duration_ns.push(end - start);
+    a.address.push(t.address("Address")?);
+    a.bytes.push(t.u64("Allocation_Size")?);
+    a.agent_id.push(agent);
+    a.correlation_id.push(t.u64("Correlation_Id")?);
+    a.thread_id.push(t.u64_or("Thread_Id", 0)?);
+    a.pid.push(t.pid()?);
+    a.end_row();
+    Ok(())
+}
+
+fn scratch(t: &Table, sink: &mut Sink) -> Result<()> {
+    let (start, end) = t.span()?;
+    let agent = t.agent("Agent_Id")?;
+    sink.agents.insert(agent);
+    let s = &mut sink.scratch.0;
+    s.operation.push(t.text("Operation")?);
+    s.start_ns.push(start);
+    s.end_ns.push(end);
+    s.duration_ns.push(end - start);
+    s.bytes.push(t.u64_or("Allocation_Size", 0)?);
+    s.flags.push(t.u64("Alloc_Flags")? as u32);
+    s.agent_id.push(agent);
+    s.queue_id.push(t.u64("Queue_Id")?);
+    s.correlation_id.push(t.u64_or("Correlation_Id", 0)?);
+    s.thread_id.push(t.u64("Thread_Id")?);
+    s.pid.push(t.pid()?);
+    s.end_row();
+    Ok(())
+}
+
+fn counter(t: &Table, sink: &mut Sink) -> Result<()> {
+    let agent = t.agent("Agent_Id")?;
+    sink.agents.insert(agent);
+    let kernel = sink.name(t.text("Kernel_Name")?);
+    let name = sink.name(t.text("Counter_Name")?);
+    let c = &mut sink.counter.0;
+    c.dispatch_id.push(t.u64("Dispatch_Id")?);
+    c.correlation_id.push(t.u64("Correlation_Id")?);
+    c.agent_id.push(agent);
+    c.kernel_id.push(t.u64("Kernel_Id")?);
+    c.kernel_name.push(&kernel);
+    c.counter.push(&name);
+    c.value.push(t.f64("Counter_Value")?);
+    c.counter_group.push(0);
+    c.instances.push(0);
+    c.instance.push(None);
+    c.pid.push(t.pid()?);
+    c.end_row();
+    Ok(())
+}

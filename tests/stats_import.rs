@@ -1,0 +1,168 @@
+//! `rocprof-rs import` and `rocprof-rs stats` on other profilers' real outputs
+//! (`tests/fixtures`, copied from public repositories; see their README).
+
+mod common;
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+use common::{scratch, stderr};
+
+fn fixtures() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures")
+}
+
+fn rocprof_rs(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_rocprof-rs")).args(args).output().unwrap()
+}
+
+fn import(inputs: &[PathBuf], out: &Path) -> Output {
+    let mut cmd = Command::new(env!("CARGO_BIN_EXE_rocprof-rs"));
+    cmd.arg("import").args(inputs).arg("-o").arg(out);
+    cmd.output().unwrap()
+}
+
+/// `stats --format json` of `dir`, as (section, rows).
+fn stats(dir: &Path) -> serde_json::Value {
+    let output = rocprof_rs(&["stats", dir.to_str().unwrap(), "--format", "json"]);
+    assert!(output.status.success(), "{}", stderr(&output));
+    serde_json::from_slice(&output.stdout).unwrap()
+}
+
+fn section<'a>(stats: &'a serde_json::Value, name: &str) -> &'a Vec<serde_json::Value> {
+    stats.as_array().unwrap().iter().find(|s| s["section"] == name).unwrap()["rows"].as_array().unwrap()
+}
+
+/// A rocprof v1 stats file: its names are not quoted even when they hold commas, so each row
+/// is split four fields from the right.
+fn v1_rows(file: &str) -> Vec<(String, u64, u128, u64, f64)> {
+    let text = std::fs::read_to_string(fixtures().join("rocprof-v1").join(file)).unwrap();
+    text.lines()
+        .skip(1)
+        .map(|line| {
+            let f: Vec<&str> = line.rsplitn(5, ',').collect();
+            (
+                f[4].to_owned(),
+                f[3].parse().unwrap(),
+                f[2].parse().unwrap(),
+                f[1].parse().unwrap(),
+                f[0].parse().unwrap(),
+            )
+        })
+        .collect()
+}
+
+#[test]
+fn stats_of_an_imported_rocprof_v1_trace_equal_the_files_rocprof_wrote() {
+    let dir = scratch("v1");
+    let output = import(&[fixtures().join("rocprof-v1/results.json")], &dir);
+    assert!(output.status.success(), "{}", stderr(&output));
+    let stats = stats(&dir);
+    for (file, name) in [
+        ("results.stats.csv", "kernel"),
+        ("results.hip_stats.csv", "hip_api"),
+        ("results.copy_stats.csv", "memory_copy"),
+    ] {
+        let expected = v1_rows(file);
+        let got = section(&stats, name);
+        assert_eq!(got.len(), expected.len(), "{file}");
+        for (row, (name, calls, total, average, percent)) in got.iter().zip(&expected) {
+            assert_eq!(row["name"], name.as_str(), "{file}: order and names");
+            assert_eq!(row["calls"], *calls, "{file}: {name}");
+            assert_eq!(row["total_ns"].as_u64().map(u128::from), Some(*total), "{file}: {name}");
+            // rocprof v1 divides in integers.
+            assert_eq!(row["mean_ns"].as_f64().unwrap().floor() as u64, *average, "{file}: {name}");
+            assert!((row["percent"].as_f64().unwrap() - percent).abs() < 1e-9, "{file}: {name}");
+        }
+    }
+    std::fs::remove_dir_all(dir).unwrap();
+}
+
+#[test]
+fn a_rocprofv3_output_directory_imports_every_file() {
+    let dir = scratch("v3");
+    let output = import(&[fixtures().join("rocprofv3")], &dir);
+    assert!(output.status.success(), "{}", stderr(&output));
+    let text = String::from_utf8_lossy(&output.stdout);
+    assert!(
+        text.contains(
+            "wrote kernel_dispatch 9, hip_api 17, memory_copy 4, marker 5, memory_allocation 4, scratch_memory 2, counter 4, agent 3"
+        ),
+        "{text}"
+    );
+    let stats = stats(&dir);
+    let kernels = section(&stats, "kernel");
+    assert_eq!(kernels[0]["name"], "void addition_kernel<float>(float*, float const*, float const*, int, int)");
+    assert_eq!(kernels.iter().map(|k| k["calls"].as_u64().unwrap()).sum::<u64>(), 9);
+    // rocprofv3's documentation sample: the same file written again, byte for byte, is what
+    // `stats --format csv` prints for its own kind of table (checked in the unit tests); here
+    // the HIP rows of hip_trace.csv are all there.
+    assert_eq!(section(&stats, "hip_api").iter().map(|k| k["calls"].as_u64().unwrap()).sum::<u64>(), 17);
+    std::fs::remove_dir_all(dir).unwrap();
+}
+
+#[test]
+fn malformed_input_is_named_by_file_line_and_column_and_nothing_is_written() {
+    let dir = scratch("malformed");
+    let input = dir.join("run");
+    std::fs::create_dir_all(&input).unwrap();
+    std::fs::copy(fixtures().join("rocprofv3/hip_trace.csv"), input.join("hip_api_trace.csv")).unwrap();
+    let kernels = std::fs::read_to_string(fixtures().join("rocprofv3/kernel_trace.csv")).unwrap();
+    let broken: Vec<String> = kernels
+        .lines()
+        .enumerate()
+        .map(|(i, l)| if i == 2 { l.replace(",1550151853064037,", ",15501518530640x7,") } else { l.to_owned() })
+        .collect();
+    std::fs::write(input.join("kernel_trace.csv"), broken.join("\n")).unwrap();
+    let out = dir.join("out");
+    let output = import(std::slice::from_ref(&input), &out);
+    assert!(!output.status.success());
+    let message = stderr(&output);
+    assert!(
+        message.contains(
+            "kernel_trace.csv:3: column Start_Timestamp: expected an unsigned integer, found \"15501518530640x7\""
+        ),
+        "{message}"
+    );
+    let left: Vec<_> = std::fs::read_dir(&out).unwrap().flatten().map(|e| e.file_name()).collect();
+    assert!(left.is_empty(), "nothing half-written: {left:?}");
+    let output = import(&[dir.join("nothing-here.json")], &out);
+    assert!(stderr(&output).contains("nothing-here.json"), "{}", stderr(&output));
+    std::fs::remove_dir_all(dir).unwrap();
+}
+
+#[test]
+fn stats_streams_a_traced_run_and_filters_by_process() {
+    let dir = scratch("traced");
+    let sim = Command::new(common::built("rocprof-sim"))
+        .args(["--dispatches", "20000", "--threads", "4", "--agents", "2", "--no-truth"])
+        .arg("--sdk")
+        .arg(common::built("librocprofiler_sdk_sim.so"))
+        .env("ROCP_TOOL_LIBRARIES", common::tool())
+        .env("ROCPROF_RS_OUTPUT_DIR", dir.join("out"))
+        .env("ROCPROF_RS_DOMAINS", "kernel,hip_api,memory_copy,marker")
+        .env("ROCPROF_RS_ROW_GROUP_ROWS", "1024")
+        .env_remove("LD_PRELOAD")
+        .output()
+        .unwrap();
+    assert!(sim.status.success(), "{}", stderr(&sim));
+    let out = dir.join("out");
+    let all = stats(&out);
+    let kernels = section(&all, "kernel");
+    assert_eq!(kernels.iter().map(|k| k["calls"].as_u64().unwrap()).sum::<u64>(), 20_000);
+    let percent: f64 = kernels.iter().map(|k| k["percent"].as_f64().unwrap()).sum();
+    assert!((percent - 100.0).abs() < 1e-6);
+    for k in kernels {
+        let (min, p50, p99, max) =
+            (k["min_ns"].as_u64(), k["p50_ns"].as_u64(), k["p99_ns"].as_u64(), k["max_ns"].as_u64());
+        assert!(min <= p50 && p50 <= p99 && p99 <= max, "{k}");
+    }
+    let top = rocprof_rs(&["stats", out.to_str().unwrap(), "--top", "3", "--section", "kernel", "--format", "json"]);
+    let top: serde_json::Value = serde_json::from_slice(&top.stdout).unwrap();
+    assert_eq!(section(&top, "kernel").len(), 3);
+    assert_eq!(top[0]["omitted"].as_u64().unwrap() as usize + 3, kernels.len());
+    let other = rocprof_rs(&["stats", out.to_str().unwrap(), "--pid", "1", "--format", "json"]);
+    let other: serde_json::Value = serde_json::from_slice(&other.stdout).unwrap();
+    assert!(section(&other, "kernel").is_empty(), "no rows of another process");
+    std::fs::remove_dir_all(dir).unwrap();
+}
