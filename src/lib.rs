@@ -13,6 +13,7 @@ pub mod config;
 pub mod counters;
 pub mod doctor;
 pub mod error;
+pub mod export;
 pub mod handles;
 pub mod import;
 pub mod profiler;

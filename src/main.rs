@@ -43,6 +43,9 @@ enum Command {
     /// dataset, so every other command works on them. A malformed input is named with its file,
     /// line and column, and nothing is written.
     Import(cli::ImportArgs),
+    /// Write a dataset as rocprofv3's CSV files (one set per process), so scripts written for
+    /// rocprofv3 run unchanged.
+    Export(cli::ExportArgs),
 }
 
 fn main() -> ExitCode {
@@ -53,6 +56,7 @@ fn main() -> ExitCode {
         Command::Avail(args) => cli::avail(args),
         Command::Stats(args) => cli::stats(args),
         Command::Import(args) => cli::import(args),
+        Command::Export(args) => cli::export(args),
     }
 }
 

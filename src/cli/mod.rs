@@ -7,6 +7,7 @@
 
 mod avail;
 mod env;
+mod export;
 mod flags;
 mod import;
 mod launch;
@@ -16,6 +17,7 @@ mod stats;
 mod tool_path;
 
 pub use avail::{AvailArgs, avail};
+pub use export::{ExportArgs, export};
 pub use flags::{RunArgs, variables_help};
 pub use import::{ImportArgs, import};
 pub use run::run;

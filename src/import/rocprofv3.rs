@@ -30,7 +30,8 @@ pub fn files(dir: &Path) -> Result<Vec<(Kind, PathBuf)>> {
                 .map(|k| (k, path))
         })
         .collect();
-    found.sort_by(|a, b| a.1.cmp(&b.1));
+    // Kernels first: counter rows of a dispatch the kernel trace lacks bring their own.
+    found.sort_by(|a, b| (a.0 != Kind::Kernel, &a.1).cmp(&(b.0 != Kind::Kernel, &b.1)));
     Ok(found)
 }
 
@@ -205,6 +206,7 @@ pub fn read(kind: Kind, path: &Path, sink: &mut Sink) -> Result<u64> {
 }
 
 fn kernel(t: &Table, sink: &mut Sink) -> Result<()> {
+    sink.dispatches.insert((t.pid()?, t.u64("Dispatch_Id")?));
     let (start, end) = t.span()?;
     let agent = t.agent("Agent_Id")?;
     sink.agents.insert(agent);
@@ -335,6 +337,40 @@ fn counter(t: &Table, sink: &mut Sink) -> Result<()> {
     let agent = t.agent("Agent_Id")?;
     sink.agents.insert(agent);
     let kernel = sink.name(t.text("Kernel_Name")?);
+    if sink.dispatches.insert((t.pid()?, t.u64("Dispatch_Id")?)) {
+        // A dispatch only the counter file knows: its row carries the dispatch's facts (grid and
+        // workgroup as their products), which would otherwise be lost.
+        let (start, end) = t.span()?;
+        let d = &mut sink.dispatch.0;
+        d.kernel_name.push(&kernel);
+        d.start_ns.push(start);
+        d.duration_ns.push(end - start);
+        d.grid_x.push(t.u64("Grid_Size")? as i64);
+        d.grid_y.push(1);
+        d.grid_z.push(1);
+        d.block_x.push(t.u64("Workgroup_Size")? as i32);
+        d.block_y.push(1);
+        d.block_z.push(1);
+        d.regs.push(t.u64("VGPR_Count")? as i32);
+        d.shared_mem.push(t.u64("LDS_Block_Size")? as i32);
+        d.stream_id.push(None);
+        d.end_ns.push(end);
+        d.dispatch_id.push(t.u64("Dispatch_Id")?);
+        d.correlation_id.push(t.u64("Correlation_Id")?);
+        d.external_id.push(0);
+        d.kernel_id.push(t.u64("Kernel_Id")?);
+        d.agent_id.push(agent);
+        d.queue_id.push(t.u64("Queue_Id")?);
+        d.thread_id.push(t.u64("Thread_Id")?);
+        d.pid.push(t.pid()?);
+        d.mangled_name.push(&kernel);
+        d.accum_vgpr.push(t.u64("Accum_VGPR_Count")? as i32);
+        d.sgpr.push(t.u64("SGPR_Count")? as i32);
+        d.scratch_size.push(t.u64("Scratch_Size")? as i32);
+        d.kernarg_size.push(0);
+        d.pipe_id.push(None);
+        d.end_row();
+    }
     let name = sink.name(t.text("Counter_Name")?);
     let c = &mut sink.counter.0;
     c.dispatch_id.push(t.u64("Dispatch_Id")?);

@@ -29,6 +29,8 @@ pub struct Sink {
     pub agent: (tables::Agent, TableFiles),
     /// Agent ids seen, for the agent table.
     pub agents: BTreeSet<u64>,
+    /// (process, dispatch id) of every dispatch row written.
+    pub dispatches: std::collections::HashSet<(u32, u64)>,
     /// One shared copy of each name, so dictionary columns hold it once.
     names: std::collections::HashMap<String, std::sync::Arc<str>>,
     /// Rows written per table.
@@ -85,6 +87,7 @@ impl Sink {
             counter: (Default::default(), files("counter", tables::Counter::schema())),
             agent: (Default::default(), files("agent", tables::Agent::schema())),
             agents: BTreeSet::new(),
+            dispatches: Default::default(),
             names: Default::default(),
             rows: Vec::new(),
         })
