@@ -16,6 +16,11 @@ struct Cli {
 
 #[derive(Debug, Subcommand)]
 enum Command {
+    /// Show rocprof-rs at work. Without a GPU (here, and in CI) it runs a built-in workload
+    /// through the real tool library and the simulated rocprofiler-sdk, labelled SIMULATED, and
+    /// prints the statistics and where the dataset is. Needs the workspace built
+    /// (cargo build --release --workspace).
+    Demo(cli::DemoArgs),
     /// Report what this machine has for profiling (ROCm, rocprofiler-sdk, HIP, GPUs, CUDA and
     /// CUPTI) and what to do about anything missing.
     Doctor {
@@ -54,6 +59,7 @@ fn main() -> ExitCode {
         Command::Doctor { json } => doctor(json),
         Command::Run(args) => cli::run(*args),
         Command::Avail(args) => cli::avail(args),
+        Command::Demo(args) => cli::demo(args),
         Command::Stats(args) => cli::stats(args),
         Command::Import(args) => cli::import(args),
         Command::Export(args) => cli::export(args),

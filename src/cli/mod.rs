@@ -6,6 +6,7 @@
 //! processes and signals.
 
 mod avail;
+mod demo;
 mod env;
 mod export;
 mod flags;
@@ -17,6 +18,7 @@ mod stats;
 mod tool_path;
 
 pub use avail::{AvailArgs, avail};
+pub use demo::{DemoArgs, demo};
 pub use export::{ExportArgs, export};
 pub use flags::{RunArgs, variables_help};
 pub use import::{ImportArgs, import};

@@ -156,14 +156,15 @@ fn main() {
             fail(&format!("forked child {pid} failed (wait status {status})"));
         }
     }
+    let truth_note =
+        if args.no_truth { "no truth written".to_owned() } else { format!("truth in {}", args.truth.display()) };
     eprintln!(
-        "rocprof-sim: SIMULATED {} dispatches over {} threads and {} GPUs in {:.2} s ({:.0} dispatches/s); truth in {}",
+        "rocprof-sim: SIMULATED {} dispatches over {} threads and {} GPUs in {:.2} s ({:.0} dispatches/s); {truth_note}",
         args.dispatches,
         args.threads,
         args.agents,
         elapsed.as_secs_f64(),
         args.dispatches as f64 / elapsed.as_secs_f64(),
-        args.truth.display()
     );
     if args.stats {
         let s = machine.stats();
