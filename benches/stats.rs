@@ -30,7 +30,7 @@ fn main() {
     let millions: u64 =
         std::env::args().skip_while(|a| a != "--rows").nth(1).and_then(|n| n.parse().ok()).unwrap_or(100);
     let rows = millions * 1_000_000;
-    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join(format!("target/bench-data/stats-{millions}M"));
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join(format!("target/bench-data/stats-{millions}M-random"));
     dataset(&dir, rows);
     let threads = std::thread::available_parallelism().map_or(2, |n| n.get());
     println!("machine: {threads} cores; dataset: {rows} kernel_dispatch rows in {}", dir.display());
@@ -93,17 +93,29 @@ fn dataset(dir: &Path, rows: u64) {
         .collect();
     tables.add(&symbols).unwrap();
     let mut batch = Vec::with_capacity(1024);
+    // Irregular like a real trace (kernels in no pattern, durations spread over four orders of
+    // magnitude, uneven gaps), so the columns compress and decode as real ones do.
+    let mut state = 0x9e37_79b9_7f4a_7c15u64;
+    let mut random = move || {
+        state ^= state << 13;
+        state ^= state >> 7;
+        state ^= state << 17;
+        state
+    };
+    let mut start = 1_000_000_000u64;
     for n in 0..rows {
-        let start = 1_000_000_000 + n * 2_500;
+        let (r1, r2) = (random(), random());
+        start += 200 + r1 % 4_000;
+        let duration = 800 + (r2 % 1_000) * (1 + (r2 >> 20) % 1_000);
         batch.push(Record::Dispatch(Dispatch {
             thread_id: 4242 + n % 4,
             correlation_id: n + 1,
             external_id: 0,
             start_ns: start,
-            end_ns: start + 1_000 + (n * 7919) % 50_000,
+            end_ns: start + duration,
             agent_id: 1 + n % 2,
             queue_id: 1 + n % 8,
-            kernel_id: 1 + (n * 31) % CATALOG.len() as u64,
+            kernel_id: 1 + (r1 >> 32) % CATALOG.len() as u64,
             dispatch_id: n + 1,
             private_segment_size: 0,
             group_segment_size: 16_384,

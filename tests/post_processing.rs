@@ -250,3 +250,23 @@ fn export_then_import_loses_nothing_of_a_traced_run() {
     }
     std::fs::remove_dir_all(dir).unwrap();
 }
+
+#[test]
+fn the_demo_profiles_the_simulated_workload_and_says_so() {
+    let dir = scratch("demo");
+    let output = Command::new(env!("CARGO_BIN_EXE_rocprof-rs"))
+        .args(["demo", "--dispatches", "3000", "-d"])
+        .arg(dir.join("demo"))
+        .env_remove("ROCP_TOOL_LIBRARIES")
+        .output()
+        .unwrap();
+    assert!(output.status.success(), "{}", stderr(&output));
+    let text = String::from_utf8_lossy(&output.stdout);
+    assert!(text.starts_with("SIMULATED: no GPU here"), "{text}");
+    assert!(text.contains("Kernels") && text.contains("HIP API calls") && text.contains("hipLaunchKernel"), "{text}");
+    assert!(text.contains(&format!("SIMULATED dataset (Parquet, one folder per table): {}", dir.join("demo").display())));
+    let stats = stats(&dir.join("demo"));
+    let calls: u64 = section(&stats, "kernel").iter().map(|k| k["calls"].as_u64().unwrap()).sum();
+    assert_eq!(calls, 3000);
+    std::fs::remove_dir_all(dir).unwrap();
+}

@@ -35,7 +35,8 @@ pub fn demo(args: DemoArgs) -> ExitCode {
     };
     let dir = exe.parent().unwrap_or(Path::new(".")).to_path_buf();
     let needed = ["rocprof-sim", "librocprofiler_sdk_sim.so", "librocprof_rs.so"];
-    let missing: Vec<&str> = needed.iter().copied().filter(|n| !dir.join(n).exists()).collect();
+    let found: Vec<Option<PathBuf>> = needed.iter().map(|n| built(&dir, n)).collect();
+    let missing: Vec<&str> = needed.iter().zip(&found).filter(|(_, f)| f.is_none()).map(|(n, _)| *n).collect();
     if !missing.is_empty() {
         eprintln!(
             "rocprof-rs: the demo needs {} next to {}: build the workspace (cargo build --release --workspace)",
@@ -44,14 +45,17 @@ pub fn demo(args: DemoArgs) -> ExitCode {
         );
         return ExitCode::FAILURE;
     }
+    let [Some(sim), Some(sdk), Some(tool)] = [found[0].clone(), found[1].clone(), found[2].clone()] else {
+        return ExitCode::FAILURE;
+    };
     println!("{BANNER}\n");
     let out = &args.output_directory;
     let _ = std::fs::remove_dir_all(out);
-    let status = Command::new(dir.join("rocprof-sim"))
+    let status = Command::new(sim)
         .args(["--dispatches", &args.dispatches.to_string(), "--threads", "4", "--agents", "2", "--no-truth"])
         .arg("--sdk")
-        .arg(dir.join("librocprofiler_sdk_sim.so"))
-        .env("ROCP_TOOL_LIBRARIES", dir.join("librocprof_rs.so"))
+        .arg(sdk)
+        .env("ROCP_TOOL_LIBRARIES", tool)
         .env("ROCPROF_RS_OUTPUT_DIR", out)
         .env("ROCPROF_RS_OUTPUT_NAME", "demo")
         .env("ROCPROF_RS_DOMAINS", "kernel,hip_api,memory_copy,marker,scratch_memory,memory_allocation")
@@ -87,4 +91,11 @@ pub fn demo(args: DemoArgs) -> ExitCode {
     println!("  counters per dispatch: {}/counter, per kernel: {}/kernel_counter", out.display(), out.display());
     println!("  as rocprofv3's CSV:   rocprof-rs export {} --format rocprofv3-csv -o csv", out.display());
     ExitCode::SUCCESS
+}
+
+/// `name` next to this executable, or in `deps/` below it where `cargo test` leaves libraries;
+/// the newer where both are.
+fn built(dir: &Path, name: &str) -> Option<PathBuf> {
+    let modified = |p: &PathBuf| std::fs::metadata(p).and_then(|m| m.modified()).ok();
+    [dir.join(name), dir.join("deps").join(name)].into_iter().filter(|p| p.exists()).max_by_key(modified)
 }
