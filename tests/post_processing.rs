@@ -264,9 +264,41 @@ fn the_demo_profiles_the_simulated_workload_and_says_so() {
     let text = String::from_utf8_lossy(&output.stdout);
     assert!(text.starts_with("SIMULATED: no GPU here"), "{text}");
     assert!(text.contains("Kernels") && text.contains("HIP API calls") && text.contains("hipLaunchKernel"), "{text}");
-    assert!(text.contains(&format!("SIMULATED dataset (Parquet, one folder per table): {}", dir.join("demo").display())));
+    assert!(
+        text.contains(&format!("SIMULATED dataset (Parquet, one folder per table): {}", dir.join("demo").display()))
+    );
     let stats = stats(&dir.join("demo"));
     let calls: u64 = section(&stats, "kernel").iter().map(|k| k["calls"].as_u64().unwrap()).sum();
     assert_eq!(calls, 3000);
+    std::fs::remove_dir_all(dir).unwrap();
+}
+
+#[test]
+fn files_without_a_process_take_the_one_their_directory_names() {
+    // rocprofv3 -o run: no pid in the names, and kernel_trace.csv has no Process_Id column.
+    let dir = scratch("named-run");
+    let input = dir.join("in");
+    std::fs::create_dir_all(&input).unwrap();
+    for file in ["kernel_trace.csv", "counter_collection.csv"] {
+        std::fs::copy(fixtures().join("rocprofv3").join(file), input.join(format!("run_{file}"))).unwrap();
+    }
+    let output = import(&[input], &dir.join("out"));
+    assert!(output.status.success(), "{}", stderr(&output));
+    let text = String::from_utf8_lossy(&output.stdout);
+    assert!(text.contains("wrote kernel_dispatch 9, counter 4"), "no dispatch row twice: {text}");
+    let one = rocprof_rs(&["stats", dir.join("out").to_str().unwrap(), "--pid", "15606", "--format", "json"]);
+    let one: serde_json::Value = serde_json::from_slice(&one.stdout).unwrap();
+    assert_eq!(section(&one, "kernel").iter().map(|k| k["calls"].as_u64().unwrap()).sum::<u64>(), 9);
+    std::fs::remove_dir_all(dir).unwrap();
+}
+
+#[test]
+fn the_demo_never_deletes_a_directory_it_did_not_write() {
+    let dir = scratch("demo-refuses");
+    std::fs::write(dir.join("precious.txt"), "keep me").unwrap();
+    let output = Command::new(env!("CARGO_BIN_EXE_rocprof-rs")).args(["demo", "-d"]).arg(&dir).output().unwrap();
+    assert!(!output.status.success());
+    assert!(stderr(&output).contains("is not empty and holds no earlier demo"), "{}", stderr(&output));
+    assert_eq!(std::fs::read_to_string(dir.join("precious.txt")).unwrap(), "keep me");
     std::fs::remove_dir_all(dir).unwrap();
 }

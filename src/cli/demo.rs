@@ -50,6 +50,13 @@ pub fn demo(args: DemoArgs) -> ExitCode {
     };
     println!("{BANNER}\n");
     let out = &args.output_directory;
+    // Only a previous demo's output is replaced; anything else is the user's.
+    let previous = out.join("demo.metadata.json").exists();
+    let empty = std::fs::read_dir(out).map_or(true, |mut d| d.next().is_none());
+    if !previous && !empty {
+        eprintln!("rocprof-rs: {} is not empty and holds no earlier demo: choose another with -d", out.display());
+        return ExitCode::FAILURE;
+    }
     let _ = std::fs::remove_dir_all(out);
     let status = Command::new(sim)
         .args(["--dispatches", &args.dispatches.to_string(), "--threads", "4", "--agents", "2", "--no-truth"])

@@ -44,7 +44,15 @@ pub fn run(args: RunArgs) -> ExitCode {
             return code;
         }
         if pass == 0 {
-            passes = dir.as_deref().map_or(1, |d| counter_passes(Path::new(d), started)).max(1);
+            passes = match dir.as_deref().and_then(|d| counter_passes(Path::new(d), started)) {
+                Some(n) => n.max(1),
+                None => {
+                    eprintln!(
+                        "rocprof-rs: cannot tell how many counter passes there are (no run metadata found in the output directory since the run began); ran pass 0 only"
+                    );
+                    return ExitCode::from(NOT_STARTED);
+                }
+            };
             if passes > 1 {
                 let more = passes - 1;
                 let times = if more == 1 { "time" } else { "times" };
@@ -75,18 +83,18 @@ fn run_once(app: &str, mut command: Command, env: &BTreeMap<String, String>) -> 
     (ExitCode::from(code), Some(dir))
 }
 
-/// The passes the counters need, from the run metadata the tool wrote since `since`.
-fn counter_passes(dir: &Path, since: std::time::SystemTime) -> usize {
-    let Ok(entries) = std::fs::read_dir(dir) else { return 1 };
+/// The passes the counters need, from the run metadata the tool wrote since `since`; `None`
+/// when there is none to read.
+fn counter_passes(dir: &Path, since: std::time::SystemTime) -> Option<usize> {
+    let Ok(entries) = std::fs::read_dir(dir) else { return None };
     entries
         .flatten()
         .filter(|e| e.file_name().to_string_lossy().ends_with(".metadata.json"))
         .filter(|e| e.metadata().and_then(|m| m.modified()).is_ok_and(|t| t >= since))
         .filter_map(|e| std::fs::read_to_string(e.path()).ok())
         .filter_map(|text| serde_json::from_str::<serde_json::Value>(&text).ok())
-        .filter_map(|json| json.get("rocprof_rs.counter_passes")?.as_str()?.parse::<usize>().ok())
+        .map(|json| json.get("rocprof_rs.counter_passes").and_then(|p| p.as_str()?.parse::<usize>().ok()).unwrap_or(1))
         .max()
-        .unwrap_or(1)
 }
 
 /// Builds the command to run, with extra variables for one run.

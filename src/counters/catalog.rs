@@ -96,38 +96,44 @@ pub fn agents(api: &SdkApi) -> Result<Vec<AgentInfo>> {
         count: usize,
         data: *mut c_void,
     ) -> sys::rocprofiler_status_t {
-        // SAFETY: `data` is the vector below; the SDK passes `count` live agents of at least
-        // the 1.0 size asked for.
-        let (out, agents) = unsafe { (&mut *data.cast::<Vec<AgentInfo>>(), std::slice::from_raw_parts(agents, count)) };
-        for &agent in agents {
-            // SAFETY: as above.
-            let a = unsafe { &*agent.cast::<sys::rocprofiler_agent_v0_t>() };
-            let caches: &[sys::rocprofiler_agent_cache_t] = if a.caches.is_null() {
-                &[]
-            } else {
-                // SAFETY: the agent lists `caches_count` caches.
-                unsafe { std::slice::from_raw_parts(a.caches, a.caches_count as usize) }
-            };
-            out.push(AgentInfo {
-                id: a.id.handle,
-                index: a.logical_node_type_id.max(0) as u32,
-                gpu: a.type_ == sys::ROCPROFILER_AGENT_TYPE_GPU,
-                name: text(a.name),
-                product: text(a.product_name),
-                cu_count: a.cu_count,
-                simd_count: a.simd_count,
-                simd_per_cu: a.simd_per_cu,
-                max_waves_per_cu: a.max_waves_per_cu,
-                wave_front_size: a.wave_front_size,
-                num_xcc: a.num_xcc,
-                max_engine_clock_mhz: a.max_engine_clk_fcompute,
-                local_mem_bytes: a.local_mem_size,
-                l2_bytes: caches.iter().filter(|c| c.level == 2).map(|c| c.size).max().unwrap_or(0),
-                lds_kb: a.lds_size_in_kb,
-                counters: Err(String::new()),
-            });
+        if agents.is_null() || count == 0 {
+            return sys::ROCPROFILER_STATUS_SUCCESS;
         }
-        sys::ROCPROFILER_STATUS_SUCCESS
+        crate::tool::trampoline("the agent query", sys::ROCPROFILER_STATUS_ERROR, || {
+            // SAFETY: `data` is the vector below; the SDK passes `count` live agents of at least
+            // the 1.0 size asked for.
+            let (out, agents) =
+                unsafe { (&mut *data.cast::<Vec<AgentInfo>>(), std::slice::from_raw_parts(agents, count)) };
+            for &agent in agents {
+                // SAFETY: as above.
+                let a = unsafe { &*agent.cast::<sys::rocprofiler_agent_v0_t>() };
+                let caches: &[sys::rocprofiler_agent_cache_t] = if a.caches.is_null() {
+                    &[]
+                } else {
+                    // SAFETY: the agent lists `caches_count` caches.
+                    unsafe { std::slice::from_raw_parts(a.caches, a.caches_count as usize) }
+                };
+                out.push(AgentInfo {
+                    id: a.id.handle,
+                    index: a.logical_node_type_id.max(0) as u32,
+                    gpu: a.type_ == sys::ROCPROFILER_AGENT_TYPE_GPU,
+                    name: text(a.name),
+                    product: text(a.product_name),
+                    cu_count: a.cu_count,
+                    simd_count: a.simd_count,
+                    simd_per_cu: a.simd_per_cu,
+                    max_waves_per_cu: a.max_waves_per_cu,
+                    wave_front_size: a.wave_front_size,
+                    num_xcc: a.num_xcc,
+                    max_engine_clock_mhz: a.max_engine_clk_fcompute,
+                    local_mem_bytes: a.local_mem_size,
+                    l2_bytes: caches.iter().filter(|c| c.level == 2).map(|c| c.size).max().unwrap_or(0),
+                    lds_kb: a.lds_size_in_kb,
+                    counters: Err(String::new()),
+                });
+            }
+            sys::ROCPROFILER_STATUS_SUCCESS
+        })
     }
     let mut out: Vec<AgentInfo> = Vec::new();
     // SAFETY: a valid visitor and a vector that outlives the call.
@@ -154,12 +160,17 @@ fn counters(api: &SdkApi, agent: u64) -> std::result::Result<Vec<CounterInfo>, S
         count: usize,
         data: *mut c_void,
     ) -> sys::rocprofiler_status_t {
-        // SAFETY: `data` is the vector below.
-        let out = unsafe { &mut *data.cast::<Vec<u64>>() };
-        // SAFETY: the SDK passes `count` ids.
-        let ids = unsafe { std::slice::from_raw_parts(ids, count) };
-        out.extend(ids.iter().map(|id| id.handle));
-        sys::ROCPROFILER_STATUS_SUCCESS
+        if ids.is_null() || count == 0 {
+            return sys::ROCPROFILER_STATUS_SUCCESS;
+        }
+        crate::tool::trampoline("the counter query", sys::ROCPROFILER_STATUS_ERROR, || {
+            // SAFETY: `data` is the vector below.
+            let out = unsafe { &mut *data.cast::<Vec<u64>>() };
+            // SAFETY: the SDK passes `count` ids, checked non-null above.
+            let ids = unsafe { std::slice::from_raw_parts(ids, count) };
+            out.extend(ids.iter().map(|id| id.handle));
+            sys::ROCPROFILER_STATUS_SUCCESS
+        })
     }
     let mut ids: Vec<u64> = Vec::new();
     // SAFETY: a valid callback and a vector that outlives the call.

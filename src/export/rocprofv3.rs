@@ -280,6 +280,7 @@ struct CounterRow {
     counter: String,
     correlation: u64,
     agent: u64,
+    kernel_id: u64,
     kernel: String,
     value: f64,
 }
@@ -293,7 +294,10 @@ impl CounterRow {
     ) -> Result<()> {
         let (context, times) = match dispatches.get(&(self.pid, self.dispatch)).and_then(|d| d.split_once('|')) {
             Some((context, times)) => (context.to_owned(), times.to_owned()),
-            None => (format!("0,{},0,0,0,{},0,0,0,0,0,0,", self.pid, quoted(&self.kernel)), "0,0".to_owned()),
+            None => (
+                format!("0,{},0,0,{},{},0,0,0,0,0,0,", self.pid, self.kernel_id, quoted(&self.kernel)),
+                "0,0".to_owned(),
+            ),
         };
         let line = format!(
             "{},{},{},{context}{},{},{times}",
@@ -317,6 +321,7 @@ fn counter_rows(
     let mut pending: Option<CounterRow> = None;
     batches(dir, "counter", |b| {
         let c = |n| b.col(n);
+        let kernel_id = c("kernel_id")?;
         let (dispatch, correlation, agent_id, kernel, counter, value, pid) = (
             c("dispatch_id")?,
             c("correlation_id")?,
@@ -340,6 +345,7 @@ fn counter_rows(
                         counter: name.to_owned(),
                         correlation: correlation.u64(i),
                         agent: agent_id.u64(i),
+                        kernel_id: kernel_id.u64(i),
                         kernel: kernel.text(i).to_owned(),
                         value: value.f64(i),
                     });

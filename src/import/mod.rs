@@ -72,9 +72,10 @@ fn import_into(inputs: &[PathBuf], staging: &Path, stem: &str) -> Result<(Vec<Im
                     ),
                 });
             }
+            let pid = rocprofv3::directory_pid(&files);
             let mut read = Vec::new();
             for (kind, path) in files {
-                let rows = rocprofv3::read(kind, &path, &mut sink)?;
+                let rows = rocprofv3::read(kind, &path, pid, &mut sink)?;
                 read.push((path.display().to_string(), rows));
             }
             imported.push(Imported { input: shown, format: "rocprofv3 CSV", files: read });

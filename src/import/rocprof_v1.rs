@@ -97,6 +97,9 @@ pub fn read(path: &Path, sink: &mut Sink) -> Result<u64> {
         if end < begin {
             return Err(error("args.EndNs", &format!("{end} is before BeginNs {begin}")));
         }
+        if end > i64::MAX as u64 {
+            return Err(error("args.EndNs", &format!("{end} is beyond 2^63 ns")));
+        }
         let name = field(event, "Name").or_else(|| event.get("name")).and_then(Value::as_str).unwrap_or("");
         let tid = number(field(event, "tid")).unwrap_or(0);
         let process = number(field(event, "proc-id")).unwrap_or(0) as u32;

@@ -86,18 +86,13 @@ struct Table {
 }
 
 impl Table {
-    fn open(path: &Path) -> Result<Table> {
+    fn open(path: &Path, default_pid: Option<u32>) -> Result<Table> {
         let shown = path.display().to_string();
         let file = std::fs::File::open(path).map_err(|source| Error::Io { path: shown.clone(), source })?;
         let mut reader = csv::ReaderBuilder::new().flexible(false).from_reader(file);
         let headers = reader.headers().map_err(|e| csv_error(&shown, &e))?.clone();
         let columns = headers.iter().enumerate().map(|(i, h)| (h.trim().to_owned(), i)).collect();
-        let pid = path
-            .file_name()
-            .and_then(|n| n.to_str())
-            .and_then(|n| n.split_once('_'))
-            .and_then(|(p, _)| p.parse().ok())
-            .unwrap_or(0);
+        let pid = prefix_pid(path).or(default_pid).unwrap_or(0);
         Ok(Table { path: shown, columns, record: StringRecord::new(), line: 1, reader, pid })
     }
 
@@ -124,6 +119,22 @@ impl Table {
     fn u64(&self, column: &str) -> Result<u64> {
         let text = self.text(column)?.trim();
         text.parse().map_err(|_| self.error(column, format!("expected an unsigned integer, found {text:?}")))
+    }
+
+    /// An unsigned integer that fits a 32-bit column.
+    fn i32(&self, column: &str) -> Result<i32> {
+        let value = self.u64(column)?;
+        i32::try_from(value).map_err(|_| self.error(column, format!("{value} is too large (at most {})", i32::MAX)))
+    }
+
+    /// An unsigned integer that fits a 64-bit signed column.
+    fn i64(&self, column: &str) -> Result<i64> {
+        let value = self.u64(column)?;
+        i64::try_from(value).map_err(|_| self.error(column, format!("{value} is too large (at most {})", i64::MAX)))
+    }
+
+    fn i32_or(&self, column: &str) -> Result<i32> {
+        if self.has(column) { self.i32(column) } else { Ok(0) }
     }
 
     fn u64_or(&self, column: &str, default: u64) -> Result<u64> {
@@ -169,8 +180,32 @@ impl Table {
         if end < start {
             return Err(self.error("End_Timestamp", format!("{end} is before Start_Timestamp {start}")));
         }
-        Ok((start as i64, end as i64))
+        let end = i64::try_from(end).map_err(|_| self.error("End_Timestamp", format!("{end} is beyond 2^63 ns")))?;
+        Ok((start as i64, end))
     }
+}
+
+/// The process id in a `<pid>_` file-name prefix.
+fn prefix_pid(path: &Path) -> Option<u32> {
+    path.file_name()?.to_str()?.split_once('_')?.0.parse().ok()
+}
+
+/// The one process the files of a directory that name their process agree on, if they do: the
+/// process of the files that do not (rocprofv3's kernel trace has no `Process_Id` column, and
+/// `-o NAME` drops the pid from file names).
+pub fn directory_pid(files: &[(Kind, PathBuf)]) -> Option<u32> {
+    let mut seen = std::collections::BTreeSet::new();
+    for (_, path) in files {
+        if let Some(pid) = prefix_pid(path) {
+            seen.insert(pid);
+            continue;
+        }
+        let Ok(mut t) = Table::open(path, None) else { continue };
+        if t.has("Process_Id") && t.next().unwrap_or(false) {
+            seen.extend(t.u64("Process_Id").ok().map(|p| p as u32));
+        }
+    }
+    if seen.len() == 1 { seen.into_iter().next() } else { None }
 }
 
 fn csv_error(path: &str, e: &csv::Error) -> Error {
@@ -178,9 +213,10 @@ fn csv_error(path: &str, e: &csv::Error) -> Error {
     Error::Parse { path: path.to_owned(), line, column: "(row)".into(), message: e.to_string() }
 }
 
-/// Reads one file of `kind` into `sink`; returns the rows read.
-pub fn read(kind: Kind, path: &Path, sink: &mut Sink) -> Result<u64> {
-    let mut t = Table::open(path)?;
+/// Reads one file of `kind` into `sink`, files without a process of their own taking
+/// `default_pid`; returns the rows read.
+pub fn read(kind: Kind, path: &Path, default_pid: Option<u32>, sink: &mut Sink) -> Result<u64> {
+    let mut t = Table::open(path, default_pid)?;
     let mut rows = 0;
     while t.next()? {
         rows += 1;
@@ -215,15 +251,15 @@ fn kernel(t: &Table, sink: &mut Sink) -> Result<()> {
     d.kernel_name.push(&name);
     d.start_ns.push(start);
     d.duration_ns.push(end - start);
-    d.grid_x.push(t.u64("Grid_Size_X")? as i64);
-    d.grid_y.push(t.u64("Grid_Size_Y")? as i64);
-    d.grid_z.push(t.u64("Grid_Size_Z")? as i64);
-    d.block_x.push(t.u64("Workgroup_Size_X")? as i32);
-    d.block_y.push(t.u64("Workgroup_Size_Y")? as i32);
-    d.block_z.push(t.u64("Workgroup_Size_Z")? as i32);
-    d.regs.push(t.u64("VGPR_Count")? as i32);
-    d.shared_mem.push(t.u64("LDS_Block_Size")? as i32);
-    d.stream_id.push(if t.has("Stream_Id") { Some(t.u64("Stream_Id")? as i32) } else { None });
+    d.grid_x.push(t.i64("Grid_Size_X")?);
+    d.grid_y.push(t.i64("Grid_Size_Y")?);
+    d.grid_z.push(t.i64("Grid_Size_Z")?);
+    d.block_x.push(t.i32("Workgroup_Size_X")?);
+    d.block_y.push(t.i32("Workgroup_Size_Y")?);
+    d.block_z.push(t.i32("Workgroup_Size_Z")?);
+    d.regs.push(t.i32("VGPR_Count")?);
+    d.shared_mem.push(t.i32("LDS_Block_Size")?);
+    d.stream_id.push(if t.has("Stream_Id") { Some(t.i32("Stream_Id")?) } else { None });
     d.end_ns.push(end);
     d.dispatch_id.push(t.u64("Dispatch_Id")?);
     d.correlation_id.push(t.u64("Correlation_Id")?);
@@ -234,9 +270,9 @@ fn kernel(t: &Table, sink: &mut Sink) -> Result<()> {
     d.thread_id.push(t.u64("Thread_Id")?);
     d.pid.push(t.pid()?);
     d.mangled_name.push(&name);
-    d.accum_vgpr.push(t.u64_or("Accum_VGPR_Count", 0)? as i32);
-    d.sgpr.push(t.u64_or("SGPR_Count", 0)? as i32);
-    d.scratch_size.push(t.u64_or("Scratch_Size", 0)? as i32);
+    d.accum_vgpr.push(t.i32_or("Accum_VGPR_Count")?);
+    d.sgpr.push(t.i32_or("SGPR_Count")?);
+    d.scratch_size.push(t.i32_or("Scratch_Size")?);
     d.kernarg_size.push(0);
     d.pipe_id.push(None);
     d.end_row();
@@ -337,7 +373,8 @@ fn counter(t: &Table, sink: &mut Sink) -> Result<()> {
     let agent = t.agent("Agent_Id")?;
     sink.agents.insert(agent);
     let kernel = sink.name(t.text("Kernel_Name")?);
-    if sink.dispatches.insert((t.pid()?, t.u64("Dispatch_Id")?)) {
+    let unknown_times = t.u64("Start_Timestamp")? == 0 && t.u64("End_Timestamp")? == 0;
+    if !unknown_times && sink.dispatches.insert((t.pid()?, t.u64("Dispatch_Id")?)) {
         // A dispatch only the counter file knows: its row carries the dispatch's facts (grid and
         // workgroup as their products), which would otherwise be lost.
         let (start, end) = t.span()?;
@@ -345,14 +382,14 @@ fn counter(t: &Table, sink: &mut Sink) -> Result<()> {
         d.kernel_name.push(&kernel);
         d.start_ns.push(start);
         d.duration_ns.push(end - start);
-        d.grid_x.push(t.u64("Grid_Size")? as i64);
+        d.grid_x.push(t.i64("Grid_Size")?);
         d.grid_y.push(1);
         d.grid_z.push(1);
-        d.block_x.push(t.u64("Workgroup_Size")? as i32);
+        d.block_x.push(t.i32("Workgroup_Size")?);
         d.block_y.push(1);
         d.block_z.push(1);
-        d.regs.push(t.u64("VGPR_Count")? as i32);
-        d.shared_mem.push(t.u64("LDS_Block_Size")? as i32);
+        d.regs.push(t.i32("VGPR_Count")?);
+        d.shared_mem.push(t.i32("LDS_Block_Size")?);
         d.stream_id.push(None);
         d.end_ns.push(end);
         d.dispatch_id.push(t.u64("Dispatch_Id")?);
@@ -364,9 +401,9 @@ fn counter(t: &Table, sink: &mut Sink) -> Result<()> {
         d.thread_id.push(t.u64("Thread_Id")?);
         d.pid.push(t.pid()?);
         d.mangled_name.push(&kernel);
-        d.accum_vgpr.push(t.u64("Accum_VGPR_Count")? as i32);
-        d.sgpr.push(t.u64("SGPR_Count")? as i32);
-        d.scratch_size.push(t.u64("Scratch_Size")? as i32);
+        d.accum_vgpr.push(t.i32("Accum_VGPR_Count")?);
+        d.sgpr.push(t.i32("SGPR_Count")?);
+        d.scratch_size.push(t.i32("Scratch_Size")?);
         d.kernarg_size.push(0);
         d.pipe_id.push(None);
         d.end_row();

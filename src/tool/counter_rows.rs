@@ -94,12 +94,19 @@ impl CounterRows {
     pub fn value(&mut self, value: &CounterValue, kernels: &Fast<u64, Kernel>) {
         let pending = self.pending.entry(value.dispatch_id).or_default();
         pending.received += u64::from(value.instances);
-        match pending.values.iter_mut().find(|v| v.counter_id == value.counter_id && value.instance.is_none()) {
-            Some(sum) => {
-                sum.value += value.value;
-                sum.instances += value.instances;
+        if value.instance.is_some() {
+            // Numbered here, in arrival order, rather than by the callback, whose count would
+            // restart when a dispatch's values straddle two buffer callbacks.
+            let index = pending.values.iter().filter(|v| v.counter_id == value.counter_id).count() as u32;
+            pending.values.push(CounterValue { instance: Some(index), ..*value });
+        } else {
+            match pending.values.iter_mut().find(|v| v.counter_id == value.counter_id) {
+                Some(sum) => {
+                    sum.value += value.value;
+                    sum.instances += value.instances;
+                }
+                None => pending.values.push(*value),
             }
-            None => pending.values.push(*value),
         }
         if pending.header.is_some_and(|h| pending.received >= h.records) {
             self.complete(value.dispatch_id, kernels);

@@ -119,6 +119,8 @@ pub fn setup(
         (config.kernel_include.is_some() || config.kernel_exclude.is_some() || !config.kernel_iterations.is_all())
             .then(Gate::new);
     let _ = DISPATCHER.set(Dispatcher { agents, gate });
+    // Built here, not on the first dispatch: the dispatch callback must not allocate.
+    let _ = rotation();
     // SAFETY: inside initialize, with our own context, buffer and callback.
     let status = unsafe {
         (api.rocprofiler_configure_buffer_dispatch_counting_service)(
@@ -279,6 +281,8 @@ struct Gate {
     /// Packed `selected << 63 | name slot << 32 | 1`, 0 for an empty slot.
     facts: Box<[AtomicU64]>,
     iterations: Box<[AtomicU64]>,
+    /// Set once a kernel found no slot.
+    overflowed: std::sync::atomic::AtomicBool,
 }
 
 impl std::fmt::Debug for Gate {
@@ -293,7 +297,9 @@ impl std::fmt::Debug for Rotation {
     }
 }
 
-const KERNEL_SLOTS: usize = 1 << 14;
+/// Kernel symbols the filters can tell apart (a process registers each kernel once per GPU and
+/// code object; a large application with eight GPUs registers tens of thousands).
+const KERNEL_SLOTS: usize = 1 << 17;
 
 impl Gate {
     fn new() -> Gate {
@@ -301,6 +307,7 @@ impl Gate {
             kernels: (0..KERNEL_SLOTS).map(|_| AtomicU64::new(0)).collect(),
             facts: (0..KERNEL_SLOTS).map(|_| AtomicU64::new(0)).collect(),
             iterations: (0..KERNEL_SLOTS).map(|_| AtomicU64::new(0)).collect(),
+            overflowed: std::sync::atomic::AtomicBool::new(false),
         }
     }
 
@@ -331,7 +338,14 @@ impl Gate {
     /// counted unless an include filter is set.
     fn admit(&self, kernel_id: u64) -> bool {
         let config = &super::TOOL.get().expect("the tool runs").config;
-        let Some(slot) = self.slot(kernel_id, false) else { return config.kernel_include.is_none() };
+        let Some(slot) = self.slot(kernel_id, false) else {
+            // Never announced, or beyond the table (warned once): the filters cannot be told,
+            // so it is counted only when no filter asks anything of its name.
+            return !self.overflowed.load(Ordering::Relaxed)
+                && config.kernel_include.is_none()
+                && config.kernel_exclude.is_none()
+                && config.kernel_iterations.is_all();
+        };
         let facts = self.facts[slot].load(Ordering::Acquire);
         if facts >> 63 == 0 {
             return false;
@@ -339,8 +353,9 @@ impl Gate {
         if config.kernel_iterations.is_all() {
             return true;
         }
-        let name_slot = ((facts >> 32) & 0x7fff_ffff) as usize % KERNEL_SLOTS;
-        let n = self.iterations[name_slot].fetch_add(1, Ordering::Relaxed) + 1;
+        let name_slot = ((facts >> 32) & 0x7fff_ffff) as usize;
+        let Some(iterations) = self.iterations.get(name_slot) else { return false };
+        let n = iterations.fetch_add(1, Ordering::Relaxed) + 1;
         config.kernel_iterations.contains(n)
     }
 }
@@ -359,8 +374,17 @@ pub(super) fn register_kernel(config: &Config, kernel_id: u64, mangled: &str) {
         let next = slots.len() as u32;
         *slots.entry(name).or_insert(next)
     };
-    if let Some(slot) = gate.slot(kernel_id, true) {
-        gate.facts[slot].store(u64::from(selected) << 63 | u64::from(name_slot) << 32 | 1, Ordering::Release);
+    match gate.slot(kernel_id, true) {
+        Some(slot) if (name_slot as usize) < KERNEL_SLOTS => {
+            gate.facts[slot].store(u64::from(selected) << 63 | u64::from(name_slot) << 32 | 1, Ordering::Release);
+        }
+        _ => {
+            if !gate.overflowed.swap(true, Ordering::Relaxed) {
+                eprintln!(
+                    "rocprof-rs: more than {KERNEL_SLOTS} kernels: counters are not collected for kernels beyond that while kernel filters or an iteration range are set"
+                );
+            }
+        }
     }
 }
 
@@ -441,15 +465,10 @@ impl Accumulator {
         }
     }
 
+    /// One instance's value as its own row; the writer numbers the instances.
     fn push_instance(&mut self, mut value: CounterValue, queue: &Queue, batch: &mut Batch) {
-        let index = match &self.current {
-            Some(c) if c.dispatch_id == value.dispatch_id && c.counter_id == value.counter_id => {
-                c.instance.map_or(0, |i| i + 1)
-            }
-            _ => 0,
-        };
-        value.instance = Some(index);
-        self.current = Some(value);
+        self.flush(queue, batch);
+        value.instance = Some(0);
         queue.push(batch, Record::CounterValue(value));
     }
 

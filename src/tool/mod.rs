@@ -114,7 +114,7 @@ fn running() -> Option<&'static Tool> {
 }
 
 /// Runs an entry's body; a panic disables the tool and yields `fallback`.
-fn trampoline<R>(entry: &str, fallback: R, body: impl FnOnce() -> R) -> R {
+pub(crate) fn trampoline<R>(entry: &str, fallback: R, body: impl FnOnce() -> R) -> R {
     match std::panic::catch_unwind(std::panic::AssertUnwindSafe(body)) {
         Ok(value) => value,
         Err(payload) => {
