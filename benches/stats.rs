@@ -20,9 +20,11 @@ use parquet::arrow::arrow_reader::ParquetRecordBatchReaderBuilder;
 use rocprof_rs::config::{Config, Placeholders};
 use rocprof_rs::stats::{self, Options, Section};
 use rocprof_rs::tool::Seed;
-use rocprof_rs::tool::records::{Dispatch, Record, Symbol};
+use rocprof_rs::tool::records::{Dispatch, Record};
 use rocprof_rs::tool::rows::Tables;
 use rocprof_sim::kernels::CATALOG;
+
+mod common;
 
 const RUNS: usize = 5;
 
@@ -74,23 +76,7 @@ fn dataset(dir: &Path, rows: u64) {
     let config = Config::from_vars(&vars, &Placeholders::of_this_process(&vars)).unwrap();
     let seed = Seed { operations: Default::default(), sdk_version: (1, 0, 0), counters: None };
     let mut tables = Tables::new(config, seed, Default::default(), 0);
-    let symbols: Vec<Record> = CATALOG
-        .iter()
-        .enumerate()
-        .map(|(i, k)| {
-            Record::Symbol(Box::new(Symbol {
-                kernel_id: i as u64 + 1,
-                code_object_id: 1,
-                mangled: k.mangled.into(),
-                kernarg_size: k.kernarg_size,
-                group_segment_size: k.lds,
-                private_segment_size: k.scratch,
-                sgpr: k.sgpr,
-                arch_vgpr: k.arch_vgpr,
-                accum_vgpr: k.accum_vgpr,
-            }))
-        })
-        .collect();
+    let symbols = common::symbols();
     tables.add(&symbols).unwrap();
     let mut batch = Vec::with_capacity(1024);
     // Irregular like a real trace (kernels in no pattern, durations spread over four orders of

@@ -28,9 +28,11 @@ use std::time::Instant;
 
 use rocprof_rs::config::{Config, Placeholders};
 use rocprof_rs::tool::Seed;
-use rocprof_rs::tool::records::{Dispatch, Record, Symbol};
+use rocprof_rs::tool::records::{Dispatch, Record};
 use rocprof_rs::tool::rows::Tables;
 use rocprof_sim::kernels::CATALOG;
+
+mod common;
 
 const RUNS: usize = 5;
 
@@ -375,23 +377,7 @@ fn peak_rss(env: &Env, records: u64, arenas: Option<&str>) -> (u64, u64) {
 fn writer_throughput(scratch: &Path, compression: &str) -> (f64, f64) {
     const RECORDS: usize = 5_000_000;
     const BATCH: usize = 1024;
-    let symbols: Vec<Record> = CATALOG
-        .iter()
-        .enumerate()
-        .map(|(i, k)| {
-            Record::Symbol(Box::new(Symbol {
-                kernel_id: i as u64 + 1,
-                code_object_id: 1,
-                mangled: k.mangled.into(),
-                kernarg_size: k.kernarg_size,
-                group_segment_size: k.lds,
-                private_segment_size: k.scratch,
-                sgpr: k.sgpr,
-                arch_vgpr: k.arch_vgpr,
-                accum_vgpr: k.accum_vgpr,
-            }))
-        })
-        .collect();
+    let symbols = common::symbols();
     let dispatch = |n: usize| {
         let start = 1_000_000_000 + n as u64 * 2_500;
         Record::Dispatch(Dispatch {

@@ -29,12 +29,18 @@ pub struct CounterInfo {
 #[derive(Debug, Clone, Serialize)]
 pub struct AgentInfo {
     pub id: u64,
+    /// The KFD node id (`Agent N` in rocprofv3's files).
+    pub node_id: u32,
     /// 0-based among agents of its type (the HIP device number for a GPU).
     pub index: u32,
     pub gpu: bool,
     /// `gfx942` for a GPU, the CPU's name otherwise.
     pub name: String,
     pub product: String,
+    pub vendor: String,
+    pub model: String,
+    pub gfx_target_version: u32,
+    pub device_id: u32,
     pub cu_count: u32,
     pub simd_count: u32,
     pub simd_per_cu: u32,
@@ -87,9 +93,18 @@ fn text(p: *const c_char) -> String {
 }
 
 /// Every agent, CPUs and GPUs, with each GPU's counters.
+pub fn agents(api: &SdkApi) -> Result<Vec<AgentInfo>> {
+    let mut out = agents_only(api)?;
+    for agent in out.iter_mut() {
+        agent.counters = if agent.gpu { counters(api, agent.id) } else { Err("a CPU".into()) };
+    }
+    Ok(out)
+}
+
+/// Every agent, CPUs and GPUs, without asking for counters (`counters` says so).
 // One visitor under one safety argument.
 #[allow(clippy::multiple_unsafe_ops_per_block)]
-pub fn agents(api: &SdkApi) -> Result<Vec<AgentInfo>> {
+pub fn agents_only(api: &SdkApi) -> Result<Vec<AgentInfo>> {
     unsafe extern "C" fn visit(
         _version: sys::rocprofiler_agent_version_t,
         agents: *mut *const c_void,
@@ -115,10 +130,15 @@ pub fn agents(api: &SdkApi) -> Result<Vec<AgentInfo>> {
                 };
                 out.push(AgentInfo {
                     id: a.id.handle,
+                    node_id: a.node_id,
                     index: a.logical_node_type_id.max(0) as u32,
                     gpu: a.type_ == sys::ROCPROFILER_AGENT_TYPE_GPU,
                     name: text(a.name),
                     product: text(a.product_name),
+                    vendor: text(a.vendor_name),
+                    model: text(a.model_name),
+                    gfx_target_version: a.gfx_target_version,
+                    device_id: u32::from(a.device_id),
                     cu_count: a.cu_count,
                     simd_count: a.simd_count,
                     simd_per_cu: a.simd_per_cu,
@@ -129,7 +149,7 @@ pub fn agents(api: &SdkApi) -> Result<Vec<AgentInfo>> {
                     local_mem_bytes: a.local_mem_size,
                     l2_bytes: caches.iter().filter(|c| c.level == 2).map(|c| c.size).max().unwrap_or(0),
                     lds_kb: a.lds_size_in_kb,
-                    counters: Err(String::new()),
+                    counters: Err("not asked".into()),
                 });
             }
             sys::ROCPROFILER_STATUS_SUCCESS
@@ -146,9 +166,6 @@ pub fn agents(api: &SdkApi) -> Result<Vec<AgentInfo>> {
         )
     };
     check("rocprofiler_query_available_agents", status)?;
-    for agent in out.iter_mut() {
-        agent.counters = if agent.gpu { counters(api, agent.id) } else { Err("a CPU".into()) };
-    }
     Ok(out)
 }
 

@@ -10,7 +10,7 @@ use std::path::Path;
 
 use serde_json::Value;
 
-use super::sink::Sink;
+use super::sink::{DispatchRow, Sink};
 use crate::error::{Error, Result};
 use crate::tables::columns::Column as _;
 
@@ -107,34 +107,17 @@ pub fn read(path: &Path, sink: &mut Sink) -> Result<u64> {
         read += 1;
         match kind {
             Track::Gpu(gpu) => {
-                sink.agents.insert(gpu);
                 let name = sink.name(name);
-                let d = &mut sink.dispatch.0;
-                d.kernel_name.push(&name);
-                d.start_ns.push(start);
-                d.duration_ns.push(stop - start);
-                for column in [&mut d.grid_x, &mut d.grid_y, &mut d.grid_z] {
-                    column.push(0);
-                }
-                for column in [&mut d.block_x, &mut d.block_y, &mut d.block_z, &mut d.regs, &mut d.shared_mem] {
-                    column.push(0);
-                }
-                d.stream_id.push(None);
-                d.end_ns.push(stop);
-                d.dispatch_id.push(read);
-                d.correlation_id.push(0);
-                d.external_id.push(0);
-                d.kernel_id.push(0);
-                d.agent_id.push(gpu);
-                d.queue_id.push(number(field(event, "queue-id")).unwrap_or(0));
-                d.thread_id.push(0);
-                d.pid.push(process);
-                d.mangled_name.push(&name);
-                for column in [&mut d.accum_vgpr, &mut d.sgpr, &mut d.scratch_size, &mut d.kernarg_size] {
-                    column.push(0);
-                }
-                d.pipe_id.push(None);
-                d.end_row();
+                sink.push_dispatch(DispatchRow {
+                    name,
+                    start_ns: start,
+                    end_ns: stop,
+                    dispatch_id: read,
+                    agent_id: gpu,
+                    queue_id: number(field(event, "queue-id")).unwrap_or(0),
+                    pid: process,
+                    ..DispatchRow::default()
+                });
             }
             Track::HipApi => {
                 let name = sink.name(name);

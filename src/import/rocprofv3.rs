@@ -12,7 +12,7 @@ use std::path::{Path, PathBuf};
 
 use csv::StringRecord;
 
-use super::sink::Sink;
+use super::sink::{DispatchRow, Sink};
 use crate::error::{Error, Result};
 use crate::tables::columns::Column as _;
 
@@ -242,40 +242,28 @@ pub fn read(kind: Kind, path: &Path, default_pid: Option<u32>, sink: &mut Sink) 
 }
 
 fn kernel(t: &Table, sink: &mut Sink) -> Result<()> {
-    sink.dispatches.insert((t.pid()?, t.u64("Dispatch_Id")?));
-    let (start, end) = t.span()?;
-    let agent = t.agent("Agent_Id")?;
-    sink.agents.insert(agent);
+    let (start_ns, end_ns) = t.span()?;
     let name = sink.name(t.text("Kernel_Name")?);
-    let d = &mut sink.dispatch.0;
-    d.kernel_name.push(&name);
-    d.start_ns.push(start);
-    d.duration_ns.push(end - start);
-    d.grid_x.push(t.i64("Grid_Size_X")?);
-    d.grid_y.push(t.i64("Grid_Size_Y")?);
-    d.grid_z.push(t.i64("Grid_Size_Z")?);
-    d.block_x.push(t.i32("Workgroup_Size_X")?);
-    d.block_y.push(t.i32("Workgroup_Size_Y")?);
-    d.block_z.push(t.i32("Workgroup_Size_Z")?);
-    d.regs.push(t.i32("VGPR_Count")?);
-    d.shared_mem.push(t.i32("LDS_Block_Size")?);
-    d.stream_id.push(if t.has("Stream_Id") { Some(t.i32("Stream_Id")?) } else { None });
-    d.end_ns.push(end);
-    d.dispatch_id.push(t.u64("Dispatch_Id")?);
-    d.correlation_id.push(t.u64("Correlation_Id")?);
-    d.external_id.push(0);
-    d.kernel_id.push(t.u64("Kernel_Id")?);
-    d.agent_id.push(agent);
-    d.queue_id.push(t.u64("Queue_Id")?);
-    d.thread_id.push(t.u64("Thread_Id")?);
-    d.pid.push(t.pid()?);
-    d.mangled_name.push(&name);
-    d.accum_vgpr.push(t.i32_or("Accum_VGPR_Count")?);
-    d.sgpr.push(t.i32_or("SGPR_Count")?);
-    d.scratch_size.push(t.i32_or("Scratch_Size")?);
-    d.kernarg_size.push(0);
-    d.pipe_id.push(None);
-    d.end_row();
+    sink.push_dispatch(DispatchRow {
+        name,
+        start_ns,
+        end_ns,
+        grid: [t.i64("Grid_Size_X")?, t.i64("Grid_Size_Y")?, t.i64("Grid_Size_Z")?],
+        workgroup: [t.i32("Workgroup_Size_X")?, t.i32("Workgroup_Size_Y")?, t.i32("Workgroup_Size_Z")?],
+        vgpr: t.i32("VGPR_Count")?,
+        lds: t.i32("LDS_Block_Size")?,
+        stream: if t.has("Stream_Id") { Some(t.i32("Stream_Id")?) } else { None },
+        dispatch_id: t.u64("Dispatch_Id")?,
+        correlation_id: t.u64("Correlation_Id")?,
+        kernel_id: t.u64("Kernel_Id")?,
+        agent_id: t.agent("Agent_Id")?,
+        queue_id: t.u64("Queue_Id")?,
+        thread_id: t.u64("Thread_Id")?,
+        pid: t.pid()?,
+        accum_vgpr: t.i32_or("Accum_VGPR_Count")?,
+        sgpr: t.i32_or("SGPR_Count")?,
+        scratch: t.i32_or("Scratch_Size")?,
+    });
     Ok(())
 }
 
@@ -374,39 +362,30 @@ fn counter(t: &Table, sink: &mut Sink) -> Result<()> {
     sink.agents.insert(agent);
     let kernel = sink.name(t.text("Kernel_Name")?);
     let unknown_times = t.u64("Start_Timestamp")? == 0 && t.u64("End_Timestamp")? == 0;
-    if !unknown_times && sink.dispatches.insert((t.pid()?, t.u64("Dispatch_Id")?)) {
+    if !unknown_times && !sink.dispatches.contains(&(t.pid()?, t.u64("Dispatch_Id")?)) {
         // A dispatch only the counter file knows: its row carries the dispatch's facts (grid and
         // workgroup as their products), which would otherwise be lost.
-        let (start, end) = t.span()?;
-        let d = &mut sink.dispatch.0;
-        d.kernel_name.push(&kernel);
-        d.start_ns.push(start);
-        d.duration_ns.push(end - start);
-        d.grid_x.push(t.i64("Grid_Size")?);
-        d.grid_y.push(1);
-        d.grid_z.push(1);
-        d.block_x.push(t.i32("Workgroup_Size")?);
-        d.block_y.push(1);
-        d.block_z.push(1);
-        d.regs.push(t.i32("VGPR_Count")?);
-        d.shared_mem.push(t.i32("LDS_Block_Size")?);
-        d.stream_id.push(None);
-        d.end_ns.push(end);
-        d.dispatch_id.push(t.u64("Dispatch_Id")?);
-        d.correlation_id.push(t.u64("Correlation_Id")?);
-        d.external_id.push(0);
-        d.kernel_id.push(t.u64("Kernel_Id")?);
-        d.agent_id.push(agent);
-        d.queue_id.push(t.u64("Queue_Id")?);
-        d.thread_id.push(t.u64("Thread_Id")?);
-        d.pid.push(t.pid()?);
-        d.mangled_name.push(&kernel);
-        d.accum_vgpr.push(t.i32("Accum_VGPR_Count")?);
-        d.sgpr.push(t.i32("SGPR_Count")?);
-        d.scratch_size.push(t.i32("Scratch_Size")?);
-        d.kernarg_size.push(0);
-        d.pipe_id.push(None);
-        d.end_row();
+        let (start_ns, end_ns) = t.span()?;
+        sink.push_dispatch(DispatchRow {
+            name: kernel.clone(),
+            start_ns,
+            end_ns,
+            grid: [t.i64("Grid_Size")?, 1, 1],
+            workgroup: [t.i32("Workgroup_Size")?, 1, 1],
+            vgpr: t.i32("VGPR_Count")?,
+            lds: t.i32("LDS_Block_Size")?,
+            stream: None,
+            dispatch_id: t.u64("Dispatch_Id")?,
+            correlation_id: t.u64("Correlation_Id")?,
+            kernel_id: t.u64("Kernel_Id")?,
+            agent_id: agent,
+            queue_id: t.u64("Queue_Id")?,
+            thread_id: t.u64("Thread_Id")?,
+            pid: t.pid()?,
+            accum_vgpr: t.i32("Accum_VGPR_Count")?,
+            sgpr: t.i32("SGPR_Count")?,
+            scratch: t.i32("Scratch_Size")?,
+        });
     }
     let name = sink.name(t.text("Counter_Name")?);
     let c = &mut sink.counter.0;

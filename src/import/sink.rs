@@ -16,6 +16,29 @@ use crate::tables::{self};
 /// Rows handed to a table's writer at a time.
 const BATCH_ROWS: usize = 64 * 1024;
 
+/// One kernel dispatch as an importer knows it; what it does not know is zero or none.
+#[derive(Debug, Default)]
+pub struct DispatchRow {
+    pub name: std::sync::Arc<str>,
+    pub start_ns: i64,
+    pub end_ns: i64,
+    pub grid: [i64; 3],
+    pub workgroup: [i32; 3],
+    pub vgpr: i32,
+    pub lds: i32,
+    pub stream: Option<i32>,
+    pub dispatch_id: u64,
+    pub correlation_id: u64,
+    pub kernel_id: u64,
+    pub agent_id: u64,
+    pub queue_id: u64,
+    pub thread_id: u64,
+    pub pid: u32,
+    pub accum_vgpr: i32,
+    pub sgpr: i32,
+    pub scratch: i32,
+}
+
 /// The tables being filled.
 pub struct Sink {
     pub dispatch: (tables::KernelDispatch, TableFiles),
@@ -101,6 +124,42 @@ impl Sink {
         let name: std::sync::Arc<str> = text.into();
         self.names.insert(text.to_owned(), name.clone());
         name
+    }
+
+    /// Adds a `kernel_dispatch` row.
+    pub fn push_dispatch(&mut self, r: DispatchRow) {
+        use crate::tables::columns::Column as _;
+        self.agents.insert(r.agent_id);
+        self.dispatches.insert((r.pid, r.dispatch_id));
+        let d = &mut self.dispatch.0;
+        d.kernel_name.push(&r.name);
+        d.start_ns.push(r.start_ns);
+        d.duration_ns.push(r.end_ns - r.start_ns);
+        d.grid_x.push(r.grid[0]);
+        d.grid_y.push(r.grid[1]);
+        d.grid_z.push(r.grid[2]);
+        d.block_x.push(r.workgroup[0]);
+        d.block_y.push(r.workgroup[1]);
+        d.block_z.push(r.workgroup[2]);
+        d.regs.push(r.vgpr);
+        d.shared_mem.push(r.lds);
+        d.stream_id.push(r.stream);
+        d.end_ns.push(r.end_ns);
+        d.dispatch_id.push(r.dispatch_id);
+        d.correlation_id.push(r.correlation_id);
+        d.external_id.push(0);
+        d.kernel_id.push(r.kernel_id);
+        d.agent_id.push(r.agent_id);
+        d.queue_id.push(r.queue_id);
+        d.thread_id.push(r.thread_id);
+        d.pid.push(r.pid);
+        d.mangled_name.push(&r.name);
+        d.accum_vgpr.push(r.accum_vgpr);
+        d.sgpr.push(r.sgpr);
+        d.scratch_size.push(r.scratch);
+        d.kernarg_size.push(0);
+        d.pipe_id.push(None);
+        d.end_row();
     }
 
     /// Writes tables that have a batch's worth of rows.

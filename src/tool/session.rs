@@ -2,7 +2,7 @@
 //! a code-object context (always on, so kernel names are known even for dispatches traced
 //! later), a tracing context with one buffer and its callback thread, and the agent table.
 
-use std::ffi::{CStr, c_void};
+use std::ffi::CStr;
 
 use rocprofiler_sdk_sys as sys;
 use sys::sdk::SdkApi;
@@ -112,64 +112,31 @@ pub fn create(api: &SdkApi, config: &Config) -> Result<Session> {
 }
 
 /// The agent table, from `rocprofiler_query_available_agents` (1.0 struct size).
-#[allow(clippy::multiple_unsafe_ops_per_block)]
 pub fn agents(api: &SdkApi) -> Result<tables::Agent> {
-    unsafe extern "C" fn visit(
-        _version: sys::rocprofiler_agent_version_t,
-        agents: *mut *const c_void,
-        count: usize,
-        data: *mut c_void,
-    ) -> sys::rocprofiler_status_t {
-        super::trampoline("the agent query", sys::ROCPROFILER_STATUS_ERROR, || {
-            // SAFETY: `data` is the table below; the SDK passes `count` agent pointers.
-            let (table, agents) =
-                unsafe { (&mut *data.cast::<tables::Agent>(), std::slice::from_raw_parts(agents, count)) };
-            for &agent in agents {
-                // SAFETY: each is a live agent of at least the 1.0 size we asked for.
-                let a = unsafe { &*agent.cast::<sys::rocprofiler_agent_v0_t>() };
-                let text = |p: *const std::ffi::c_char| {
-                    if p.is_null() {
-                        return String::new();
-                    }
-                    // SAFETY: agent strings are NUL-terminated and owned by the SDK.
-                    unsafe { CStr::from_ptr(p) }.to_string_lossy().into_owned()
-                };
-                table.agent_id.push(a.id.handle);
-                table.node_id.push(a.node_id);
-                table.logical_index.push(a.logical_node_type_id);
-                table.agent_type.push(if a.type_ == sys::ROCPROFILER_AGENT_TYPE_GPU { "GPU" } else { "CPU" });
-                table.name.push(&text(a.name));
-                table.product_name.push(&text(a.product_name));
-                table.vendor_name.push(&text(a.vendor_name));
-                table.model_name.push(&text(a.model_name));
-                table.gfx_target_version.push(a.gfx_target_version);
-                table.cu_count.push(a.cu_count);
-                table.simd_count.push(a.simd_count);
-                table.simd_per_cu.push(a.simd_per_cu);
-                table.wave_front_size.push(a.wave_front_size);
-                table.max_waves_per_cu.push(a.max_waves_per_cu);
-                table.num_xcc.push(a.num_xcc);
-                table.lds_size_kb.push(a.lds_size_in_kb);
-                table.max_engine_clock_mhz.push(a.max_engine_clk_fcompute);
-                table.local_mem_bytes.push(a.local_mem_size);
-                table.device_id.push(u32::from(a.device_id));
-                table.pid.push(std::process::id());
-                table.end_row();
-            }
-            sys::ROCPROFILER_STATUS_SUCCESS
-        })
-    }
     let mut table = tables::Agent::default();
-    // SAFETY: a valid visitor and a table that outlives the call.
-    let status = unsafe {
-        (api.rocprofiler_query_available_agents)(
-            sys::ROCPROFILER_AGENT_INFO_VERSION_0,
-            Some(visit),
-            crate::compat::AGENT_SIZE_1_0,
-            (&mut table as *mut tables::Agent).cast(),
-        )
-    };
-    check("rocprofiler_query_available_agents", status)?;
+    for a in crate::counters::catalog::agents_only(api)? {
+        table.agent_id.push(a.id);
+        table.node_id.push(a.node_id);
+        table.logical_index.push(a.index as i32);
+        table.agent_type.push(if a.gpu { "GPU" } else { "CPU" });
+        table.name.push(&a.name);
+        table.product_name.push(&a.product);
+        table.vendor_name.push(&a.vendor);
+        table.model_name.push(&a.model);
+        table.gfx_target_version.push(a.gfx_target_version);
+        table.cu_count.push(a.cu_count);
+        table.simd_count.push(a.simd_count);
+        table.simd_per_cu.push(a.simd_per_cu);
+        table.wave_front_size.push(a.wave_front_size);
+        table.max_waves_per_cu.push(a.max_waves_per_cu);
+        table.num_xcc.push(a.num_xcc);
+        table.lds_size_kb.push(a.lds_kb);
+        table.max_engine_clock_mhz.push(a.max_engine_clock_mhz);
+        table.local_mem_bytes.push(a.local_mem_bytes);
+        table.device_id.push(a.device_id);
+        table.pid.push(std::process::id());
+        table.end_row();
+    }
     Ok(table)
 }
 
