@@ -17,6 +17,7 @@ pub mod export;
 pub mod handles;
 pub mod import;
 pub mod profiler;
+pub mod progress;
 pub mod sdk;
 pub mod stats;
 pub mod tables;

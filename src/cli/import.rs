@@ -17,16 +17,16 @@ pub struct ImportArgs {
     /// The file-name stem of the imported files.
     #[arg(long, default_value = "imported")]
     name: String,
-    /// Print what was imported as JSON.
-    #[arg(long, value_name = "json")]
-    format: Option<String>,
+    /// text or json: what was imported.
+    #[arg(long, value_name = "text|json", default_value = "text")]
+    format: super::TextOrJson,
 }
 
 /// Runs `import`.
 pub fn import(args: ImportArgs) -> ExitCode {
     match rocprof_rs::import::import(&args.inputs, &args.output, &args.name) {
         Ok(report) => {
-            if args.format.as_deref() == Some("json") {
+            if args.format == super::TextOrJson::Json {
                 println!("{}", serde_json::to_string_pretty(&report).unwrap_or_default());
             } else {
                 for input in &report.inputs {

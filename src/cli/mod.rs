@@ -17,7 +17,7 @@ mod run;
 mod stats;
 mod tool_path;
 
-pub use avail::{AvailArgs, avail};
+pub use avail::{AvailArgs, TextOrJson, avail};
 pub use demo::{DemoArgs, demo};
 pub use export::{ExportArgs, export};
 pub use flags::{RunArgs, variables_help};

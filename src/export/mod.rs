@@ -1,5 +1,7 @@
-//! `rocprof-rs export`: a dataset in the formats other tools read. rocprofv3's CSV files are
-//! written today; Perfetto and rocpd SQLite follow (issue 6).
+//! `rocprof-rs export`: a dataset in the formats other tools read: rocprofv3's CSV files and a
+//! Perfetto trace; rocpd SQLite follows (issue 6).
 
+pub mod perfetto;
+pub mod proto;
 pub mod read;
 pub mod rocprofv3;

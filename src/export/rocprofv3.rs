@@ -81,6 +81,7 @@ fn domain(table: &str, function: &str) -> &'static str {
 
 /// Writes `dir`'s tables as rocprofv3 CSV files into `out`; returns the files and their rows.
 pub fn export(dir: &Path, out: &Path) -> Result<Vec<(String, u64)>> {
+    let progress = crate::progress::bar(6, "writing rocprofv3 CSV");
     std::fs::create_dir_all(out).map_err(|source| io(out, source))?;
     let mut agents: HashMap<u64, u64> = HashMap::new();
     batches(dir, "agent", |b| {
@@ -90,6 +91,7 @@ pub fn export(dir: &Path, out: &Path) -> Result<Vec<(String, u64)>> {
         }
         Ok(())
     })?;
+    progress.inc(1);
     let agent = |id: u64| format!("\"Agent {}\"", agents.get(&id).copied().unwrap_or(id));
     let mut files = Files { dir: out.to_owned(), open: HashMap::new() };
     let mut dispatches: HashMap<(u32, u64), String> = HashMap::new();
@@ -158,6 +160,7 @@ pub fn export(dir: &Path, out: &Path) -> Result<Vec<(String, u64)>> {
         }
         Ok(())
     })?;
+    progress.inc(1);
     for table in ["hip_api", "hsa_api", "rccl_api"] {
         let file: &'static str = match table {
             "hip_api" => "hip_api_trace",
@@ -188,6 +191,7 @@ pub fn export(dir: &Path, out: &Path) -> Result<Vec<(String, u64)>> {
         }
         Ok(())
     })?;
+    progress.inc(1);
     batches(dir, "memory_copy", |b| {
         let c = |n| b.col(n);
         let (op, src, dst, pid) = (c("operation")?, c("src_agent_id")?, c("dst_agent_id")?, c("pid")?);
@@ -206,6 +210,7 @@ pub fn export(dir: &Path, out: &Path) -> Result<Vec<(String, u64)>> {
         }
         Ok(())
     })?;
+    progress.inc(1);
     batches(dir, "memory_allocation", |b| {
         let c = |n| b.col(n);
         let (op, agent_id, bytes, address, pid) =
@@ -228,6 +233,7 @@ pub fn export(dir: &Path, out: &Path) -> Result<Vec<(String, u64)>> {
         }
         Ok(())
     })?;
+    progress.inc(1);
     batches(dir, "scratch_memory", |b| {
         let c = |n| b.col(n);
         let (op, agent_id, queue, thread, flags, pid) =
@@ -248,7 +254,9 @@ pub fn export(dir: &Path, out: &Path) -> Result<Vec<(String, u64)>> {
         }
         Ok(())
     })?;
+    progress.inc(1);
     counter_rows(dir, &dispatches, &agent, &mut files)?;
+    progress.finish_and_clear();
     files.finish()
 }
 

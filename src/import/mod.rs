@@ -74,10 +74,13 @@ fn import_into(inputs: &[PathBuf], staging: &Path, stem: &str) -> Result<(Vec<Im
             }
             let pid = rocprofv3::directory_pid(&files);
             let mut read = Vec::new();
+            let progress = crate::progress::bar(files.len() as u64, &format!("importing {shown}"));
             for (kind, path) in files {
                 let rows = rocprofv3::read(kind, &path, pid, &mut sink)?;
+                progress.inc(1);
                 read.push((path.display().to_string(), rows));
             }
+            progress.finish_and_clear();
             imported.push(Imported { input: shown, format: "rocprofv3 CSV", files: read });
         } else {
             let head = read_head(input)?;

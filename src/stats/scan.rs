@@ -56,6 +56,7 @@ pub fn summarise(files: &[PathBuf], name: &str, pid: Option<u32>, threads: usize
         work.extend((0..builder.metadata().num_row_groups()).map(|g| (f, g)));
     }
     let next = AtomicUsize::new(0);
+    let progress = crate::progress::bar(work.len() as u64, &format!("reading {name}"));
     let results: Vec<Result<ByName>> = std::thread::scope(|scope| {
         let handles: Vec<_> = (0..threads.clamp(1, work.len().max(1)))
             .map(|_| {
@@ -65,6 +66,7 @@ pub fn summarise(files: &[PathBuf], name: &str, pid: Option<u32>, threads: usize
                         let i = next.fetch_add(1, Ordering::Relaxed);
                         let Some(&(f, group)) = work.get(i) else { return Ok(mine) };
                         row_group(&files[f], group, name, pid, &mut mine)?;
+                        progress.inc(1);
                     }
                 })
             })
@@ -74,6 +76,7 @@ pub fn summarise(files: &[PathBuf], name: &str, pid: Option<u32>, threads: usize
             .map(|h| h.join().unwrap_or_else(|_| Err(Error::Invalid("a stats thread panicked".into()))))
             .collect()
     });
+    progress.finish_and_clear();
     let mut all = ByName::new();
     for result in results {
         for (name, summary) in result? {
