@@ -98,14 +98,18 @@ unsafe extern "C" fn configure(
         // SAFETY: the SDK's client id, writable during configure.
         unsafe { (*client).name = c"rocprof-rs avail".as_ptr() };
     }
-    let result = *RESULT.get_or_init(|| {
-        Box::into_raw(Box::new(sys::rocprofiler_tool_configure_result_t {
-            size: std::mem::size_of::<sys::rocprofiler_tool_configure_result_t>(),
-            initialize: Some(initialize),
-            finalize: None,
-            tool_data: std::ptr::null_mut(),
-        })) as usize
-    });
+    // A panic must not unwind into the SDK: no tool is as good as a broken one here.
+    let result = std::panic::catch_unwind(|| {
+        *RESULT.get_or_init(|| {
+            Box::into_raw(Box::new(sys::rocprofiler_tool_configure_result_t {
+                size: std::mem::size_of::<sys::rocprofiler_tool_configure_result_t>(),
+                initialize: Some(initialize),
+                finalize: None,
+                tool_data: std::ptr::null_mut(),
+            })) as usize
+        })
+    })
+    .unwrap_or(0);
     result as *mut sys::rocprofiler_tool_configure_result_t
 }
 

@@ -35,6 +35,13 @@ struct Slice {
     flow_in: Option<u64>,
 }
 
+impl Slice {
+    /// A slice that no flow touches.
+    fn plain(start: u64, end: u64, name: u32) -> Slice {
+        Slice { start, end, name, flow_out: None, flow_in: None }
+    }
+}
+
 /// A logical track: a name, a parent (process or GPU) and its slices.
 #[derive(Debug, Default)]
 struct Track {
@@ -178,13 +185,8 @@ pub fn export(dir: &Path, out: &Path) -> Result<u64> {
             let (p, th) = (pid.u64(i) as u32, tid.u64(i));
             let n = b.name(message.text(i));
             let parent = b.process(p);
-            b.track(uuid(&[6, u64::from(p), th]), parent, format!("ROCTx, thread {th}"), None).slices.push(Slice {
-                start: start.u64(i),
-                end: end.u64(i),
-                name: n,
-                flow_out: None,
-                flow_in: None,
-            });
+            let track = b.track(uuid(&[6, u64::from(p), th]), parent, format!("ROCTx, thread {th}"), None);
+            track.slices.push(Slice::plain(start.u64(i), end.u64(i), n));
         }
         Ok(())
     })?;
@@ -197,13 +199,8 @@ pub fn export(dir: &Path, out: &Path) -> Result<u64> {
             let n = b.name(op.text(i));
             let agent = if dst.u64(i) != 0 { dst.u64(i) } else { src.u64(i) };
             let parent = b.gpu(agent, &gpu_label(agent));
-            b.track(uuid(&[7, agent]), parent, "memory copies".into(), None).slices.push(Slice {
-                start: start.u64(i),
-                end: end.u64(i),
-                name: n,
-                flow_out: None,
-                flow_in: None,
-            });
+            let track = b.track(uuid(&[7, agent]), parent, "memory copies".into(), None);
+            track.slices.push(Slice::plain(start.u64(i), end.u64(i), n));
         }
         Ok(())
     })?;
