@@ -16,7 +16,7 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::Instant;
 
 use parquet::arrow::ProjectionMask;
-use parquet::arrow::arrow_reader::ParquetRecordBatchReaderBuilder;
+use parquet::arrow::arrow_reader::{ArrowReaderMetadata, ArrowReaderOptions, ParquetRecordBatchReaderBuilder};
 use rocprof_rs::config::{Config, Placeholders};
 use rocprof_rs::stats::{self, Options, Section};
 use rocprof_rs::tool::Seed;
@@ -124,9 +124,11 @@ fn dataset(dir: &Path, rows: u64) {
 fn decode_only(dir: &Path, threads: usize) {
     let files: Vec<PathBuf> = stats::scan::table_files(dir, "kernel_dispatch").unwrap();
     let mut work = Vec::new();
+    let mut footers = Vec::new();
     for (f, path) in files.iter().enumerate() {
-        let builder = ParquetRecordBatchReaderBuilder::try_new(File::open(path).unwrap()).unwrap();
-        work.extend((0..builder.metadata().num_row_groups()).map(|g| (f, g)));
+        let footer = ArrowReaderMetadata::load(&File::open(path).unwrap(), ArrowReaderOptions::default()).unwrap();
+        work.extend((0..footer.metadata().num_row_groups()).map(|g| (f, g)));
+        footers.push(footer);
     }
     let next = AtomicUsize::new(0);
     std::thread::scope(|scope| {
@@ -134,7 +136,10 @@ fn decode_only(dir: &Path, threads: usize) {
             scope.spawn(|| {
                 let mut rows = 0;
                 while let Some(&(f, g)) = work.get(next.fetch_add(1, Ordering::Relaxed)) {
-                    let builder = ParquetRecordBatchReaderBuilder::try_new(File::open(&files[f]).unwrap()).unwrap();
+                    let builder = ParquetRecordBatchReaderBuilder::new_with_metadata(
+                        File::open(&files[f]).unwrap(),
+                        footers[f].clone(),
+                    );
                     let schema = builder.parquet_schema();
                     let columns = ["kernel_name", "duration_ns"]
                         .map(|c| schema.columns().iter().position(|d| d.name() == c).unwrap());

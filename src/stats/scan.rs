@@ -14,7 +14,7 @@ use arrow_array::types::{Int32Type, Int64Type, UInt32Type};
 use arrow_array::{Array, ArrayRef, RecordBatch};
 use arrow_schema::DataType;
 use parquet::arrow::ProjectionMask;
-use parquet::arrow::arrow_reader::ParquetRecordBatchReaderBuilder;
+use parquet::arrow::arrow_reader::{ArrowReaderMetadata, ArrowReaderOptions, ParquetRecordBatchReaderBuilder};
 
 use super::summary::Summary;
 use crate::error::{Error, Result};
@@ -49,11 +49,15 @@ fn parquet_error(path: &Path, e: impl std::fmt::Display) -> Error {
 /// Summarises `duration_ns` by the `name` column of every file, keeping rows of `pid` only if
 /// given. Work is split by row group over `threads` threads.
 pub fn summarise(files: &[PathBuf], name: &str, pid: Option<u32>, threads: usize) -> Result<ByName> {
+    // Each file's footer is read once, here, and shared by the threads reading its row groups.
+    let mut footers: Vec<ArrowReaderMetadata> = Vec::new();
     let mut work: Vec<(usize, usize)> = Vec::new();
     for (f, path) in files.iter().enumerate() {
         let file = File::open(path).map_err(|source| Error::Io { path: path.display().to_string(), source })?;
-        let builder = ParquetRecordBatchReaderBuilder::try_new(file).map_err(|e| parquet_error(path, e))?;
-        work.extend((0..builder.metadata().num_row_groups()).map(|g| (f, g)));
+        let footer =
+            ArrowReaderMetadata::load(&file, ArrowReaderOptions::default()).map_err(|e| parquet_error(path, e))?;
+        work.extend((0..footer.metadata().num_row_groups()).map(|g| (f, g)));
+        footers.push(footer);
     }
     let next = AtomicUsize::new(0);
     let progress = crate::progress::bar(work.len() as u64, &format!("reading {name}"));
@@ -65,7 +69,7 @@ pub fn summarise(files: &[PathBuf], name: &str, pid: Option<u32>, threads: usize
                     loop {
                         let i = next.fetch_add(1, Ordering::Relaxed);
                         let Some(&(f, group)) = work.get(i) else { return Ok(mine) };
-                        row_group(&files[f], group, name, pid, &mut mine)?;
+                        row_group(&files[f], &footers[f], group, name, pid, &mut mine)?;
                         progress.inc(1);
                     }
                 })
@@ -86,9 +90,16 @@ pub fn summarise(files: &[PathBuf], name: &str, pid: Option<u32>, threads: usize
     Ok(all)
 }
 
-fn row_group(path: &Path, group: usize, name: &str, pid: Option<u32>, out: &mut ByName) -> Result<()> {
+fn row_group(
+    path: &Path,
+    footer: &ArrowReaderMetadata,
+    group: usize,
+    name: &str,
+    pid: Option<u32>,
+    out: &mut ByName,
+) -> Result<()> {
     let file = File::open(path).map_err(|source| Error::Io { path: path.display().to_string(), source })?;
-    let builder = ParquetRecordBatchReaderBuilder::try_new(file).map_err(|e| parquet_error(path, e))?;
+    let builder = ParquetRecordBatchReaderBuilder::new_with_metadata(file, footer.clone());
     let schema = builder.parquet_schema();
     let wanted: Vec<&str> = if pid.is_some() { vec![name, "duration_ns", "pid"] } else { vec![name, "duration_ns"] };
     let indices: Vec<usize> = wanted
