@@ -135,15 +135,7 @@ fn too_many() -> serde_json::Value {
 fn a_set_too_large_for_one_pass_completes_in_one_run_through_rocprof_rs_run() {
     let dir = scratch("too-many");
     let sim = app(&dir, 30_000, &[]);
-    let mut cmd = Command::new(env!("CARGO_BIN_EXE_rocprof-rs"));
-    cmd.args(["run", "--kernel-trace", "--pmc", TOO_MANY, "--tool"])
-        .arg(tool())
-        .arg("-d")
-        .arg(dir.join("out"))
-        .arg("--")
-        .arg(sim.get_program())
-        .args(sim.get_args())
-        .env_remove("ROCP_TOOL_LIBRARIES");
+    let mut cmd = under_rocprof_rs_run(&sim, &["--kernel-trace", "--pmc", TOO_MANY], &dir.join("out"));
     let output = cmd.output().unwrap();
     assert!(output.status.success(), "{}", stderr(&output));
     assert!(stderr(&output).contains("nothing dropped"), "{}", stderr(&output));
@@ -156,18 +148,8 @@ fn a_set_too_large_for_one_pass_completes_in_one_run_through_rocprof_rs_run() {
 fn application_passes_run_the_application_once_per_group() {
     let dir = scratch("passes");
     let sim = app(&dir, 2_000, &[]);
-    let output = Command::new(env!("CARGO_BIN_EXE_rocprof-rs"))
-        .args(["run", "--kernel-trace", "--counter-passes", "application", "--pmc", TOO_MANY, "-o", "app"])
-        .arg("--tool")
-        .arg(tool())
-        .arg("-d")
-        .arg(dir.join("out"))
-        .arg("--")
-        .arg(sim.get_program())
-        .args(sim.get_args())
-        .env_remove("ROCP_TOOL_LIBRARIES")
-        .output()
-        .unwrap();
+    let args = ["--kernel-trace", "--counter-passes", "application", "--pmc", TOO_MANY, "-o", "app"];
+    let output = under_rocprof_rs_run(&sim, &args, &dir.join("out")).output().unwrap();
     assert!(output.status.success(), "{}", stderr(&output));
     let text = stderr(&output);
     let runs = text.matches("rocprof-rs: output in").count();

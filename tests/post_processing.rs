@@ -135,18 +135,8 @@ fn malformed_input_is_named_by_file_line_and_column_and_nothing_is_written() {
 #[test]
 fn stats_streams_a_traced_run_and_filters_by_process() {
     let dir = scratch("traced");
-    let sim = Command::new(common::built("rocprof-sim"))
-        .args(["--dispatches", "20000", "--threads", "4", "--agents", "2", "--no-truth"])
-        .arg("--sdk")
-        .arg(common::built("librocprofiler_sdk_sim.so"))
-        .env("ROCP_TOOL_LIBRARIES", common::tool())
-        .env("ROCPROF_RS_OUTPUT_DIR", dir.join("out"))
-        .env("ROCPROF_RS_DOMAINS", "kernel,hip_api,memory_copy,marker")
-        .env("ROCPROF_RS_ROW_GROUP_ROWS", "1024")
-        .env_remove("LD_PRELOAD")
-        .output()
-        .unwrap();
-    assert!(sim.status.success(), "{}", stderr(&sim));
+    let vars = [("ROCPROF_RS_ROW_GROUP_ROWS", "1024")];
+    common::traced_run(&dir.join("out"), 20_000, "kernel,hip_api,memory_copy,marker", &[], &vars);
     let out = dir.join("out");
     let all = stats(&out);
     let kernels = section(&all, "kernel");
@@ -210,18 +200,8 @@ fn rocprofv3_files_come_back_byte_for_byte_through_import_and_export() {
 #[test]
 fn export_then_import_loses_nothing_of_a_traced_run() {
     let dir = scratch("round-trip");
-    let sim = Command::new(common::built("rocprof-sim"))
-        .args(["--dispatches", "6000", "--threads", "4", "--agents", "2", "--no-truth"])
-        .arg("--sdk")
-        .arg(common::built("librocprofiler_sdk_sim.so"))
-        .env("ROCP_TOOL_LIBRARIES", common::tool())
-        .env("ROCPROF_RS_OUTPUT_DIR", dir.join("traced"))
-        .env("ROCPROF_RS_DOMAINS", "kernel,hip_api,memory_copy,marker,scratch_memory,memory_allocation")
-        .env("ROCPROF_RS_COUNTER_PRESET", "basic")
-        .env_remove("LD_PRELOAD")
-        .output()
-        .unwrap();
-    assert!(sim.status.success(), "{}", stderr(&sim));
+    let domains = "kernel,hip_api,memory_copy,marker,scratch_memory,memory_allocation";
+    common::traced_run(&dir.join("traced"), 6_000, domains, &[], &[("ROCPROF_RS_COUNTER_PRESET", "basic")]);
     export(&dir.join("traced"), &dir.join("first"));
     assert!(import(&[dir.join("first")], &dir.join("imported")).status.success());
     export(&dir.join("imported"), &dir.join("second"));
@@ -308,18 +288,8 @@ fn the_demo_never_deletes_a_directory_it_did_not_write() {
 #[test]
 fn the_perfetto_trace_passes_the_trace_processor_checks() {
     let dir = scratch("perfetto");
-    let sim = Command::new(common::built("rocprof-sim"))
-        .args(["--dispatches", "4000", "--threads", "4", "--agents", "2", "--no-truth", "--range-every", "16"])
-        .arg("--sdk")
-        .arg(common::built("librocprofiler_sdk_sim.so"))
-        .env("ROCP_TOOL_LIBRARIES", common::tool())
-        .env("ROCPROF_RS_OUTPUT_DIR", dir.join("traced"))
-        .env("ROCPROF_RS_DOMAINS", "kernel,hip_api,memory_copy,marker")
-        .env("ROCPROF_RS_COUNTER_PRESET", "basic")
-        .env_remove("LD_PRELOAD")
-        .output()
-        .unwrap();
-    assert!(sim.status.success(), "{}", stderr(&sim));
+    let (domains, preset) = ("kernel,hip_api,memory_copy,marker", [("ROCPROF_RS_COUNTER_PRESET", "basic")]);
+    common::traced_run(&dir.join("traced"), 4_000, domains, &["--range-every", "16"], &preset);
     let trace = dir.join("run.pftrace");
     let output = rocprof_rs(&[
         "export",

@@ -66,26 +66,16 @@ fn ld_preload_writes_exactly_the_truth() {
 fn rocprof_rs_run_writes_exactly_the_truth() {
     let dir = scratch("run");
     let mut sim = app(&dir, 2_000_000);
-    let mut cmd = Command::new(env!("CARGO_BIN_EXE_rocprof-rs"));
-    cmd.args([
-        "run",
+    let traces = [
         "--kernel-trace",
         "--hip-runtime-trace",
         "--memory-copy-trace",
         "--marker-trace",
         "--scratch-memory-trace",
         "--memory-allocation-trace",
-        "--tool",
-    ])
-    .arg(tool())
-    .arg("-d")
-    .arg(dir.join("out"))
-    .arg("--")
-    .arg(sim.get_program())
-    .args(sim.get_args())
-    .env_remove("ROCP_TOOL_LIBRARIES")
-    .env_remove("LD_PRELOAD")
-    .env_remove("ROCPROF_RS_DOMAINS");
+    ];
+    let mut cmd = under_rocprof_rs_run(&sim, &traces, &dir.join("out"));
+    cmd.env_remove("LD_PRELOAD").env_remove("ROCPROF_RS_DOMAINS");
     sim.env_clear();
     let output = cmd.output().unwrap();
     assert!(output.status.success(), "{}", stderr(&output));

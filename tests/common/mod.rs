@@ -65,3 +65,38 @@ pub fn assert_matches_truth_of(dir: &Path, truth: &Path, stem: Option<&str>) {
         stderr(&output)
     );
 }
+
+/// `rocprof-rs run ARGS --tool <the built tool> -d OUT -- <sim>`: `sim` (program and arguments,
+/// not its environment) launched by the CLI, as a user would.
+pub fn under_rocprof_rs_run(sim: &Command, args: &[&str], out: &Path) -> Command {
+    let mut cmd = Command::new(env!("CARGO_BIN_EXE_rocprof-rs"));
+    cmd.arg("run")
+        .args(args)
+        .arg("--tool")
+        .arg(tool())
+        .arg("-d")
+        .arg(out)
+        .arg("--")
+        .arg(sim.get_program())
+        .args(sim.get_args())
+        .env_remove("ROCP_TOOL_LIBRARIES");
+    cmd
+}
+
+/// Traces the simulated application (`dispatches` over 4 threads and 2 GPUs, no truth) into
+/// `out`, with `domains` and the extra simulator arguments and tool variables given.
+pub fn traced_run(out: &Path, dispatches: u64, domains: &str, args: &[&str], vars: &[(&str, &str)]) {
+    let output = Command::new(built("rocprof-sim"))
+        .args(["--dispatches", &dispatches.to_string(), "--threads", "4", "--agents", "2", "--no-truth"])
+        .args(args)
+        .arg("--sdk")
+        .arg(built("librocprofiler_sdk_sim.so"))
+        .env("ROCP_TOOL_LIBRARIES", tool())
+        .env("ROCPROF_RS_OUTPUT_DIR", out)
+        .env("ROCPROF_RS_DOMAINS", domains)
+        .envs(vars.iter().copied())
+        .env_remove("LD_PRELOAD")
+        .output()
+        .unwrap();
+    assert!(output.status.success(), "the traced run failed: {}", stderr(&output));
+}
