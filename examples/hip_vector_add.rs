@@ -7,11 +7,10 @@
 //!
 //! Without an AMD GPU it says what is missing and exits 0, so it runs anywhere.
 
-#[path = "common/vector_add.rs"]
-mod vector_add;
+use rocprof_rs::workload;
 
 fn main() {
-    let hip = match vector_add::gpu() {
+    let hip = match workload::gpu() {
         Ok(hip) => hip,
         Err(e) => {
             println!("{e}");
@@ -19,7 +18,7 @@ fn main() {
         }
     };
     let rtc = hip.rtc().expect("gpu() checked hiprtc");
-    match vector_add::run(hip.api(), rtc, 1) {
+    match workload::run(hip.api(), rtc, 1) {
         Ok(ms) => println!("vector_add over 2^24 floats: {ms:.3} ms, results checked"),
         Err(e) => println!("vector_add failed: {e}"),
     }

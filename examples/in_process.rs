@@ -12,13 +12,11 @@
 //! that the in-process profiler recorded exactly what the SDK emitted. Simulated output is
 //! labelled as such and is never a hardware result.
 
-#[path = "common/vector_add.rs"]
-mod vector_add;
-
 use std::path::PathBuf;
 
 use clap::Parser;
 use rocprof_rs::config::Domain;
+use rocprof_rs::workload;
 use rocprof_rs::{Error, Profiler, ProfilerBuilder};
 use rocprof_sim::app::{Machine, default_sdk_path};
 use rocprof_sim::workload::{Workload, mix};
@@ -73,7 +71,7 @@ fn real_or_simulated(args: &Args) -> Result<(), String> {
         Err(Error::Load(why)) => return simulated(args, &format!("no rocprofiler-sdk: {why}")),
         Err(e) => return Err(e.to_string()),
     };
-    let hip = match vector_add::gpu() {
+    let hip = match workload::gpu() {
         Ok(hip) => hip,
         Err(why) => {
             println!("{why}; nothing to profile");
@@ -81,9 +79,9 @@ fn real_or_simulated(args: &Args) -> Result<(), String> {
         }
     };
     let (api, rtc) = (hip.api(), hip.rtc().ok_or("no hiprtc")?);
-    let warmup = vector_add::run(api, rtc, 2)?;
+    let warmup = workload::run(api, rtc, 2)?;
     let region = profiler.region().map_err(|e| e.to_string())?;
-    let measured = vector_add::run(api, rtc, 20)?;
+    let measured = workload::run(api, rtc, 20)?;
     drop(region);
     let summary = profiler.finish().map_err(|e| e.to_string())?;
     println!("warm-up {warmup:.3} ms (not traced); region {measured:.3} ms over 20 launches");

@@ -22,6 +22,7 @@ pub mod sdk;
 pub mod stats;
 pub mod tables;
 pub mod tool;
+pub mod workload;
 
 pub use error::{Error, Result, Status};
 pub use profiler::{Profiler, ProfilerBuilder, Region};

@@ -16,11 +16,15 @@ struct Cli {
 
 #[derive(Debug, Subcommand)]
 enum Command {
-    /// Show rocprof-rs at work. Without a GPU (here, and in CI) it runs a built-in workload
-    /// through the real tool library and the simulated rocprofiler-sdk, labelled SIMULATED, and
-    /// prints the statistics and where the dataset is. Needs the workspace built
-    /// (cargo build --release --workspace).
+    /// Show rocprof-rs at work. With ROCm and a GPU it profiles a small real HIP program
+    /// (compiled with hiprtc); without one (here, and in CI) it runs a built-in workload through
+    /// the real tool library and the simulated rocprofiler-sdk, labelled SIMULATED. Then it
+    /// prints the statistics and where the dataset and Perfetto trace are. Needs the workspace
+    /// built (cargo build --release --workspace).
     Demo(cli::DemoArgs),
+    /// The real HIP program `demo` profiles where a GPU exists.
+    #[command(hide = true)]
+    DemoWorkload(cli::WorkloadArgs),
     /// Report what this machine has for profiling (ROCm, rocprofiler-sdk, HIP, GPUs, CUDA and
     /// CUPTI) and what to do about anything missing.
     Doctor {
@@ -63,6 +67,7 @@ fn main() -> ExitCode {
         Command::Run(args) => cli::run(*args),
         Command::Avail(args) => cli::avail(args),
         Command::Demo(args) => cli::demo(args),
+        Command::DemoWorkload(args) => cli::workload(args),
         Command::Stats(args) => cli::stats(args),
         Command::Import(args) => cli::import(args),
         Command::Export(args) => cli::export(args),

@@ -1,8 +1,11 @@
-//! `rocprof-rs demo`: the whole product in one command, where no GPU exists.
+//! `rocprof-rs demo`: the whole product in one command.
 //!
-//! It runs the simulated application (`rocprof-sim`, built with the workspace) under the real
-//! tool library and the simulated rocprofiler-sdk, then prints the statistics of what it
-//! wrote. Everything it prints says SIMULATED: these are a model's numbers, not a GPU's.
+//! Where HIP finds a GPU (and hiprtc), it profiles a small real HIP program
+//! ([`rocprof_rs::workload`], a hiprtc vector add) through `rocprof-rs run`, so the real
+//! rocprofiler-sdk loads the real tool library. Elsewhere (here, and in CI) it runs the simulated
+//! application (`rocprof-sim`, built with the workspace) under the real tool library and the
+//! simulated rocprofiler-sdk, and everything it prints says SIMULATED: those are a model's
+//! numbers, not a GPU's. Either way it then prints the statistics and writes a Perfetto trace.
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, ExitCode};
@@ -16,6 +19,12 @@ pub struct DemoArgs {
     /// Kernel dispatches the simulated application makes.
     #[arg(long, default_value_t = 200_000)]
     dispatches: u64,
+    /// Kernel launches of the real HIP program, where a GPU exists.
+    #[arg(long, default_value_t = 50)]
+    launches: u32,
+    /// Run the simulated SDK and application even where a GPU exists.
+    #[arg(long)]
+    simulate: bool,
     /// Where the dataset goes.
     #[arg(short = 'd', long, value_name = "DIR", default_value = "rocprof-rs-demo")]
     output_directory: PathBuf,
@@ -24,8 +33,35 @@ pub struct DemoArgs {
     top: usize,
 }
 
+/// The options of the hidden `demo-workload` command: the real HIP program the demo profiles.
+#[derive(Debug, Args)]
+pub struct WorkloadArgs {
+    /// Kernel launches.
+    #[arg(long, default_value_t = 50)]
+    launches: u32,
+}
+
 const BANNER: &str = "SIMULATED: no GPU here, so this runs rocprof-rs's real tool library against a simulated \
 rocprofiler-sdk and application (tests/sdk-sim). Every number below is the model's, not a GPU's.";
+
+/// The output's name inside the demo directory.
+const NAME: &str = "demo";
+
+/// Which run the demo makes, and the word its lines carry.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Mode {
+    Gpu,
+    Simulated,
+}
+
+impl Mode {
+    fn label(self) -> &'static str {
+        match self {
+            Mode::Gpu => "",
+            Mode::Simulated => "SIMULATED ",
+        }
+    }
+}
 
 /// Runs `demo`.
 pub fn demo(args: DemoArgs) -> ExitCode {
@@ -33,53 +69,32 @@ pub fn demo(args: DemoArgs) -> ExitCode {
         eprintln!("rocprof-rs: cannot find this command's own path");
         return ExitCode::FAILURE;
     };
-    let dir = exe.parent().unwrap_or(Path::new(".")).to_path_buf();
-    let needed = ["rocprof-sim", "librocprofiler_sdk_sim.so", "librocprof_rs.so"];
-    let found: Vec<Option<PathBuf>> = needed.iter().map(|n| built(&dir, n)).collect();
-    let missing: Vec<&str> = needed.iter().zip(&found).filter(|(_, f)| f.is_none()).map(|(n, _)| *n).collect();
-    if !missing.is_empty() {
-        eprintln!(
-            "rocprof-rs: the demo needs {} next to {}: build the workspace (cargo build --release --workspace)",
-            missing.join(", "),
-            exe.display()
-        );
-        return ExitCode::FAILURE;
-    }
-    let [Some(sim), Some(sdk), Some(tool)] = [found[0].clone(), found[1].clone(), found[2].clone()] else {
-        return ExitCode::FAILURE;
-    };
-    println!("{BANNER}\n");
     let out = &args.output_directory;
     // Only a previous demo's output is replaced; anything else is the user's.
-    let previous = out.join("demo.metadata.json").exists();
+    let previous = out.join(format!("{NAME}.metadata.json")).exists();
     let empty = std::fs::read_dir(out).map_or(true, |mut d| d.next().is_none());
     if !previous && !empty {
         eprintln!("rocprof-rs: {} is not empty and holds no earlier demo: choose another with -d", out.display());
         return ExitCode::FAILURE;
     }
+    let mode = match (args.simulate, rocprof_rs::workload::gpu()) {
+        (false, Ok(_)) => Mode::Gpu,
+        (true, _) => Mode::Simulated,
+        (false, Err(why)) => {
+            println!("No GPU to profile ({why}).");
+            Mode::Simulated
+        }
+    };
     let _ = std::fs::remove_dir_all(out);
-    let status = Command::new(sim)
-        .args(["--dispatches", &args.dispatches.to_string(), "--threads", "4", "--agents", "2", "--no-truth"])
-        .arg("--sdk")
-        .arg(sdk)
-        .env("ROCP_TOOL_LIBRARIES", tool)
-        .env("ROCPROF_RS_OUTPUT_DIR", out)
-        .env("ROCPROF_RS_OUTPUT_NAME", "demo")
-        .env("ROCPROF_RS_DOMAINS", "kernel,hip_api,memory_copy,marker,scratch_memory,memory_allocation")
-        .env("ROCPROF_RS_COUNTER_PRESET", "basic")
-        .env_remove("LD_PRELOAD")
-        .status();
-    match status {
-        Ok(s) if s.success() => {}
-        Ok(s) => {
-            eprintln!("rocprof-rs: the simulated application failed ({s})");
-            return ExitCode::FAILURE;
-        }
-        Err(e) => {
-            eprintln!("rocprof-rs: cannot start the simulated application: {e}");
-            return ExitCode::FAILURE;
-        }
+    let ran = match mode {
+        Mode::Gpu => real(&exe, &args),
+        Mode::Simulated => simulated(&exe, &args),
+    };
+    if let Err(e) = ran {
+        eprintln!("rocprof-rs: {e}");
+        return ExitCode::FAILURE;
     }
+    let label = mode.label();
     let options = Options { top: Some(args.top), ..Options::default() };
     match stats::compute(out, &Section::ALL, &options) {
         Ok(sections) => {
@@ -93,17 +108,81 @@ pub fn demo(args: DemoArgs) -> ExitCode {
             return ExitCode::FAILURE;
         }
     }
-    let trace = out.join("demo.pftrace");
+    let trace = out.join(format!("{NAME}.pftrace"));
     if let Err(e) = rocprof_rs::export::perfetto::export(out, &trace) {
         eprintln!("rocprof-rs: cannot write the Perfetto trace: {e}");
         return ExitCode::FAILURE;
     }
-    println!("SIMULATED dataset (Parquet, one folder per table): {}", out.display());
-    println!("SIMULATED Perfetto trace (open it in ui.perfetto.dev): {}", trace.display());
+    println!("{label}dataset (Parquet, one folder per table): {}", out.display());
+    println!("{label}Perfetto trace (open it in ui.perfetto.dev): {}", trace.display());
     println!("  read it with pandas:  pd.read_parquet(\"{}/kernel_dispatch\")", out.display());
     println!("  counters per dispatch: {}/counter, per kernel: {}/kernel_counter", out.display(), out.display());
     println!("  as rocprofv3's CSV:   rocprof-rs export {} --format rocprofv3-csv -o csv", out.display());
     ExitCode::SUCCESS
+}
+
+/// Profiles the real HIP program through `rocprof-rs run`, as a user would.
+fn real(exe: &Path, args: &DemoArgs) -> Result<(), String> {
+    println!("Profiling a real HIP program (a hiprtc vector add, {} launches) on this machine's GPU.\n", args.launches);
+    let status = Command::new(exe)
+        .args(["run", "--kernel-trace", "--hip-trace", "--memory-copy-trace", "--preset", "basic", "--quiet", "-d"])
+        .arg(&args.output_directory)
+        .args(["-o", NAME, "--"])
+        .arg(exe)
+        .args(["demo-workload", "--launches", &args.launches.to_string()])
+        .status()
+        .map_err(|e| format!("cannot start {}: {e}", exe.display()))?;
+    if status.success() { Ok(()) } else { Err(format!("the profiled HIP program failed ({status})")) }
+}
+
+/// Runs the simulated application under the real tool and the simulated SDK.
+fn simulated(exe: &Path, args: &DemoArgs) -> Result<(), String> {
+    let dir = exe.parent().unwrap_or(Path::new(".")).to_path_buf();
+    let needed = ["rocprof-sim", "librocprofiler_sdk_sim.so", "librocprof_rs.so"];
+    let found: Vec<Option<PathBuf>> = needed.iter().map(|n| built(&dir, n)).collect();
+    let missing: Vec<&str> = needed.iter().zip(&found).filter(|(_, f)| f.is_none()).map(|(n, _)| *n).collect();
+    let [Some(sim), Some(sdk), Some(tool)] = [&found[0], &found[1], &found[2]] else {
+        return Err(format!(
+            "the demo needs {} next to {}: build the workspace (cargo build --release --workspace)",
+            missing.join(", "),
+            exe.display()
+        ));
+    };
+    println!("{BANNER}\n");
+    let status = Command::new(sim)
+        .args(["--dispatches", &args.dispatches.to_string(), "--threads", "4", "--agents", "2", "--no-truth"])
+        .arg("--sdk")
+        .arg(sdk)
+        .env("ROCP_TOOL_LIBRARIES", tool)
+        .env("ROCPROF_RS_OUTPUT_DIR", &args.output_directory)
+        .env("ROCPROF_RS_OUTPUT_NAME", NAME)
+        .env("ROCPROF_RS_DOMAINS", "kernel,hip_api,memory_copy,marker,scratch_memory,memory_allocation")
+        .env("ROCPROF_RS_COUNTER_PRESET", "basic")
+        .env_remove("LD_PRELOAD")
+        .status()
+        .map_err(|e| format!("cannot start the simulated application: {e}"))?;
+    if status.success() { Ok(()) } else { Err(format!("the simulated application failed ({status})")) }
+}
+
+/// Runs `demo-workload`: the real HIP program, in the process `rocprof-rs run` profiles.
+pub fn workload(args: WorkloadArgs) -> ExitCode {
+    let outcome = rocprof_rs::workload::gpu().and_then(|hip| {
+        let rtc = hip.rtc().ok_or("hiprtc disappeared")?;
+        rocprof_rs::workload::run(hip.api(), rtc, args.launches)
+    });
+    match outcome {
+        Ok(ms) => {
+            println!(
+                "vector_add over 2^24 floats, {} launches: {ms:.3} ms of GPU time, results checked",
+                args.launches
+            );
+            ExitCode::SUCCESS
+        }
+        Err(e) => {
+            eprintln!("rocprof-rs: the HIP program failed: {e}");
+            ExitCode::FAILURE
+        }
+    }
 }
 
 /// `name` next to this executable, or in `deps/` below it where `cargo test` leaves libraries;

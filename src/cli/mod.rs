@@ -18,7 +18,7 @@ mod stats;
 mod tool_path;
 
 pub use avail::{AvailArgs, TextOrJson, avail};
-pub use demo::{DemoArgs, demo};
+pub use demo::{DemoArgs, WorkloadArgs, demo, workload};
 pub use export::{ExportArgs, export};
 pub use flags::{RunArgs, variables_help};
 pub use import::{ImportArgs, import};

@@ -1,5 +1,6 @@
-//! A vector add through HIP loaded at run time, compiled with hiprtc: the GPU work the HIP
-//! examples share.
+//! A small real HIP program: a vector add through HIP loaded at run time and compiled with
+//! hiprtc. `rocprof-rs demo` profiles it where a GPU exists, and the HIP examples share it; it
+//! needs no ROCm at build time, so it costs nothing where there is none.
 
 use std::ffi::{CStr, CString, c_void};
 use std::ptr;
@@ -32,7 +33,7 @@ extern "C" __global__ void vector_add(const float* a, const float* b, float* c, 
 }
 "#;
 
-pub fn ok(call: &str, status: hip::hipError_t) -> Result<(), String> {
+fn ok(call: &str, status: hip::hipError_t) -> Result<(), String> {
     if status == hip::hipSuccess { Ok(()) } else { Err(format!("{call} returned {status}")) }
 }
 
