@@ -95,6 +95,16 @@ pub enum Error {
         /// The underlying failure.
         source: std::io::Error,
     },
+    /// A SQLite database (rocpd) could not be read or written.
+    #[error("{path}: {what}: {source}")]
+    Database {
+        /// The database file.
+        path: String,
+        /// What was being done (which table, which statement).
+        what: String,
+        /// SQLite's error.
+        source: rusqlite::Error,
+    },
 }
 
 /// A convenient alias.

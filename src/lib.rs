@@ -18,6 +18,7 @@ pub mod handles;
 pub mod import;
 pub mod profiler;
 pub mod progress;
+pub mod rocpd;
 pub mod sdk;
 pub mod stats;
 pub mod tables;

@@ -13,6 +13,9 @@ pub enum ExportFormat {
     /// A Perfetto trace (.pftrace) for ui.perfetto.dev: tracks per thread, GPU queue and
     /// counter, with flows from each API call to its kernels.
     Perfetto,
+    /// rocpd SQLite databases (`<pid>_results.db`), rocprofv3's default output from ROCm 7.0:
+    /// AMD's schema and views, so the `rocpd` tools open them.
+    Rocpd,
 }
 
 /// The options of `rocprof-rs export`.
@@ -33,6 +36,7 @@ pub struct ExportArgs {
 pub fn export(args: ExportArgs) -> ExitCode {
     let result = match args.format {
         ExportFormat::Rocprofv3Csv => rocprof_rs::export::rocprofv3::export(&args.dir, &args.output),
+        ExportFormat::Rocpd => rocprof_rs::rocpd::write::export(&args.dir, &args.output),
         ExportFormat::Perfetto => {
             let file = if args.output.is_dir() { args.output.join("trace.pftrace") } else { args.output.clone() };
             rocprof_rs::export::perfetto::export(&args.dir, &file).map(|slices| {
@@ -44,7 +48,11 @@ pub fn export(args: ExportArgs) -> ExitCode {
         Ok(files) => {
             for (file, rows) in files {
                 let path = if args.output.is_dir() { args.output.join(file) } else { args.output.clone() };
-                let what = if args.format == ExportFormat::Perfetto { "slices" } else { "rows" };
+                let what = match args.format {
+                    ExportFormat::Perfetto => "slices",
+                    ExportFormat::Rocpd => "events",
+                    ExportFormat::Rocprofv3Csv => "rows",
+                };
                 println!("{} ({rows} {what})", path.display());
             }
             ExitCode::SUCCESS

@@ -93,9 +93,20 @@ impl Col<'_> {
         }
     }
 
-    /// The value at `i`, or `None` where null.
-    pub fn opt_u64(&self, i: usize) -> Option<u64> {
-        let valid = match self {
+    /// The value at `i` as a signed integer, bit for bit from an unsigned one (0 for null).
+    pub fn i64(&self, i: usize) -> i64 {
+        match self {
+            Col::U64(a) => a.value(i) as i64,
+            Col::I64(a) => a.value(i),
+            Col::U32(a) => i64::from(a.value(i)),
+            Col::I32(a) => i64::from(a.value(i)),
+            Col::F64(a) => a.value(i) as i64,
+            Col::Text(_) | Col::Dict(..) => 0,
+        }
+    }
+
+    fn is_valid(&self, i: usize) -> bool {
+        match self {
             Col::U64(a) => a.is_valid(i),
             Col::I64(a) => a.is_valid(i),
             Col::U32(a) => a.is_valid(i),
@@ -103,8 +114,17 @@ impl Col<'_> {
             Col::F64(a) => a.is_valid(i),
             Col::Text(a) => a.is_valid(i),
             Col::Dict(a, _) => a.is_valid(i),
-        };
-        valid.then(|| self.u64(i))
+        }
+    }
+
+    /// The value at `i`, or `None` where null.
+    pub fn opt_u64(&self, i: usize) -> Option<u64> {
+        self.is_valid(i).then(|| self.u64(i))
+    }
+
+    /// The value at `i`, or `None` where null.
+    pub fn opt_i64(&self, i: usize) -> Option<i64> {
+        self.is_valid(i).then(|| self.i64(i))
     }
 
     pub fn f64(&self, i: usize) -> f64 {

@@ -66,8 +66,8 @@ fn counter_value(v: f64) -> String {
     if v >= 1.0 { format!("{v:.6}") } else { c_exp(v, 8) }
 }
 
-/// The domain rocprofv3 files a HIP, HSA or marker function under.
-fn domain(table: &str, function: &str) -> &'static str {
+/// The domain rocprofv3 files a HIP, HSA or RCCL function under.
+pub(crate) fn domain(table: &str, function: &str) -> &'static str {
     match table {
         "hip_api" if function.starts_with("__hip") => "HIP_COMPILER_API_EXT",
         "hip_api" => "HIP_RUNTIME_API_EXT",

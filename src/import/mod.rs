@@ -5,6 +5,7 @@
 //! place only once every input has been read: a malformed input (reported with its file, line
 //! and column) leaves nothing behind.
 
+pub mod aggregate;
 pub mod rocprof_v1;
 pub mod rocprofv3;
 pub mod sink;
@@ -20,10 +21,13 @@ use sink::Sink;
 #[derive(Debug, Clone, Serialize)]
 pub struct Imported {
     pub input: String,
-    /// `rocprofv3 CSV` or `rocprof v1 JSON`.
+    /// `rocprofv3 CSV`, `rocpd SQLite` or `rocprof v1 JSON`.
     pub format: &'static str,
-    /// Rows read per source file.
+    /// Rows read per source file (or, for a database, per kind).
     pub files: Vec<(String, u64)>,
+    /// Rows of kinds no table of ours holds, which were left out (rocDecode calls, say).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub skipped: Vec<(String, u64)>,
 }
 
 /// Rows written per table.
@@ -81,17 +85,27 @@ fn import_into(inputs: &[PathBuf], staging: &Path, stem: &str) -> Result<(Vec<Im
                 read.push((path.display().to_string(), rows));
             }
             progress.finish_and_clear();
-            imported.push(Imported { input: shown, format: "rocprofv3 CSV", files: read });
+            imported.push(Imported { input: shown, format: "rocprofv3 CSV", files: read, skipped: Vec::new() });
         } else {
             let head = read_head(input)?;
-            if rocprof_v1::looks_like(&head) {
+            if crate::rocpd::read::looks_like(head.as_bytes()) {
+                let read = crate::rocpd::read::read(input, &mut sink)?;
+                imported.push(Imported {
+                    input: shown,
+                    format: "rocpd SQLite",
+                    files: read.rows,
+                    skipped: read.skipped,
+                });
+            } else if rocprof_v1::looks_like(&head) {
                 let rows = rocprof_v1::read(input, &mut sink)?;
-                imported.push(Imported { input: shown.clone(), format: "rocprof v1 JSON", files: vec![(shown, rows)] });
+                let files = vec![(shown.clone(), rows)];
+                imported.push(Imported { input: shown, format: "rocprof v1 JSON", files, skipped: Vec::new() });
             } else {
                 return Err(Error::Io {
                     path: shown,
                     source: std::io::Error::other(
-                        "not a format rocprof-rs imports: a rocprofv3 CSV directory or a rocprof v1 results.json",
+                        "not a format rocprof-rs imports: a rocprofv3 CSV directory, a rocpd database (.db) \
+                         or a rocprof v1 results.json",
                     ),
                 });
             }

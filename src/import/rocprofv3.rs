@@ -12,7 +12,7 @@ use std::path::{Path, PathBuf};
 
 use csv::StringRecord;
 
-use super::sink::{DispatchRow, Sink};
+use super::sink::{CounterRow, DispatchRow, Sink};
 use crate::error::{Error, Result};
 use crate::tables::columns::Column as _;
 
@@ -263,6 +263,7 @@ fn kernel(t: &Table, sink: &mut Sink) -> Result<()> {
         accum_vgpr: t.i32_or("Accum_VGPR_Count")?,
         sgpr: t.i32_or("SGPR_Count")?,
         scratch: t.i32_or("Scratch_Size")?,
+        ..DispatchRow::default()
     });
     Ok(())
 }
@@ -284,7 +285,9 @@ fn api(t: &Table, name: std::sync::Arc<str>, a: &mut crate::tables::ApiCall) -> 
 fn copy(t: &Table, sink: &mut Sink) -> Result<()> {
     let (start, end) = t.span()?;
     let (src, dst) = (t.agent("Source_Agent_Id")?, t.agent("Destination_Agent_Id")?);
-    sink.agents.extend([src, dst]);
+    let pid = t.pid()?;
+    sink.agent_seen(pid, src);
+    sink.agent_seen(pid, dst);
     let c = &mut sink.copy.0;
     c.operation.push(t.text("Direction")?);
     c.start_ns.push(start);
@@ -321,7 +324,7 @@ fn marker(t: &Table, sink: &mut Sink) -> Result<()> {
 fn allocation(t: &Table, sink: &mut Sink) -> Result<()> {
     let (start, end) = t.span()?;
     let agent = t.agent("Agent_Id")?;
-    sink.agents.insert(agent);
+    sink.agent_seen(t.pid()?, agent);
     let a = &mut sink.allocation.0;
     a.operation.push(t.text("Operation")?);
     a.start_ns.push(start);
@@ -340,7 +343,7 @@ fn allocation(t: &Table, sink: &mut Sink) -> Result<()> {
 fn scratch(t: &Table, sink: &mut Sink) -> Result<()> {
     let (start, end) = t.span()?;
     let agent = t.agent("Agent_Id")?;
-    sink.agents.insert(agent);
+    sink.agent_seen(t.pid()?, agent);
     let s = &mut sink.scratch.0;
     s.operation.push(t.text("Operation")?);
     s.start_ns.push(start);
@@ -359,7 +362,7 @@ fn scratch(t: &Table, sink: &mut Sink) -> Result<()> {
 
 fn counter(t: &Table, sink: &mut Sink) -> Result<()> {
     let agent = t.agent("Agent_Id")?;
-    sink.agents.insert(agent);
+    sink.agent_seen(t.pid()?, agent);
     let kernel = sink.name(t.text("Kernel_Name")?);
     let unknown_times = t.u64("Start_Timestamp")? == 0 && t.u64("End_Timestamp")? == 0;
     if !unknown_times && !sink.dispatches.contains(&(t.pid()?, t.u64("Dispatch_Id")?)) {
@@ -385,21 +388,20 @@ fn counter(t: &Table, sink: &mut Sink) -> Result<()> {
             accum_vgpr: t.i32("Accum_VGPR_Count")?,
             sgpr: t.i32("SGPR_Count")?,
             scratch: t.i32("Scratch_Size")?,
+            ..DispatchRow::default()
         });
     }
-    let name = sink.name(t.text("Counter_Name")?);
-    let c = &mut sink.counter.0;
-    c.dispatch_id.push(t.u64("Dispatch_Id")?);
-    c.correlation_id.push(t.u64("Correlation_Id")?);
-    c.agent_id.push(agent);
-    c.kernel_id.push(t.u64("Kernel_Id")?);
-    c.kernel_name.push(&kernel);
-    c.counter.push(&name);
-    c.value.push(t.f64("Counter_Value")?);
-    c.counter_group.push(0);
-    c.instances.push(0);
-    c.instance.push(None);
-    c.pid.push(t.pid()?);
-    c.end_row();
+    let counter = sink.name(t.text("Counter_Name")?);
+    sink.push_counter(CounterRow {
+        dispatch_id: t.u64("Dispatch_Id")?,
+        correlation_id: t.u64("Correlation_Id")?,
+        agent_id: agent,
+        kernel_id: t.u64("Kernel_Id")?,
+        kernel,
+        counter,
+        value: t.f64("Counter_Value")?,
+        pid: t.pid()?,
+        ..CounterRow::default()
+    });
     Ok(())
 }

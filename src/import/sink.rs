@@ -4,6 +4,7 @@
 
 use std::collections::BTreeSet;
 use std::path::Path;
+use std::sync::Arc;
 
 use arrow_array::RecordBatch;
 use parquet::file::metadata::KeyValue;
@@ -37,6 +38,43 @@ pub struct DispatchRow {
     pub accum_vgpr: i32,
     pub sgpr: i32,
     pub scratch: i32,
+    /// The mangled name where the source has one apart from `name`.
+    pub mangled: Option<Arc<str>>,
+    pub external_id: u64,
+    pub kernarg: i32,
+    pub pipe: Option<i32>,
+}
+
+/// One `kernel_symbol` row.
+#[derive(Debug, Default)]
+pub struct SymbolRow {
+    pub kernel_id: u64,
+    pub code_object_id: u64,
+    pub name: String,
+    pub mangled: String,
+    pub kernarg: u32,
+    pub lds: u32,
+    pub scratch: u32,
+    pub sgpr: u32,
+    pub vgpr: u32,
+    pub accum: u32,
+    pub pid: u32,
+}
+
+/// One `counter` row as an importer knows it.
+#[derive(Debug, Default)]
+pub struct CounterRow {
+    pub dispatch_id: u64,
+    pub correlation_id: u64,
+    pub agent_id: u64,
+    pub kernel_id: u64,
+    pub kernel: Arc<str>,
+    pub counter: Arc<str>,
+    pub value: f64,
+    pub group: u32,
+    pub instances: u32,
+    pub instance: Option<i32>,
+    pub pid: u32,
 }
 
 /// The tables being filled.
@@ -44,14 +82,20 @@ pub struct Sink {
     pub dispatch: (tables::KernelDispatch, TableFiles),
     pub hip_api: (tables::ApiCall, TableFiles),
     pub hsa_api: (tables::ApiCall, TableFiles),
+    pub rccl_api: (tables::ApiCall, TableFiles),
     pub copy: (tables::MemoryCopy, TableFiles),
     pub marker: (tables::Marker, TableFiles),
     pub allocation: (tables::MemoryAllocation, TableFiles),
     pub scratch: (tables::ScratchMemory, TableFiles),
     pub counter: (tables::Counter, TableFiles),
     pub agent: (tables::Agent, TableFiles),
-    /// Agent ids seen, for the agent table.
-    pub agents: BTreeSet<u64>,
+    pub symbol: (tables::KernelSymbol, TableFiles),
+    pub kernel_counter: (tables::KernelCounter, TableFiles),
+    /// (process, agent id) of every agent rows refer to, for the agent table.
+    agents: BTreeSet<(u32, u64)>,
+    /// (process, agent id) of the agents the source described, which need no made-up row.
+    described: BTreeSet<(u32, u64)>,
+    aggregates: super::aggregate::KernelCounters,
     /// (process, dispatch id) of every dispatch row written.
     pub dispatches: std::collections::HashSet<(u32, u64)>,
     /// One shared copy of each name, so dictionary columns hold it once.
@@ -71,12 +115,15 @@ macro_rules! each_table {
         $m!($self.dispatch, "kernel_dispatch");
         $m!($self.hip_api, "hip_api");
         $m!($self.hsa_api, "hsa_api");
+        $m!($self.rccl_api, "rccl_api");
         $m!($self.copy, "memory_copy");
         $m!($self.marker, "marker");
         $m!($self.allocation, "memory_allocation");
         $m!($self.scratch, "scratch_memory");
         $m!($self.counter, "counter");
         $m!($self.agent, "agent");
+        $m!($self.symbol, "kernel_symbol");
+        $m!($self.kernel_counter, "kernel_counter");
     };
 }
 
@@ -103,13 +150,18 @@ impl Sink {
             dispatch: (Default::default(), files("kernel_dispatch", tables::KernelDispatch::schema())),
             hip_api: (Default::default(), files("hip_api", tables::ApiCall::schema())),
             hsa_api: (Default::default(), files("hsa_api", tables::ApiCall::schema())),
+            rccl_api: (Default::default(), files("rccl_api", tables::ApiCall::schema())),
             copy: (Default::default(), files("memory_copy", tables::MemoryCopy::schema())),
             marker: (Default::default(), files("marker", tables::Marker::schema())),
             allocation: (Default::default(), files("memory_allocation", tables::MemoryAllocation::schema())),
             scratch: (Default::default(), files("scratch_memory", tables::ScratchMemory::schema())),
             counter: (Default::default(), files("counter", tables::Counter::schema())),
             agent: (Default::default(), files("agent", tables::Agent::schema())),
+            symbol: (Default::default(), files("kernel_symbol", tables::KernelSymbol::schema())),
+            kernel_counter: (Default::default(), files("kernel_counter", tables::KernelCounter::schema())),
             agents: BTreeSet::new(),
+            described: BTreeSet::new(),
+            aggregates: Default::default(),
             dispatches: Default::default(),
             names: Default::default(),
             rows: Vec::new(),
@@ -126,10 +178,83 @@ impl Sink {
         name
     }
 
+    /// Notes that rows of `pid` refer to agent `id`, so the agent table describes it.
+    pub fn agent_seen(&mut self, pid: u32, id: u64) {
+        self.agents.insert((pid, id));
+    }
+
+    /// Adds an agent the source describes.
+    pub fn push_agent(&mut self, a: &crate::rocpd::agent::AgentRow) {
+        use crate::tables::columns::Column as _;
+        self.described.insert((a.pid, a.agent_id));
+        let t = &mut self.agent.0;
+        t.agent_id.push(a.agent_id);
+        t.node_id.push(a.node_id);
+        t.logical_index.push(a.logical_index);
+        t.agent_type.push(&a.agent_type);
+        t.name.push(&a.name);
+        t.product_name.push(&a.product_name);
+        t.vendor_name.push(&a.vendor_name);
+        t.model_name.push(&a.model_name);
+        t.gfx_target_version.push(a.gfx_target_version);
+        t.cu_count.push(a.cu_count);
+        t.simd_count.push(a.simd_count);
+        t.simd_per_cu.push(a.simd_per_cu);
+        t.wave_front_size.push(a.wave_front_size);
+        t.max_waves_per_cu.push(a.max_waves_per_cu);
+        t.num_xcc.push(a.num_xcc);
+        t.lds_size_kb.push(a.lds_size_kb);
+        t.max_engine_clock_mhz.push(a.max_engine_clock_mhz);
+        t.local_mem_bytes.push(a.local_mem_bytes);
+        t.device_id.push(a.device_id);
+        t.pid.push(a.pid);
+        t.end_row();
+    }
+
+    /// Adds a `kernel_symbol` row.
+    pub fn push_symbol(&mut self, r: &SymbolRow) {
+        use crate::tables::columns::Column as _;
+        let t = &mut self.symbol.0;
+        t.kernel_id.push(r.kernel_id);
+        t.code_object_id.push(r.code_object_id);
+        t.kernel_name.push(&r.name);
+        t.mangled_name.push(&r.mangled);
+        t.kernarg_size.push(r.kernarg);
+        t.lds_size.push(r.lds);
+        t.scratch_size.push(r.scratch);
+        t.sgpr.push(r.sgpr);
+        t.arch_vgpr.push(r.vgpr);
+        t.accum_vgpr.push(r.accum);
+        t.pid.push(r.pid);
+        t.end_row();
+    }
+
+    /// Adds a `counter` row (and its share of `kernel_counter`).
+    pub fn push_counter(&mut self, r: CounterRow) {
+        use crate::tables::columns::Column as _;
+        self.agents.insert((r.pid, r.agent_id));
+        let key = (r.kernel.clone(), r.agent_id, r.counter.clone(), r.group);
+        self.aggregates.value(r.pid, r.dispatch_id, key, r.value);
+        let c = &mut self.counter.0;
+        c.dispatch_id.push(r.dispatch_id);
+        c.correlation_id.push(r.correlation_id);
+        c.agent_id.push(r.agent_id);
+        c.kernel_id.push(r.kernel_id);
+        c.kernel_name.push(&r.kernel);
+        c.counter.push(&r.counter);
+        c.value.push(r.value);
+        c.counter_group.push(r.group);
+        c.instances.push(r.instances);
+        c.instance.push(r.instance);
+        c.pid.push(r.pid);
+        c.end_row();
+    }
+
     /// Adds a `kernel_dispatch` row.
     pub fn push_dispatch(&mut self, r: DispatchRow) {
         use crate::tables::columns::Column as _;
-        self.agents.insert(r.agent_id);
+        self.agents.insert((r.pid, r.agent_id));
+        self.aggregates.dispatch(r.pid, &r.name, r.agent_id);
         self.dispatches.insert((r.pid, r.dispatch_id));
         let d = &mut self.dispatch.0;
         d.kernel_name.push(&r.name);
@@ -147,18 +272,18 @@ impl Sink {
         d.end_ns.push(r.end_ns);
         d.dispatch_id.push(r.dispatch_id);
         d.correlation_id.push(r.correlation_id);
-        d.external_id.push(0);
+        d.external_id.push(r.external_id);
         d.kernel_id.push(r.kernel_id);
         d.agent_id.push(r.agent_id);
         d.queue_id.push(r.queue_id);
         d.thread_id.push(r.thread_id);
         d.pid.push(r.pid);
-        d.mangled_name.push(&r.name);
+        d.mangled_name.push(r.mangled.as_ref().unwrap_or(&r.name));
         d.accum_vgpr.push(r.accum_vgpr);
         d.sgpr.push(r.sgpr);
         d.scratch_size.push(r.scratch);
-        d.kernarg_size.push(0);
-        d.pipe_id.push(None);
+        d.kernarg_size.push(r.kernarg);
+        d.pipe_id.push(r.pipe);
         d.end_row();
     }
 
@@ -186,10 +311,13 @@ impl Sink {
         Ok(())
     }
 
-    /// Adds the agent rows, writes everything and completes the files.
+    /// Adds an agent row for every agent referred to and not described (its name is all the
+    /// source said: `Agent N`), the kernel-counter aggregates, writes everything and completes
+    /// the files.
     pub fn finish(mut self) -> Result<Vec<(&'static str, u64)>> {
-        let pid = 0;
-        for &id in &self.agents {
+        std::mem::take(&mut self.aggregates).finish(&mut self.kernel_counter.0);
+        let undescribed: Vec<(u32, u64)> = self.agents.difference(&self.described).copied().collect();
+        for (pid, id) in undescribed {
             let t = &mut self.agent.0;
             use crate::tables::columns::Column as _;
             t.agent_id.push(id);

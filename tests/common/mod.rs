@@ -66,6 +66,19 @@ pub fn assert_matches_truth_of(dir: &Path, truth: &Path, stem: Option<&str>) {
     );
 }
 
+/// Runs `tests/verify/<script>` with `args` and asserts it succeeded; returns its stdout.
+pub fn python(script: &str, args: &[&std::ffi::OsStr]) -> String {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/verify").join(script);
+    let output = Command::new("python3").arg(path).args(args).output().unwrap();
+    let stdout = String::from_utf8_lossy(&output.stdout).into_owned();
+    assert!(
+        output.status.success(),
+        "{script} failed (pyarrow missing? pip install -r tests/verify/requirements.txt):\n{stdout}{}",
+        stderr(&output)
+    );
+    stdout
+}
+
 /// `rocprof-rs run ARGS --tool <the built tool> -d OUT -- <sim>`: `sim` (program and arguments,
 /// not its environment) launched by the CLI, as a user would.
 pub fn under_rocprof_rs_run(sim: &Command, args: &[&str], out: &Path) -> Command {
