@@ -51,12 +51,14 @@ enum Command {
     /// min, max, stddev, p50, p95, p99 and share of the total, largest first. --format csv
     /// writes rocprofv3's stats files, column for column.
     Stats(cli::StatsArgs),
-    /// Turn rocprofv3 CSV output directories and rocprof v1 results.json files into a rocprof-rs
-    /// dataset, so every other command works on them. A malformed input is named with its file,
-    /// line and column, and nothing is written.
+    /// Turn rocprofv3 CSV output directories, rocpd databases (rocprofv3's default from ROCm
+    /// 7.0), and rocprof v1 results.csv and results.json files into a rocprof-rs dataset, so
+    /// every other command works on them. A malformed input is named with its file, line and
+    /// column, and nothing is written.
     Import(cli::ImportArgs),
     /// Write a dataset as rocprofv3's CSV files (one set per process), so scripts written for
-    /// rocprofv3 run unchanged.
+    /// rocprofv3 run unchanged; as rocpd databases, which AMD's rocpd tools open; or as a
+    /// Perfetto trace for ui.perfetto.dev.
     Export(cli::ExportArgs),
 }
 

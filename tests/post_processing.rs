@@ -326,3 +326,84 @@ fn the_perfetto_trace_passes_the_trace_processor_checks() {
     assert!(report["thread_tracks"].as_u64().unwrap() >= 4, "a track per application thread: {report}");
     std::fs::remove_dir_all(dir).unwrap();
 }
+
+/// A rocprof v1 `--stats` file with quoted names: (name, calls, total, average, percent).
+fn quoted_stats(path: &Path) -> Vec<(String, u64, u64, u64, f64)> {
+    let mut reader = csv::Reader::from_path(path).unwrap();
+    reader
+        .records()
+        .map(|r| {
+            let r = r.unwrap();
+            (
+                r[0].to_owned(),
+                r[1].parse().unwrap(),
+                r[2].parse().unwrap(),
+                r[3].parse().unwrap(),
+                r[4].parse().unwrap(),
+            )
+        })
+        .collect()
+}
+
+#[test]
+fn stats_of_an_imported_rocprof_v1_results_csv_equal_the_stats_file_rocprof_wrote() {
+    let dir = scratch("v1-csv");
+    let fixtures = fixtures().join("rocprof-v1-csv");
+    let output = import(&[fixtures.join("gunrock_results.csv")], &dir);
+    assert!(output.status.success(), "{}", stderr(&output));
+    let stats = stats(&dir);
+    let expected = quoted_stats(&fixtures.join("gunrock_results.stats.csv"));
+    let got = section(&stats, "kernel");
+    assert_eq!(got.len(), expected.len());
+    for (row, (name, calls, total, average, percent)) in got.iter().zip(&expected) {
+        assert_eq!(row["name"], name.as_str(), "order and names");
+        assert_eq!(row["calls"], *calls, "{name}");
+        assert_eq!(row["total_ns"], *total, "{name}");
+        assert_eq!(row["mean_ns"].as_f64().unwrap().floor() as u64, *average, "{name}");
+        assert!((row["percent"].as_f64().unwrap() - percent).abs() < 1e-9, "{name}");
+    }
+    std::fs::remove_dir_all(dir).unwrap();
+}
+
+#[test]
+fn a_rocprof_v1_counter_csv_imports_its_counters_and_old_columns() {
+    let dir = scratch("v1-pmc");
+    let output = import(&[fixtures().join("rocprof-v1-csv/omniperf_SQ_IFETCH_LEVEL.csv")], &dir);
+    assert!(output.status.success(), "{}", stderr(&output));
+    let script = "import sys, pyarrow.dataset as ds\n\
+        t = lambda n: ds.dataset(sys.argv[1] + '/' + n, format='parquet').to_table().to_pylist()\n\
+        k, c = t('kernel_dispatch'), t('counter')\n\
+        assert len(k) == 167 and len(c) == 167 * 6, (len(k), len(c))\n\
+        first = [r for r in k if r['dispatch_id'] == 0][0]\n\
+        assert first['kernel_name'] == '__amd_rocclr_fillBufferAligned.kd' and first['regs'] == 4, first\n\
+        assert first['start_ns'] == 17229803716158 and first['end_ns'] == 17230639935378, first\n\
+        assert first['grid_x'] == 33554432 and first['block_x'] == 256 and first['sgpr'] == 32, first\n\
+        v = {r['counter']: r['value'] for r in c if r['dispatch_id'] == 1}\n\
+        assert v == {'GRBM_COUNT': 33388, 'GRBM_GUI_ACTIVE': 33388, 'SQ_WAVES': 512, 'SQ_IFETCH': 8192,\n\
+                     'SQ_IFETCH_LEVEL': 6035, 'SQ_ACCUM_PREV_HIRES': 679208}, v\n";
+    let output = Command::new("python3").arg("-c").arg(script).arg(&dir).output().unwrap();
+    assert!(output.status.success(), "{}", stderr(&output));
+    std::fs::remove_dir_all(dir).unwrap();
+}
+
+#[test]
+fn a_malformed_rocprof_v1_csv_is_named_by_line_and_column() {
+    let dir = scratch("v1-bad");
+    std::fs::create_dir_all(&dir).unwrap();
+    let file = dir.join("results.csv");
+    std::fs::write(
+        &file,
+        "Index,KernelName,gpu-id,queue-id,queue-index,pid,tid,grd,wgr,lds,scr,arch_vgpr,accum_vgpr,sgpr,wave_size,\
+         sig,obj,SQ_WAVES,DispatchNs,BeginNs,EndNs,CompleteNs\n\
+         0,\"k(int) [clone .kd]\",0,0,0,7,7,256,64,0,0,8,0,16,64,0x0,0x0,4,1,2,3,4\n\
+         1,\"k(int) [clone .kd]\",0,0,1,7,7,256,64,0,0,8,0,16,64,0x0,0x0,four,5,6,7,8\n",
+    )
+    .unwrap();
+    let out = dir.join("data");
+    let output = import(&[file], &out);
+    assert!(!output.status.success());
+    let message = stderr(&output);
+    assert!(message.contains("results.csv:3: column SQ_WAVES") && message.contains("\"four\""), "{message}");
+    assert!(std::fs::read_dir(&out).map_or(true, |mut d| d.next().is_none()), "nothing written");
+    std::fs::remove_dir_all(dir).unwrap();
+}

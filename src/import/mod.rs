@@ -7,6 +7,7 @@
 
 pub mod aggregate;
 pub mod rocprof_v1;
+pub mod rocprof_v1_csv;
 pub mod rocprofv3;
 pub mod sink;
 
@@ -21,7 +22,7 @@ use sink::Sink;
 #[derive(Debug, Clone, Serialize)]
 pub struct Imported {
     pub input: String,
-    /// `rocprofv3 CSV`, `rocpd SQLite` or `rocprof v1 JSON`.
+    /// `rocprofv3 CSV`, `rocpd SQLite`, `rocprof v1 CSV` or `rocprof v1 JSON`.
     pub format: &'static str,
     /// Rows read per source file (or, for a database, per kind).
     pub files: Vec<(String, u64)>,
@@ -96,6 +97,10 @@ fn import_into(inputs: &[PathBuf], staging: &Path, stem: &str) -> Result<(Vec<Im
                     files: read.rows,
                     skipped: read.skipped,
                 });
+            } else if rocprof_v1_csv::looks_like(&head) {
+                let rows = rocprof_v1_csv::read(input, &mut sink)?;
+                let files = vec![(shown.clone(), rows)];
+                imported.push(Imported { input: shown, format: "rocprof v1 CSV", files, skipped: Vec::new() });
             } else if rocprof_v1::looks_like(&head) {
                 let rows = rocprof_v1::read(input, &mut sink)?;
                 let files = vec![(shown.clone(), rows)];
@@ -104,8 +109,8 @@ fn import_into(inputs: &[PathBuf], staging: &Path, stem: &str) -> Result<(Vec<Im
                 return Err(Error::Io {
                     path: shown,
                     source: std::io::Error::other(
-                        "not a format rocprof-rs imports: a rocprofv3 CSV directory, a rocpd database (.db) \
-                         or a rocprof v1 results.json",
+                        "not a format rocprof-rs imports: a rocprofv3 CSV directory, a rocpd database (.db), \
+                         or rocprof v1's results.csv or results.json",
                     ),
                 });
             }

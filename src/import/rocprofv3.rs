@@ -75,7 +75,7 @@ impl Kind {
 }
 
 /// One CSV file being read: its header, and the line of the record in hand.
-struct Table {
+pub(super) struct Table {
     path: String,
     columns: HashMap<String, usize>,
     record: StringRecord,
@@ -86,7 +86,7 @@ struct Table {
 }
 
 impl Table {
-    fn open(path: &Path, default_pid: Option<u32>) -> Result<Table> {
+    pub(super) fn open(path: &Path, default_pid: Option<u32>) -> Result<Table> {
         let shown = path.display().to_string();
         let file = std::fs::File::open(path).map_err(|source| Error::Io { path: shown.clone(), source })?;
         let mut reader = csv::ReaderBuilder::new().flexible(false).from_reader(file);
@@ -96,52 +96,59 @@ impl Table {
         Ok(Table { path: shown, columns, record: StringRecord::new(), line: 1, reader, pid })
     }
 
+    /// The header's column names.
+    pub(super) fn header(&self) -> impl Iterator<Item = &str> {
+        let mut columns: Vec<(&str, usize)> = self.columns.iter().map(|(c, &i)| (c.as_str(), i)).collect();
+        columns.sort_by_key(|&(_, i)| i);
+        columns.into_iter().map(|(c, _)| c)
+    }
+
     /// Reads the next record; false at the end.
-    fn next(&mut self) -> Result<bool> {
+    pub(super) fn next(&mut self) -> Result<bool> {
         let more = self.reader.read_record(&mut self.record).map_err(|e| csv_error(&self.path, &e))?;
         self.line = self.record.position().map_or(self.line + 1, |p| p.line());
         Ok(more)
     }
 
-    fn error(&self, column: &str, message: impl Into<String>) -> Error {
+    pub(super) fn error(&self, column: &str, message: impl Into<String>) -> Error {
         Error::Parse { path: self.path.clone(), line: self.line, column: column.to_owned(), message: message.into() }
     }
 
-    fn has(&self, column: &str) -> bool {
+    pub(super) fn has(&self, column: &str) -> bool {
         self.columns.contains_key(column)
     }
 
-    fn text(&self, column: &str) -> Result<&str> {
+    pub(super) fn text(&self, column: &str) -> Result<&str> {
         let index = *self.columns.get(column).ok_or_else(|| self.error(column, "missing from the header"))?;
         Ok(self.record.get(index).unwrap_or(""))
     }
 
-    fn u64(&self, column: &str) -> Result<u64> {
+    pub(super) fn u64(&self, column: &str) -> Result<u64> {
         let text = self.text(column)?.trim();
         text.parse().map_err(|_| self.error(column, format!("expected an unsigned integer, found {text:?}")))
     }
 
     /// An unsigned integer that fits a 32-bit column.
-    fn i32(&self, column: &str) -> Result<i32> {
+    pub(super) fn i32(&self, column: &str) -> Result<i32> {
         let value = self.u64(column)?;
         i32::try_from(value).map_err(|_| self.error(column, format!("{value} is too large (at most {})", i32::MAX)))
     }
 
     /// An unsigned integer that fits a 64-bit signed column.
-    fn i64(&self, column: &str) -> Result<i64> {
+    pub(super) fn i64(&self, column: &str) -> Result<i64> {
         let value = self.u64(column)?;
         i64::try_from(value).map_err(|_| self.error(column, format!("{value} is too large (at most {})", i64::MAX)))
     }
 
-    fn i32_or(&self, column: &str) -> Result<i32> {
+    pub(super) fn i32_or(&self, column: &str) -> Result<i32> {
         if self.has(column) { self.i32(column) } else { Ok(0) }
     }
 
-    fn u64_or(&self, column: &str, default: u64) -> Result<u64> {
+    pub(super) fn u64_or(&self, column: &str, default: u64) -> Result<u64> {
         if self.has(column) { self.u64(column) } else { Ok(default) }
     }
 
-    fn f64(&self, column: &str) -> Result<f64> {
+    pub(super) fn f64(&self, column: &str) -> Result<f64> {
         let text = self.text(column)?.trim();
         text.parse().map_err(|_| self.error(column, format!("expected a number, found {text:?}")))
     }

@@ -14,7 +14,7 @@ pub mod agent;
 pub mod read;
 pub mod write;
 
-use std::hash::{BuildHasher, Hash, Hasher};
+use std::hash::BuildHasher;
 
 /// The schema files in the order rocprofv3 runs them (generateRocpd.cpp); the indexes file is
 /// all comments in ROCm 7.0 and runs last, as there.
@@ -46,9 +46,9 @@ impl Identity {
         let ms = start_ns / 1_000_000;
         let mut random = [0u8; 10];
         for (i, chunk) in random.chunks_mut(8).enumerate() {
-            let mut h = std::collections::hash_map::RandomState::new().build_hasher();
-            (salt, i, std::time::SystemTime::now()).hash(&mut h);
-            chunk.copy_from_slice(&h.finish().to_be_bytes()[..chunk.len()]);
+            let state = std::collections::hash_map::RandomState::new();
+            let random = state.hash_one((salt, i, std::time::SystemTime::now()));
+            chunk.copy_from_slice(&random.to_be_bytes()[..chunk.len()]);
         }
         let mut b = [0u8; 16];
         b[..6].copy_from_slice(&ms.to_be_bytes()[2..]);
