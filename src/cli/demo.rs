@@ -77,18 +77,15 @@ pub fn demo(args: DemoArgs) -> ExitCode {
         eprintln!("rocprof-rs: {} is not empty and holds no earlier demo: choose another with -d", out.display());
         return ExitCode::FAILURE;
     }
-    let mode = match (args.simulate, rocprof_rs::workload::gpu()) {
-        (false, Ok(_)) => Mode::Gpu,
-        (true, _) => Mode::Simulated,
-        (false, Err(why)) => {
-            println!("No GPU to profile ({why}).");
-            Mode::Simulated
-        }
+    let (mode, why) = match (args.simulate, rocprof_rs::workload::gpu()) {
+        (false, Ok(_)) => (Mode::Gpu, None),
+        (true, _) => (Mode::Simulated, None),
+        (false, Err(why)) => (Mode::Simulated, Some(why)),
     };
     let _ = std::fs::remove_dir_all(out);
     let ran = match mode {
         Mode::Gpu => real(&exe, &args),
-        Mode::Simulated => simulated(&exe, &args),
+        Mode::Simulated => simulated(&exe, &args, why),
     };
     if let Err(e) = ran {
         eprintln!("rocprof-rs: {e}");
@@ -136,7 +133,7 @@ fn real(exe: &Path, args: &DemoArgs) -> Result<(), String> {
 }
 
 /// Runs the simulated application under the real tool and the simulated SDK.
-fn simulated(exe: &Path, args: &DemoArgs) -> Result<(), String> {
+fn simulated(exe: &Path, args: &DemoArgs, why: Option<String>) -> Result<(), String> {
     let dir = exe.parent().unwrap_or(Path::new(".")).to_path_buf();
     let needed = ["rocprof-sim", "librocprofiler_sdk_sim.so", "librocprof_rs.so"];
     let found: Vec<Option<PathBuf>> = needed.iter().map(|n| built(&dir, n)).collect();
@@ -148,7 +145,11 @@ fn simulated(exe: &Path, args: &DemoArgs) -> Result<(), String> {
             exe.display()
         ));
     };
-    println!("{BANNER}\n");
+    println!("{BANNER}");
+    if let Some(why) = why {
+        println!("(No GPU to profile: {why}.)");
+    }
+    println!();
     let status = Command::new(sim)
         .args(["--dispatches", &args.dispatches.to_string(), "--threads", "4", "--agents", "2", "--no-truth"])
         .arg("--sdk")
