@@ -68,6 +68,17 @@ pub enum Error {
         /// What is wrong with it.
         message: String,
     },
+    /// A JSON input has a value the reader cannot take; `at` is its JSON path.
+    #[error("{path}: {at}: {message}")]
+    Json {
+        /// The file.
+        path: String,
+        /// Where in the file, as a JSON path (`rocprofiler-sdk-tool[0].buffer_records...`).
+        at: String,
+        /// What is wrong, with the line and column where the parser knew them.
+        message: String,
+    },
+
     /// An input file (an import, a profile) has a value the reader cannot take.
     #[error("{path}:{line}: column {column}: {message}")]
     Parse {

@@ -158,10 +158,29 @@ fn stats_streams_a_traced_run_and_filters_by_process() {
     std::fs::remove_dir_all(dir).unwrap();
 }
 
+/// Exports `dir` as rocprofv3 CSV, and checks the JSON report names every file written with
+/// its rows.
 fn export(dir: &Path, out: &Path) {
-    let output =
-        rocprof_rs(&["export", dir.to_str().unwrap(), "--format", "rocprofv3-csv", "-o", out.to_str().unwrap()]);
+    let output = rocprof_rs(&[
+        "export",
+        dir.to_str().unwrap(),
+        "--format",
+        "rocprofv3-csv",
+        "-o",
+        out.to_str().unwrap(),
+        "--report",
+        "json",
+    ]);
     assert!(output.status.success(), "{}", stderr(&output));
+    let report: serde_json::Value = serde_json::from_slice(&output.stdout).expect("--report json prints JSON");
+    assert_eq!(report["format"], "rocprofv3-csv");
+    let reported = report["files"].as_array().unwrap();
+    assert_eq!(reported.len(), std::fs::read_dir(out).unwrap().count(), "{report}");
+    for file in reported {
+        let lines = std::fs::read_to_string(file["path"].as_str().unwrap()).unwrap().lines().count() as u64;
+        assert_eq!(file["count"].as_u64().unwrap() + 1, lines, "rows and a header: {file}");
+        assert_eq!(file["unit"], "rows");
+    }
 }
 
 /// The files of a directory, by name.
@@ -250,6 +269,25 @@ fn the_demo_profiles_the_simulated_workload_and_says_so() {
     let stats = stats(&dir.join("demo"));
     let calls: u64 = section(&stats, "kernel").iter().map(|k| k["calls"].as_u64().unwrap()).sum();
     assert_eq!(calls, 3000);
+    std::fs::remove_dir_all(dir).unwrap();
+}
+
+#[test]
+fn the_demo_as_json_prints_one_object_and_nothing_else() {
+    let dir = scratch("demo-json");
+    let output = Command::new(env!("CARGO_BIN_EXE_rocprof-rs"))
+        .args(["demo", "--dispatches", "500", "--simulate", "--top", "1000", "--format", "json", "-d"])
+        .arg(dir.join("demo"))
+        .env_remove("ROCP_TOOL_LIBRARIES")
+        .output()
+        .unwrap();
+    assert!(output.status.success(), "{}", stderr(&output));
+    let report: serde_json::Value = serde_json::from_slice(&output.stdout).expect("only JSON on standard output");
+    assert_eq!(report["simulated"], true);
+    assert!(stderr(&output).starts_with("SIMULATED: no GPU here"), "the banner still shows, on stderr");
+    assert!(std::path::Path::new(report["perfetto"].as_str().unwrap()).is_file());
+    let calls: u64 = section(&report["stats"], "kernel").iter().map(|k| k["calls"].as_u64().unwrap()).sum();
+    assert_eq!(calls, 500);
     std::fs::remove_dir_all(dir).unwrap();
 }
 

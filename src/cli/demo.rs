@@ -31,6 +31,23 @@ pub struct DemoArgs {
     /// Names per table.
     #[arg(long, default_value_t = 8)]
     top: usize,
+    /// text, or json: one JSON object on standard output (what ran, where the files are, the
+    /// statistics), everything else on standard error.
+    #[arg(long, value_name = "text|json", default_value = "text")]
+    format: super::TextOrJson,
+}
+
+/// What `demo --format json` prints.
+#[derive(Debug, serde::Serialize)]
+struct Report<'a> {
+    /// True when the numbers come from the simulator, not a GPU.
+    simulated: bool,
+    /// Why no GPU was profiled, where none was.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    no_gpu: Option<&'a str>,
+    dataset: &'a Path,
+    perfetto: &'a Path,
+    stats: &'a [stats::SectionStats],
 }
 
 /// The options of the hidden `demo-workload` command: the real HIP program the demo profiles.
@@ -83,9 +100,10 @@ pub fn demo(args: DemoArgs) -> ExitCode {
         (false, Err(why)) => (Mode::Simulated, Some(why)),
     };
     let _ = std::fs::remove_dir_all(out);
+    let json = args.format == super::TextOrJson::Json;
     let ran = match mode {
         Mode::Gpu => real(&exe, &args),
-        Mode::Simulated => simulated(&exe, &args, why),
+        Mode::Simulated => simulated(&exe, &args, why.as_deref()),
     };
     if let Err(e) = ran {
         eprintln!("rocprof-rs: {e}");
@@ -93,22 +111,40 @@ pub fn demo(args: DemoArgs) -> ExitCode {
     }
     let label = mode.label();
     let options = Options { top: Some(args.top), ..Options::default() };
-    match stats::compute(out, &Section::ALL, &options) {
-        Ok(sections) => {
-            println!();
-            for section in &sections {
-                println!("{}", render::table(section, 60));
-            }
-        }
+    let sections = match stats::compute(out, &Section::ALL, &options) {
+        Ok(sections) => sections,
         Err(e) => {
             eprintln!("rocprof-rs: cannot summarise {}: {e}", out.display());
             return ExitCode::FAILURE;
         }
-    }
+    };
     let trace = out.join(format!("{NAME}.pftrace"));
     if let Err(e) = rocprof_rs::export::perfetto::export(out, &trace) {
         eprintln!("rocprof-rs: cannot write the Perfetto trace: {e}");
         return ExitCode::FAILURE;
+    }
+    if json {
+        let report = Report {
+            simulated: mode == Mode::Simulated,
+            no_gpu: why.as_deref(),
+            dataset: out,
+            perfetto: &trace,
+            stats: &sections,
+        };
+        return match serde_json::to_string_pretty(&report) {
+            Ok(text) => {
+                println!("{text}");
+                ExitCode::SUCCESS
+            }
+            Err(e) => {
+                eprintln!("rocprof-rs: cannot encode the report as JSON: {e}");
+                ExitCode::FAILURE
+            }
+        };
+    }
+    println!();
+    for section in &sections {
+        println!("{}", render::table(section, 60));
     }
     println!("{label}dataset (Parquet, one folder per table): {}", out.display());
     println!("{label}Perfetto trace (open it in ui.perfetto.dev): {}", trace.display());
@@ -120,20 +156,26 @@ pub fn demo(args: DemoArgs) -> ExitCode {
 
 /// Profiles the real HIP program through `rocprof-rs run`, as a user would.
 fn real(exe: &Path, args: &DemoArgs) -> Result<(), String> {
-    println!("Profiling a real HIP program (a hiprtc vector add, {} launches) on this machine's GPU.\n", args.launches);
+    let say = Say(args.format);
+    say.line(&format!(
+        "Profiling a real HIP program (a hiprtc vector add, {} launches) on this machine's GPU.\n",
+        args.launches
+    ));
     let status = Command::new(exe)
         .args(["run", "--kernel-trace", "--hip-trace", "--memory-copy-trace", "--preset", "basic", "--quiet", "-d"])
         .arg(&args.output_directory)
         .args(["-o", NAME, "--"])
         .arg(exe)
         .args(["demo-workload", "--launches", &args.launches.to_string()])
+        .stdout(say.child())
         .status()
         .map_err(|e| format!("cannot start {}: {e}", exe.display()))?;
     if status.success() { Ok(()) } else { Err(format!("the profiled HIP program failed ({status})")) }
 }
 
 /// Runs the simulated application under the real tool and the simulated SDK.
-fn simulated(exe: &Path, args: &DemoArgs, why: Option<String>) -> Result<(), String> {
+fn simulated(exe: &Path, args: &DemoArgs, why: Option<&str>) -> Result<(), String> {
+    let say = Say(args.format);
     let dir = exe.parent().unwrap_or(Path::new(".")).to_path_buf();
     let needed = ["rocprof-sim", "librocprofiler_sdk_sim.so", "librocprof_rs.so"];
     let found: Vec<Option<PathBuf>> = needed.iter().map(|n| built(&dir, n)).collect();
@@ -145,11 +187,11 @@ fn simulated(exe: &Path, args: &DemoArgs, why: Option<String>) -> Result<(), Str
             exe.display()
         ));
     };
-    println!("{BANNER}");
+    say.line(BANNER);
     if let Some(why) = why {
-        println!("(No GPU to profile: {why}.)");
+        say.line(&format!("(No GPU to profile: {why}.)"));
     }
-    println!();
+    say.line("");
     let status = Command::new(sim)
         .args(["--dispatches", &args.dispatches.to_string(), "--threads", "4", "--agents", "2", "--no-truth"])
         .arg("--sdk")
@@ -160,9 +202,36 @@ fn simulated(exe: &Path, args: &DemoArgs, why: Option<String>) -> Result<(), Str
         .env("ROCPROF_RS_DOMAINS", "kernel,hip_api,memory_copy,marker,scratch_memory,memory_allocation")
         .env("ROCPROF_RS_COUNTER_PRESET", "basic")
         .env_remove("LD_PRELOAD")
+        .stdout(say.child())
         .status()
         .map_err(|e| format!("cannot start the simulated application: {e}"))?;
     if status.success() { Ok(()) } else { Err(format!("the simulated application failed ({status})")) }
+}
+
+/// Where the demo's running commentary goes: standard output, or standard error when standard
+/// output is kept for the JSON report.
+#[derive(Debug, Clone, Copy)]
+struct Say(super::TextOrJson);
+
+impl Say {
+    fn line(self, text: &str) {
+        match self.0 {
+            super::TextOrJson::Json => eprintln!("{text}"),
+            super::TextOrJson::Text => println!("{text}"),
+        }
+    }
+
+    /// A child's standard output.
+    fn child(self) -> std::process::Stdio {
+        use std::os::fd::AsFd as _;
+        match self.0 {
+            super::TextOrJson::Json => match std::io::stderr().as_fd().try_clone_to_owned() {
+                Ok(fd) => fd.into(),
+                Err(_) => std::process::Stdio::null(),
+            },
+            super::TextOrJson::Text => std::process::Stdio::inherit(),
+        }
+    }
 }
 
 /// Runs `demo-workload`: the real HIP program, in the process `rocprof-rs run` profiles.

@@ -30,6 +30,18 @@ pub struct ExportArgs {
     /// trace.pftrace) for Perfetto.
     #[arg(short = 'o', long, value_name = "PATH")]
     output: PathBuf,
+    /// text, or json: the files written as one JSON object (`--format` names what is written).
+    #[arg(long, value_name = "text|json", default_value = "text")]
+    report: super::TextOrJson,
+}
+
+/// One file `export` wrote, as `--report json` prints it.
+#[derive(Debug, serde::Serialize)]
+struct Written {
+    path: PathBuf,
+    /// Rows, slices or events, as `unit` says.
+    count: u64,
+    unit: &'static str,
 }
 
 /// Runs `export`.
@@ -46,14 +58,27 @@ pub fn export(args: ExportArgs) -> ExitCode {
     };
     match result {
         Ok(files) => {
-            for (file, rows) in files {
-                let path = if args.output.is_dir() { args.output.join(file) } else { args.output.clone() };
-                let what = match args.format {
-                    ExportFormat::Perfetto => "slices",
-                    ExportFormat::Rocpd => "events",
-                    ExportFormat::Rocprofv3Csv => "rows",
-                };
-                println!("{} ({rows} {what})", path.display());
+            let unit = match args.format {
+                ExportFormat::Perfetto => "slices",
+                ExportFormat::Rocpd => "events",
+                ExportFormat::Rocprofv3Csv => "rows",
+            };
+            let written: Vec<Written> = files
+                .into_iter()
+                .map(|(file, count)| Written {
+                    path: if args.output.is_dir() { args.output.join(file) } else { args.output.clone() },
+                    count,
+                    unit,
+                })
+                .collect();
+            if args.report == super::TextOrJson::Json {
+                let format = args.format.to_possible_value().map(|v| v.get_name().to_owned()).unwrap_or_default();
+                let report = serde_json::json!({ "format": format, "files": written });
+                println!("{}", serde_json::to_string_pretty(&report).unwrap_or_default());
+            } else {
+                for w in &written {
+                    println!("{} ({} {})", w.path.display(), w.count, w.unit);
+                }
             }
             ExitCode::SUCCESS
         }

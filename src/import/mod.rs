@@ -9,6 +9,7 @@ pub mod aggregate;
 pub mod rocprof_v1;
 pub mod rocprof_v1_csv;
 pub mod rocprofv3;
+pub mod rocprofv3_json;
 pub mod sink;
 
 use std::path::{Path, PathBuf};
@@ -22,7 +23,7 @@ use sink::Sink;
 #[derive(Debug, Clone, Serialize)]
 pub struct Imported {
     pub input: String,
-    /// `rocprofv3 CSV`, `rocpd SQLite`, `rocprof v1 CSV` or `rocprof v1 JSON`.
+    /// `rocprofv3 CSV`, `rocprofv3 JSON`, `rocpd SQLite`, `rocprof v1 CSV` or `rocprof v1 JSON`.
     pub format: &'static str,
     /// Rows read per source file (or, for a database, per kind).
     pub files: Vec<(String, u64)>,
@@ -97,6 +98,14 @@ fn import_into(inputs: &[PathBuf], staging: &Path, stem: &str) -> Result<(Vec<Im
                     files: read.rows,
                     skipped: read.skipped,
                 });
+            } else if rocprofv3_json::looks_like(&head) {
+                let read = rocprofv3_json::read(input, &mut sink)?;
+                imported.push(Imported {
+                    input: shown,
+                    format: "rocprofv3 JSON",
+                    files: read.rows,
+                    skipped: read.skipped,
+                });
             } else if rocprof_v1_csv::looks_like(&head) {
                 let rows = rocprof_v1_csv::read(input, &mut sink)?;
                 let files = vec![(shown.clone(), rows)];
@@ -109,8 +118,8 @@ fn import_into(inputs: &[PathBuf], staging: &Path, stem: &str) -> Result<(Vec<Im
                 return Err(Error::Io {
                     path: shown,
                     source: std::io::Error::other(
-                        "not a format rocprof-rs imports: a rocprofv3 CSV directory, a rocpd database (.db), \
-                         or rocprof v1's results.csv or results.json",
+                        "not a format rocprof-rs imports: a rocprofv3 CSV directory, rocprofv3's results.json, \
+                         a rocpd database (.db), or rocprof v1's results.csv or results.json",
                     ),
                 });
             }

@@ -64,10 +64,9 @@ pub fn read(path: &Path, sink: &mut Sink) -> Result<u64> {
         column: format!("character {}", e.column()),
         message: e.to_string(),
     })?;
-    let events = json.get("traceEvents").and_then(Value::as_array).ok_or_else(|| Error::Parse {
+    let events = json.get("traceEvents").and_then(Value::as_array).ok_or_else(|| Error::Json {
         path: shown.clone(),
-        line: 1,
-        column: "traceEvents".into(),
+        at: "traceEvents".into(),
         message: "no traceEvents array: not a rocprof v1 trace".into(),
     })?;
     let pid_key = |e: &Value| e.get("pid").map(|p| p.to_string().trim_matches('"').to_owned()).unwrap_or_default();
@@ -85,11 +84,10 @@ pub fn read(path: &Path, sink: &mut Sink) -> Result<u64> {
         if event.get("ph").and_then(Value::as_str) != Some("X") {
             continue;
         }
-        let error = |column: &str, message: &str| Error::Parse {
+        let error = |key: &str, message: &str| Error::Json {
             path: shown.clone(),
-            line: 0,
-            column: column.to_owned(),
-            message: format!("traceEvents[{index}]: {message}"),
+            at: format!("traceEvents[{index}].{key}"),
+            message: message.to_owned(),
         };
         let Some(&kind) = tracks.get(&pid_key(event)) else { continue };
         let begin = number(field(event, "BeginNs")).ok_or_else(|| error("args.BeginNs", "missing or not a number"))?;
