@@ -8,6 +8,7 @@
 //! Layers, after cudarc: `rocprofiler_sdk_sys` (declarations and function tables) → [`error`]
 //! and [`handles`] (checked results and typed ids) → the services built on them.
 
+pub mod analysis;
 pub mod compat;
 pub mod config;
 pub mod counters;

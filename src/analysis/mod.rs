@@ -1,0 +1,7 @@
+//! Analysis: where each kernel stands against what its GPU can do.
+//!
+//! [`specs`] is the GPU database (peaks and bandwidths with their sources) and the device a
+//! trace ran on. The conventions behind every number (what a FLOP is, how packed and matrix
+//! instructions count, how partitions divide a part) are in this folder's README.md.
+
+pub mod specs;
