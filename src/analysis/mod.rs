@@ -4,5 +4,7 @@
 //! trace ran on. The conventions behind every number (what a FLOP is, how packed and matrix
 //! instructions count, how partitions divide a part) are in this folder's README.md.
 
+pub mod bottleneck;
+pub mod occupancy;
 pub mod roofline;
 pub mod specs;
