@@ -5,6 +5,7 @@
 //! instructions count, how partitions divide a part) are in this folder's README.md.
 
 pub mod bottleneck;
+pub mod diff;
 pub mod occupancy;
 pub mod roofline;
 pub mod specs;

@@ -111,6 +111,20 @@ impl Summary {
         }
     }
 
+    /// Every non-empty bucket in ascending order of duration, as (its lowest duration, its
+    /// count): what a rank test needs. Two summaries' buckets of the same lowest duration are
+    /// the same range.
+    pub fn buckets(&self) -> impl Iterator<Item = (u64, u64)> + '_ {
+        let small = self.small.iter().enumerate().map(|(value, &n)| (value as u64, n));
+        let large = self.buckets.iter().enumerate().flat_map(|(exponent, bucket)| {
+            let width = 1u64 << (exponent as u32).saturating_sub(SUB_BITS);
+            bucket.iter().flat_map(move |b| {
+                b.iter().enumerate().map(move |(sub, &n)| ((1u64 << exponent) + sub as u64 * width, n))
+            })
+        });
+        small.chain(large).filter(|&(_, n)| n > 0)
+    }
+
     /// The `q`-quantile (0..=1): the smallest bucket whose cumulative count reaches `q`, as its
     /// midpoint, clamped to the observed range.
     pub fn quantile(&self, q: f64) -> u64 {
@@ -177,6 +191,18 @@ mod tests {
         assert!((a.stddev() - all.stddev()).abs() / all.stddev() < 1e-9);
         assert_eq!(a.quantile(0.5), all.quantile(0.5));
         assert_eq!(a.quantile(0.99), all.quantile(0.99));
+    }
+
+    #[test]
+    fn buckets_ascend_and_hold_every_duration() {
+        let mut s = Summary::default();
+        for v in [3u64, 3, 255, 256, 257, 1_000_000, 999_999, 1 << 40] {
+            s.add(v);
+        }
+        let buckets: Vec<(u64, u64)> = s.buckets().collect();
+        assert!(buckets.windows(2).all(|w| w[0].0 < w[1].0), "{buckets:?}");
+        assert_eq!(buckets.iter().map(|b| b.1).sum::<u64>(), s.count);
+        assert_eq!(buckets[0], (3, 2));
     }
 
     #[test]
