@@ -60,6 +60,10 @@ enum Command {
     /// rocprofv3 run unchanged; as rocpd databases, which AMD's rocpd tools open; or as a
     /// Perfetto trace for ui.perfetto.dev.
     Export(cli::ExportArgs),
+    /// Compare two runs kernel by kernel: the change in median time, the confidence of a rank
+    /// test over the per-dispatch durations, and kernels new or missing. Exits 1 when any
+    /// kernel regressed beyond --threshold, for CI (2 on an error).
+    Diff(cli::DiffArgs),
 }
 
 fn main() -> ExitCode {
@@ -73,6 +77,7 @@ fn main() -> ExitCode {
         Command::Stats(args) => cli::stats(args),
         Command::Import(args) => cli::import(args),
         Command::Export(args) => cli::export(args),
+        Command::Diff(args) => cli::diff(args),
     }
 }
 

@@ -7,6 +7,7 @@
 
 mod avail;
 mod demo;
+mod diff;
 mod env;
 mod export;
 mod flags;
@@ -19,6 +20,7 @@ mod tool_path;
 
 pub use avail::{AvailArgs, TextOrJson, avail};
 pub use demo::{DemoArgs, WorkloadArgs, demo, workload};
+pub use diff::{DiffArgs, diff};
 pub use export::{ExportArgs, export};
 pub use flags::{RunArgs, variables_help};
 pub use import::{ImportArgs, import};
