@@ -64,6 +64,11 @@ enum Command {
     /// test over the per-dispatch durations, and kernels new or missing. Exits 1 when any
     /// kernel regressed beyond --threshold, for CI (2 on an error).
     Diff(cli::DiffArgs),
+    /// Each kernel's roofline position (from counters: collect --preset roofline), bottleneck
+    /// class (MEMORY, COMPUTE, LATENCY, LDS, CACHE) with the evidence, and recommendations
+    /// with their expected gain; --svg writes the roofline chart. Reads a dataset, or seed
+    /// 001's results JSON.
+    Analyze(cli::AnalyzeArgs),
 }
 
 fn main() -> ExitCode {
@@ -78,6 +83,7 @@ fn main() -> ExitCode {
         Command::Import(args) => cli::import(args),
         Command::Export(args) => cli::export(args),
         Command::Diff(args) => cli::diff(args),
+        Command::Analyze(args) => cli::analyze(args),
     }
 }
 

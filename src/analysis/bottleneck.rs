@@ -29,6 +29,9 @@ pub const IDLE_SHARE: f64 = 0.5;
 pub const LOW_OCCUPANCY: f64 = 0.25;
 /// Below this efficiency against the binding roof, the kernel reaches no roof: it waits.
 pub const NO_ROOF: f64 = 0.2;
+/// Above this share of its roof a kernel's numbers are inconsistent (a wrong device, a lower
+/// real clock, counters of another run): said in the evidence, never hidden.
+pub const ABOVE_ROOF: f64 = 1.05;
 /// LDS bank-conflict cycles per active LDS cycle from which conflicts matter.
 pub const LDS_CONFLICTS: f64 = 0.1;
 /// L2 hit rates below this, on a memory-bound kernel, mean the working set thrashes the cache.
@@ -157,6 +160,10 @@ pub fn diagnose(k: &Kernel, device: Option<&Device<'_>>) -> Diagnosis {
         findings.push(Finding { class: Class::Latency, evidence: latency });
     }
 
+    let above = efficiency.filter(|&e| e > ABOVE_ROOF).map(|e| {
+        format!("at {} of its roof, above it: the counters, the clock or the device named do not match the run", pct(e))
+    });
+
     // The roofline: MEMORY, CACHE, LDS or COMPUTE by the roof that binds.
     if let Some(p) = top {
         let bound = p.levels.iter().find(|l| Some(l.level) == p.bound_by);
@@ -275,10 +282,11 @@ pub fn diagnose(k: &Kernel, device: Option<&Device<'_>>) -> Diagnosis {
         Class::Unknown
     };
     let (mut main, also): (Vec<Finding>, Vec<Finding>) = findings.into_iter().partition(|f| f.class == primary);
-    let evidence = match main.pop() {
+    let mut evidence = match main.pop() {
         Some(f) => f.evidence,
         None => vec!["no counters or estimates: collect the roofline preset (--preset roofline) to classify it".into()],
     };
+    evidence.extend(above);
     recs.retain(|r| r.expected_gain > 0.005);
     // The primary class's remedies first, each group by expected gain.
     recs.sort_by(|a, b| {
@@ -409,6 +417,15 @@ mod tests {
         assert_eq!(d.class, Class::Latency, "{d:#?}");
         assert!(d.recommendations.iter().any(|r| r.action == "Use fewer VGPRs: 2 waves per SIMD need at most 256"));
         assert_eq!(d.also[0].class, Class::Memory);
+    }
+
+    #[test]
+    fn a_kernel_above_its_roof_says_so() {
+        // 100 TFLOP/s of FP64 on the vector units: above MI300X's 81.7.
+        let k = kernel(1.0, Precision::Fp64, Pipe::Vector, 100e9, &[(Level::Dram, 1e6)]);
+        let d = diagnose(&k, Some(&mi300x()));
+        assert_eq!(d.class, Class::Compute);
+        assert!(d.evidence.iter().any(|e| e.contains("above it")), "{:?}", d.evidence);
     }
 
     #[test]

@@ -5,7 +5,12 @@
 //! instructions count, how partitions divide a part) are in this folder's README.md.
 
 pub mod bottleneck;
+pub mod dataset;
 pub mod diff;
 pub mod occupancy;
+pub mod report;
 pub mod roofline;
 pub mod specs;
+
+pub use report::{Analysis, KernelAnalysis, Options, analyze};
+pub mod svg;

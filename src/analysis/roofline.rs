@@ -68,6 +68,7 @@ impl Family {
 #[derive(Debug, Clone, Default, Serialize)]
 pub struct Work {
     /// FLOPs (operations, for integer precisions), by precision and pipe.
+    #[serde(serialize_with = "ops_list")]
     pub ops: BTreeMap<(Precision, Pipe), f64>,
     /// Bytes moved at each level.
     pub bytes: BTreeMap<Level, f64>,
@@ -75,6 +76,22 @@ pub struct Work {
     pub missing: Vec<String>,
     /// Caveats on what was counted.
     pub notes: Vec<String>,
+}
+
+/// `ops` as JSON can hold it: a list of `{precision, pipe, ops}`.
+fn ops_list<S: serde::Serializer>(ops: &BTreeMap<(Precision, Pipe), f64>, s: S) -> Result<S::Ok, S::Error> {
+    use serde::ser::SerializeSeq as _;
+    #[derive(Serialize)]
+    struct Entry {
+        precision: Precision,
+        pipe: Pipe,
+        ops: f64,
+    }
+    let mut seq = s.serialize_seq(Some(ops.len()))?;
+    for (&(precision, pipe), &ops) in ops {
+        seq.serialize_element(&Entry { precision, pipe, ops })?;
+    }
+    seq.end()
 }
 
 /// Counter values by name (summed over instances and over the kernel's dispatches).
@@ -96,7 +113,7 @@ impl Counters for BTreeMap<String, f64> {
 
 /// The first of `names` the counters hold, each also tried with and without the SDK's `_sum`
 /// suffix (the sum over a block's instances, which is what our rows hold either way).
-fn any(c: &dyn Counters, names: &[&str]) -> Option<f64> {
+pub fn any(c: &dyn Counters, names: &[&str]) -> Option<f64> {
     names.iter().find_map(|name| {
         c.get(name).or_else(|| match name.strip_suffix("_sum") {
             Some(bare) => c.get(bare),

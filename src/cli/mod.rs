@@ -5,6 +5,7 @@
 //! Everything that decides a value is a pure function with unit tests; only [`launch`] touches
 //! processes and signals.
 
+mod analyze;
 mod avail;
 mod demo;
 mod diff;
@@ -18,6 +19,7 @@ mod run;
 mod stats;
 mod tool_path;
 
+pub use analyze::{AnalyzeArgs, analyze};
 pub use avail::{AvailArgs, TextOrJson, avail};
 pub use demo::{DemoArgs, WorkloadArgs, demo, workload};
 pub use diff::{DiffArgs, diff};

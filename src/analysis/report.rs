@@ -1,0 +1,301 @@
+//! `analyze`: each kernel's roofline position, bottleneck class and recommendations, from our
+//! dataset or from seed 001's results JSON.
+
+use std::collections::BTreeMap;
+use std::path::Path;
+
+use serde::{Deserialize, Serialize};
+
+use super::bottleneck::{self, Diagnosis, Kernel};
+use super::dataset::{AgentRow, Dataset};
+use super::occupancy::{self, Occupancy, Resources, Target};
+use super::roofline::{self, Family, Point, Work};
+use super::specs::{Database, Device, Gpu, Level, Pipe, Precision};
+use crate::error::{Error, Result};
+
+/// What to analyse, and against what.
+#[derive(Debug, Clone, Default)]
+pub struct Options {
+    /// Only this process.
+    pub pid: Option<u32>,
+    /// Only kernels whose name matches.
+    pub kernel: Option<regex::Regex>,
+    /// The database's part to use for every GPU (its id, e.g. `mi300x`), where the trace does
+    /// not say or says wrong.
+    pub gpu: Option<String>,
+    /// The precision and pipe of estimated FLOPs (seed 001's `flops_estimated`).
+    pub estimated: Option<(Precision, Pipe)>,
+}
+
+/// One kernel's analysis.
+#[derive(Debug, Clone, Serialize)]
+pub struct KernelAnalysis {
+    pub name: String,
+    pub pid: u32,
+    pub agent_id: u64,
+    /// The database's part it ran on, where known.
+    pub gpu: Option<String>,
+    pub calls: u64,
+    pub total_ns: f64,
+    pub mean_ns: f64,
+    /// Its share of all analysed kernels' time.
+    pub share: f64,
+    pub occupancy: Option<Occupancy>,
+    /// One average dispatch's work, where counters (or estimates) give it.
+    pub work: Option<Work>,
+    pub points: Vec<Point>,
+    pub diagnosis: Diagnosis,
+}
+
+/// A device's ceilings, for the chart and the report.
+#[derive(Debug, Clone, Serialize)]
+pub struct Ceilings {
+    pub gpu: String,
+    pub name: String,
+    /// TFLOP/s (TOP/s) per precision and pipe, as counters can reach them.
+    pub peaks: Vec<(Precision, Pipe, f64)>,
+    /// TB/s per level.
+    pub bandwidths: Vec<(Level, f64)>,
+}
+
+/// The whole analysis.
+#[derive(Debug, Clone, Serialize)]
+pub struct Analysis {
+    pub kernels: Vec<KernelAnalysis>,
+    pub devices: Vec<Ceilings>,
+    pub notes: Vec<String>,
+}
+
+fn ceilings(device: &Device<'_>) -> Ceilings {
+    let mut peaks = Vec::new();
+    for precision in Precision::ALL {
+        for pipe in [Pipe::Vector, Pipe::Matrix] {
+            if let Some(p) = roofline::counted_peak(device, precision, pipe) {
+                peaks.push((precision, pipe, p));
+            }
+        }
+    }
+    let bandwidths = Level::ALL.iter().filter_map(|&l| device.bandwidth(l).map(|b| (l, b))).collect();
+    Ceilings { gpu: device.gpu.id.clone(), name: device.gpu.name.clone(), peaks, bandwidths }
+}
+
+/// Analyses the dataset in `dir`, or seed 001's results JSON if `dir` is such a file.
+pub fn analyze(path: &Path, options: &Options) -> Result<Analysis> {
+    let db = Database::builtin()?;
+    let forced = match &options.gpu {
+        Some(id) => Some(db.get(id).ok_or_else(|| {
+            let known: Vec<&str> = db.gpus.iter().map(|g| g.id.as_str()).collect();
+            Error::Invalid(format!("--gpu {id}: not in the database ({})", known.join(", ")))
+        })?),
+        None => None,
+    };
+    let mut analysis = if path.is_file() {
+        seed_results(path, forced.or_else(|| db.get("mi300x")), options)?
+    } else {
+        dataset(path, db, forced, options)?
+    };
+    let total: f64 = analysis.kernels.iter().map(|k| k.total_ns).sum();
+    for k in &mut analysis.kernels {
+        k.share = if total > 0.0 { k.total_ns / total } else { 0.0 };
+    }
+    analysis.kernels.sort_by(|a, b| b.total_ns.total_cmp(&a.total_ns).then(a.name.cmp(&b.name)));
+    Ok(analysis)
+}
+
+fn dataset(dir: &Path, db: &'static Database, forced: Option<&'static Gpu>, options: &Options) -> Result<Analysis> {
+    if !dir.is_dir() {
+        return Err(Error::Invalid(format!("{}: neither a dataset directory nor a results JSON file", dir.display())));
+    }
+    let data = Dataset::read(dir, options.pid)?;
+    let mut notes = Vec::new();
+    let mut devices: BTreeMap<String, Ceilings> = BTreeMap::new();
+    let mut kernels = Vec::new();
+    for ((pid, agent_id, name), rows) in &data.kernels {
+        if options.kernel.as_ref().is_some_and(|re| !re.is_match(name)) {
+            continue;
+        }
+        let agent = data.agents.get(&(*pid, *agent_id)).cloned().unwrap_or_default();
+        let gpu = forced.or_else(|| db.find(&agent.agent));
+        if gpu.is_none() {
+            let note = format!(
+                "agent {agent_id} ({}) is not in the GPU database: no ceilings; name one with --gpu",
+                if agent.agent.target.is_empty() { "unnamed" } else { &agent.agent.target }
+            );
+            if !notes.contains(&note) {
+                notes.push(note);
+            }
+        }
+        let device = gpu.map(|g| Device::new(g, &agent.agent));
+        if let Some(d) = &device {
+            devices.entry(d.gpu.id.clone()).or_insert_with(|| ceilings(d));
+        }
+        let occupancy = occupancy_of(&agent, forced, rows);
+        let family = Family::of(gpu.and_then(|g| g.gfx_target.as_deref()).unwrap_or(&agent.agent.target));
+        let work = (!rows.counters.is_empty())
+            .then(|| roofline::work(family, f64::from(agent.wave_size.max(1)), &rows.counters));
+        let mean_ns = rows.durations.mean();
+        let points = match (&work, &device) {
+            (Some(w), Some(d)) => roofline::position(w, mean_ns / 1e9, d),
+            _ => Vec::new(),
+        };
+        let get = |names: &[&str]| roofline::any(&rows.counters, names);
+        let ratio = |num: &[&str], den: &[&str]| {
+            let (n, d) = (get(num)?, get(den)?);
+            (d > 0.0).then(|| n / d)
+        };
+        let l2_hit = match (get(&["TCC_HIT_sum", "GL2C_HIT_sum"]), get(&["TCC_MISS_sum", "GL2C_MISS_sum"])) {
+            (Some(h), Some(m)) if h + m > 0.0 => Some(h / (h + m)),
+            _ => None,
+        };
+        let kernel = Kernel {
+            name: name.clone(),
+            calls: rows.durations.count,
+            mean_ns,
+            idle_ns: (rows.idle.count > 0).then(|| rows.idle.quantile(0.5) as f64),
+            occupancy: occupancy.clone(),
+            points: points.clone(),
+            lds_conflicts: ratio(
+                &["SQ_LDS_BANK_CONFLICT", "SQC_LDS_BANK_CONFLICT"],
+                &["SQ_LDS_IDX_ACTIVE", "SQC_LDS_IDX_ACTIVE"],
+            ),
+            l2_hit,
+        };
+        let diagnosis = bottleneck::diagnose(&kernel, device.as_ref());
+        kernels.push(KernelAnalysis {
+            name: name.clone(),
+            pid: *pid,
+            agent_id: *agent_id,
+            gpu: gpu.map(|g| g.id.clone()),
+            calls: rows.durations.count,
+            total_ns: rows.durations.sum as f64,
+            mean_ns,
+            share: 0.0,
+            occupancy,
+            work,
+            points,
+            diagnosis,
+        });
+    }
+    if kernels.iter().all(|k| k.work.is_none()) && !kernels.is_empty() {
+        notes.push("no counters in this dataset: run with --preset roofline for roofline positions".into());
+    }
+    Ok(Analysis { kernels, devices: devices.into_values().collect(), notes })
+}
+
+fn occupancy_of(agent: &AgentRow, forced: Option<&Gpu>, rows: &super::dataset::KernelRows) -> Option<Occupancy> {
+    let target = forced.and_then(|g| g.gfx_target.as_deref()).unwrap_or(&agent.agent.target);
+    let target = Target::of(target, agent.wave_size)?;
+    if rows.workgroup == 0 {
+        return None;
+    }
+    let resources = Resources {
+        workgroup: rows.workgroup,
+        arch_vgprs: rows.arch_vgprs,
+        accum_vgprs: rows.accum_vgprs,
+        sgprs: rows.sgprs,
+        lds_bytes: rows.lds_bytes,
+    };
+    Some(occupancy::occupancy(&target, &resources))
+}
+
+/// Seed 001's results JSON: timings per component, with the user's byte and FLOP estimates.
+#[derive(Debug, Deserialize)]
+struct SeedResults {
+    #[serde(default)]
+    components: BTreeMap<String, SeedComponent>,
+    #[serde(default)]
+    full_pipeline: Option<SeedTiming>,
+}
+
+#[derive(Debug, Deserialize)]
+struct SeedComponent {
+    mean_us: f64,
+    #[serde(default)]
+    bytes_transferred: Option<f64>,
+    #[serde(default)]
+    flops_estimated: Option<f64>,
+}
+
+#[derive(Debug, Deserialize)]
+struct SeedTiming {
+    mean_us: f64,
+}
+
+fn seed_results(path: &Path, gpu: Option<&'static Gpu>, options: &Options) -> Result<Analysis> {
+    let shown = path.display().to_string();
+    let text = std::fs::read_to_string(path).map_err(|source| Error::Io { path: shown.clone(), source })?;
+    let mut json = serde_json::Deserializer::from_str(&text);
+    let results: SeedResults = serde_path_to_error::deserialize(&mut json).map_err(|e| Error::Json {
+        path: shown.clone(),
+        at: e.path().to_string(),
+        message: e.into_inner().to_string(),
+    })?;
+    let device = gpu.map(Device::datasheet);
+    let (precision, pipe) = options.estimated.unwrap_or((Precision::Fp16, Pipe::Matrix));
+    let mut notes = vec![format!(
+        "seed 001 results: FLOP estimates taken as {} on the {} units{}",
+        precision.name(),
+        pipe.name(),
+        device.as_ref().map_or(String::new(), |d| format!(", against {}", d.gpu.name))
+    )];
+    // What the pipeline takes beyond its components is time between them: launches and gaps.
+    let components_us: f64 = results.components.values().map(|c| c.mean_us).sum();
+    let gap_ns = results
+        .full_pipeline
+        .as_ref()
+        .map(|p| (p.mean_us - components_us) * 1e3 / results.components.len().max(1) as f64)
+        .filter(|&g| g > 0.0);
+    if let Some(g) = gap_ns {
+        notes.push(format!("the full pipeline takes {:.1} µs beyond its components per component", g / 1e3));
+    }
+    let mut kernels = Vec::new();
+    for (name, c) in &results.components {
+        if options.kernel.as_ref().is_some_and(|re| !re.is_match(name)) {
+            continue;
+        }
+        if !(c.mean_us.is_finite() && c.mean_us >= 0.0) {
+            return Err(Error::Json {
+                path: shown.clone(),
+                at: format!("components.{name}.mean_us"),
+                message: format!("{} is not a duration", c.mean_us),
+            });
+        }
+        let mut work = Work::default();
+        if let Some(f) = c.flops_estimated {
+            work.ops.insert((precision, pipe), f);
+        }
+        if let Some(b) = c.bytes_transferred {
+            work.bytes.insert(Level::Dram, b);
+        }
+        let has_work = !work.ops.is_empty();
+        let mean_ns = c.mean_us * 1e3;
+        let points = match &device {
+            Some(d) if has_work => roofline::position(&work, mean_ns / 1e9, d),
+            _ => Vec::new(),
+        };
+        let kernel = Kernel {
+            name: name.clone(),
+            calls: 1,
+            mean_ns,
+            idle_ns: gap_ns,
+            points: points.clone(),
+            ..Kernel::default()
+        };
+        kernels.push(KernelAnalysis {
+            name: name.clone(),
+            pid: 0,
+            agent_id: 0,
+            gpu: device.as_ref().map(|d| d.gpu.id.clone()),
+            calls: 1,
+            total_ns: mean_ns,
+            mean_ns,
+            share: 0.0,
+            occupancy: None,
+            work: has_work.then_some(work),
+            points,
+            diagnosis: bottleneck::diagnose(&kernel, device.as_ref()),
+        });
+    }
+    let devices = device.iter().map(ceilings).collect();
+    Ok(Analysis { kernels, devices, notes })
+}

@@ -1,0 +1,248 @@
+//! `rocprof-rs analyze`: where each kernel stands on the roofline, what limits it, and what to
+//! try first.
+
+use std::fmt::Write as _;
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+use clap::{Args, ValueEnum};
+use comfy_table::{Cell, CellAlignment, ContentArrangement, Table, presets::UTF8_FULL_CONDENSED};
+use rocprof_rs::analysis::specs::{Level, Pipe, Precision};
+use rocprof_rs::analysis::{self, Analysis, KernelAnalysis, Options};
+use rocprof_rs::stats::render::human_ns;
+
+/// How to print.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum Format {
+    Table,
+    Csv,
+    Json,
+}
+
+/// The options of `rocprof-rs analyze`.
+#[derive(Debug, Args)]
+pub struct AnalyzeArgs {
+    /// A dataset directory (a run, or an import), or seed 001's results JSON.
+    path: PathBuf,
+    /// Only kernels whose name matches this regular expression.
+    #[arg(long, value_name = "REGEX")]
+    kernel: Option<String>,
+    /// table, csv or json.
+    #[arg(long, value_enum, default_value = "table")]
+    format: Format,
+    /// The GPU to hold kernels against, by database id (mi300x, mi355x, h100_sxm5, ...), where
+    /// the trace does not name it (imports) or for seed 001's JSON (default there: mi300x).
+    #[arg(long, value_name = "ID")]
+    gpu: Option<String>,
+    /// Only this process.
+    #[arg(long)]
+    pid: Option<u32>,
+    /// Write the roofline chart here as SVG.
+    #[arg(long, value_name = "FILE")]
+    svg: Option<PathBuf>,
+    /// Kernels explained in detail, with their recommendations (table format).
+    #[arg(long, default_value_t = 5)]
+    top: usize,
+    /// What seed 001's flops_estimated are: PRECISION-PIPE, e.g. fp16-matrix (the default),
+    /// fp32-vector.
+    #[arg(long, value_name = "PRECISION-PIPE", value_parser = parse_estimated)]
+    estimated: Option<(Precision, Pipe)>,
+}
+
+fn parse_estimated(text: &str) -> Result<(Precision, Pipe), String> {
+    let (precision, pipe) =
+        text.split_once('-').ok_or_else(|| format!("{text:?}: write PRECISION-PIPE, e.g. fp16-matrix"))?;
+    let precision = Precision::ALL
+        .into_iter()
+        .find(|p| p.name() == precision)
+        .ok_or_else(|| format!("{precision:?}: expected fp64, fp32, tf32, fp16, bf16, fp8, fp6, fp4, int8 or int4"))?;
+    let pipe = match pipe {
+        "vector" => Pipe::Vector,
+        "matrix" => Pipe::Matrix,
+        other => return Err(format!("{other:?}: expected vector or matrix")),
+    };
+    Ok((precision, pipe))
+}
+
+/// Runs `analyze`.
+pub fn analyze(args: AnalyzeArgs) -> ExitCode {
+    let kernel = match args.kernel.as_deref().map(regex::Regex::new).transpose() {
+        Ok(re) => re,
+        Err(e) => {
+            eprintln!("rocprof-rs: --kernel: {e}");
+            return ExitCode::from(2);
+        }
+    };
+    let options = Options { pid: args.pid, kernel, gpu: args.gpu.clone(), estimated: args.estimated };
+    let analysis = match analysis::analyze(&args.path, &options) {
+        Ok(a) => a,
+        Err(e) => {
+            eprintln!("rocprof-rs: {e}");
+            return ExitCode::FAILURE;
+        }
+    };
+    if analysis.kernels.is_empty() {
+        eprintln!("rocprof-rs: {}: no kernels to analyse", args.path.display());
+        return ExitCode::FAILURE;
+    }
+    if let Some(path) = &args.svg {
+        let charts = analysis::svg::charts(&analysis);
+        if charts.is_empty() {
+            eprintln!("rocprof-rs: no roofline chart: no kernel has counters (or estimates) and a known GPU");
+        }
+        let several = charts.len() > 1;
+        for (gpu, svg) in charts {
+            // One file per GPU where the run used several: FILE-<gpu>.svg.
+            let file = if several {
+                let stem = path.file_stem().map_or_else(|| "roofline".into(), |s| s.to_string_lossy().into_owned());
+                path.with_file_name(format!("{stem}-{gpu}.svg"))
+            } else {
+                path.clone()
+            };
+            if let Err(e) = std::fs::write(&file, svg) {
+                eprintln!("rocprof-rs: {}: {e}", file.display());
+                return ExitCode::FAILURE;
+            }
+            eprintln!("rocprof-rs: roofline chart in {}", file.display());
+        }
+    }
+    match args.format {
+        Format::Json => match serde_json::to_string_pretty(&analysis) {
+            Ok(text) => println!("{text}"),
+            Err(e) => {
+                eprintln!("rocprof-rs: cannot encode the analysis as JSON: {e}");
+                return ExitCode::FAILURE;
+            }
+        },
+        Format::Csv => print!("{}", csv(&analysis)),
+        Format::Table => print!("{}", text(&analysis, args.top)),
+    }
+    ExitCode::SUCCESS
+}
+
+/// The kernel's DRAM intensity (or its outermost level's) and its top point's numbers.
+fn position(k: &KernelAnalysis) -> (Option<f64>, Option<f64>, Option<f64>) {
+    let Some(p) = k.points.first() else { return (None, None, None) };
+    let level = p.levels.iter().find(|l| l.level == Level::Dram).or(p.levels.first());
+    (level.map(|l| l.intensity), Some(p.achieved_tflops), p.efficiency)
+}
+
+fn text(analysis: &Analysis, top: usize) -> String {
+    let mut table = Table::new();
+    table.load_preset(UTF8_FULL_CONDENSED).set_content_arrangement(ContentArrangement::Dynamic);
+    table.set_header([
+        "kernel",
+        "calls",
+        "total",
+        "%",
+        "class",
+        "FLOP/B",
+        "TFLOP/s",
+        "of roof",
+        "waves",
+        "first thing to try",
+    ]);
+    let opt = |v: Option<f64>, digits: usize| v.map_or_else(|| "-".to_owned(), |v| format!("{v:.digits$}"));
+    for k in &analysis.kernels {
+        let (ai, tflops, efficiency) = position(k);
+        let name: String = if k.name.chars().count() > 48 {
+            format!("{}…", k.name.chars().take(47).collect::<String>())
+        } else {
+            k.name.clone()
+        };
+        let first = k
+            .diagnosis
+            .recommendations
+            .first()
+            .map_or_else(|| "-".to_owned(), |r| format!("{} (up to {:.0}%)", r.action, 100.0 * r.expected_gain));
+        table.add_row([
+            Cell::new(name),
+            Cell::new(k.gpu.as_deref().unwrap_or("-")),
+            Cell::new(k.calls),
+            Cell::new(human_ns(k.total_ns)),
+            Cell::new(format!("{:.1}", 100.0 * k.share)),
+            Cell::new(k.diagnosis.class.name()),
+            Cell::new(opt(ai, 2)),
+            Cell::new(opt(tflops, 3)),
+            Cell::new(efficiency.map_or_else(|| "-".to_owned(), |e| format!("{:.0}%", 100.0 * e))),
+            Cell::new(
+                k.occupancy
+                    .as_ref()
+                    .map_or_else(|| "-".to_owned(), |o| format!("{}/{}", o.waves_per_simd, o.max_waves_per_simd)),
+            ),
+            Cell::new(first),
+        ]);
+    }
+    for column in [2, 3, 4, 6, 7, 8, 9] {
+        if let Some(c) = table.column_mut(column) {
+            c.set_cell_alignment(CellAlignment::Right);
+        }
+    }
+    let mut out = format!("{table}\n");
+    for d in &analysis.devices {
+        let peaks: Vec<String> = d
+            .peaks
+            .iter()
+            .filter(|p| {
+                matches!(
+                    (p.0, p.1),
+                    (Precision::Fp64 | Precision::Fp32, Pipe::Vector) | (Precision::Fp16, Pipe::Matrix)
+                )
+            })
+            .map(|(p, u, v)| format!("{} {} {v:.1}", p.name(), u.name()))
+            .collect();
+        let bws: Vec<String> = d.bandwidths.iter().map(|(l, b)| format!("{} {b:.2}", l.name())).collect();
+        let _ = writeln!(out, "{}: TFLOP/s {}; TB/s {}", d.name, peaks.join(", "), bws.join(", "));
+    }
+    for k in analysis.kernels.iter().take(top) {
+        let _ = writeln!(out, "\n{} — {} ({:.1}% of kernel time)", k.name, k.diagnosis.class.name(), 100.0 * k.share);
+        for e in &k.diagnosis.evidence {
+            let _ = writeln!(out, "  because: {e}");
+        }
+        for f in &k.diagnosis.also {
+            let _ = writeln!(out, "  also {}: {}", f.class.name(), f.evidence.join("; "));
+        }
+        for (i, r) in k.diagnosis.recommendations.iter().take(3).enumerate() {
+            let _ = writeln!(out, "  {}. {} — up to {:.0}% ({})", i + 1, r.action, 100.0 * r.expected_gain, r.why);
+        }
+    }
+    for note in &analysis.notes {
+        let _ = writeln!(out, "note: {note}");
+    }
+    out
+}
+
+fn csv(analysis: &Analysis) -> String {
+    let mut out = String::from(
+        "Kernel_Name,Pid,Agent_Id,GPU,Calls,Total_ns,Mean_ns,Share,Class,Precision,Pipe,Intensity,Achieved_TFLOPs,Efficiency,Waves_Per_SIMD,Max_Waves_Per_SIMD,Top_Recommendation,Expected_Gain\n",
+    );
+    let opt = |v: Option<f64>| v.map_or_else(String::new, |v| format!("{v:.6}"));
+    for k in &analysis.kernels {
+        let (ai, tflops, efficiency) = position(k);
+        let p = k.points.first();
+        let r = k.diagnosis.recommendations.first();
+        let _ = writeln!(
+            out,
+            "\"{}\",{},{},{},{},{:.0},{:.1},{:.6},{},{},{},{},{},{},{},{},\"{}\",{}",
+            k.name.replace('"', "\"\""),
+            k.pid,
+            k.agent_id,
+            k.gpu.as_deref().unwrap_or(""),
+            k.calls,
+            k.total_ns,
+            k.mean_ns,
+            k.share,
+            k.diagnosis.class.name(),
+            p.map_or("", |p| p.precision.name()),
+            p.map_or("", |p| p.pipe.name()),
+            opt(ai),
+            opt(tflops),
+            opt(efficiency),
+            k.occupancy.as_ref().map_or(String::new(), |o| o.waves_per_simd.to_string()),
+            k.occupancy.as_ref().map_or(String::new(), |o| o.max_waves_per_simd.to_string()),
+            r.map_or(String::new(), |r| r.action.replace('"', "\"\"")),
+            r.map_or(String::new(), |r| format!("{:.4}", r.expected_gain)),
+        );
+    }
+    out
+}

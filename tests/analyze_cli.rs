@@ -1,0 +1,130 @@
+//! `rocprof-rs analyze`: seed 001's results JSON as it stands, and a SIMULATED traced run with
+//! the roofline preset on two GPUs; the SVG charts' structure is checked by
+//! `tests/verify/roofline_svg_check.py`.
+
+mod common;
+
+use std::ffi::OsStr;
+use std::path::Path;
+use std::process::{Command, Output};
+
+use common::{python, scratch, stderr};
+
+fn rocprof_rs(args: &[&OsStr]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_rocprof-rs")).args(args).output().unwrap()
+}
+
+fn analyze(path: &Path, more: &[&str]) -> Output {
+    let mut args: Vec<&OsStr> = vec![OsStr::new("analyze"), path.as_os_str()];
+    args.extend(more.iter().map(OsStr::new));
+    rocprof_rs(&args)
+}
+
+const SEED_RESULTS: &str = r#"{
+  "config": {"batch": 8, "heads": 16},
+  "components": {
+    "attention": {"type": "triton", "mean_us": 120.0, "std_us": 3.0, "min_us": 110.0, "max_us": 130.0,
+                  "p50_us": 119.0, "p95_us": 126.0, "p99_us": 129.0,
+                  "bytes_transferred": 200000000, "flops_estimated": 100000000000},
+    "layernorm": {"type": "hip", "mean_us": 40.0, "std_us": 1.0, "bytes_transferred": 160000000, "flops_estimated": 80000000},
+    "bias_add": {"type": "torch", "mean_us": 4.0, "std_us": 0.2, "bytes_transferred": 4000000, "flops_estimated": 1000000}
+  },
+  "full_pipeline": {"mean_us": 180.0, "std_us": 4.0}
+}"#;
+
+fn kernel<'a>(report: &'a serde_json::Value, name: &str) -> &'a serde_json::Value {
+    report["kernels"].as_array().unwrap().iter().find(|k| k["name"] == name).unwrap()
+}
+
+/// Against MI300X (5.3 TB/s, FP16 matrix 1307 TFLOP/s): attention at 500 FLOP/B and 833
+/// TFLOP/s is compute-bound; layernorm at 0.5 FLOP/B is memory-bound at 75 % of the HBM roof;
+/// bias_add runs 4 µs, launch-bound.
+#[test]
+fn seed_results_are_classified_and_charted() {
+    let dir = scratch("analyze-seed");
+    let results = dir.join("results.json");
+    std::fs::write(&results, SEED_RESULTS).unwrap();
+    let svg = dir.join("roofline.svg");
+    let output = analyze(&results, &["--format", "json", "--svg", svg.to_str().unwrap()]);
+    assert!(output.status.success(), "{}", stderr(&output));
+    let report: serde_json::Value = serde_json::from_slice(&output.stdout).unwrap();
+    assert_eq!(report["devices"][0]["gpu"], "mi300x");
+    let attention = kernel(&report, "attention");
+    assert_eq!(attention["diagnosis"]["class"], "COMPUTE");
+    assert!((attention["points"][0]["achieved_tflops"].as_f64().unwrap() - 833.33).abs() < 0.01);
+    let layernorm = kernel(&report, "layernorm");
+    assert_eq!(layernorm["diagnosis"]["class"], "MEMORY");
+    let dram = &layernorm["points"][0]["levels"][0];
+    assert_eq!(dram["level"], "dram");
+    assert!((dram["intensity"].as_f64().unwrap() - 0.5).abs() < 1e-9);
+    assert!((layernorm["points"][0]["efficiency"].as_f64().unwrap() - 2.0 / 2.65).abs() < 1e-3);
+    let bias = kernel(&report, "bias_add");
+    assert_eq!(bias["diagnosis"]["class"], "LATENCY");
+    assert_eq!(bias["diagnosis"]["recommendations"][0]["action"], "Fuse it with the kernels around it");
+    assert!((kernel(&report, "attention")["share"].as_f64().unwrap() - 120.0 / 164.0).abs() < 1e-9);
+    python(
+        "roofline_svg_check.py",
+        &[svg.as_os_str(), OsStr::new("3"), OsStr::new("COMPUTE"), OsStr::new("MEMORY"), OsStr::new("LATENCY")],
+    );
+
+    let only = analyze(&results, &["--kernel", "norm$", "--format", "csv"]);
+    let text = String::from_utf8_lossy(&only.stdout);
+    assert!(text.starts_with("Kernel_Name,Pid,Agent_Id,GPU,Calls"), "{text}");
+    assert_eq!(text.lines().count(), 2, "the header and layernorm: {text}");
+    assert!(text.contains("\"layernorm\""));
+    std::fs::remove_dir_all(dir).unwrap();
+}
+
+/// SIMULATED: the simulator's MI300X-like and MI210-like agents, counters of the roofline
+/// preset on every dispatch.
+#[test]
+fn a_traced_run_with_the_roofline_preset_is_analysed_on_both_gpus() {
+    let dir = scratch("analyze-traced");
+    let traced = dir.join("traced");
+    common::traced_run(&traced, 3_000, "kernel", &[], &[("ROCPROF_RS_COUNTER_PRESET", "roofline")]);
+    let svg = dir.join("roofline.svg");
+    let output = analyze(&traced, &["--format", "json", "--svg", svg.to_str().unwrap()]);
+    assert!(output.status.success(), "{}", stderr(&output));
+    let report: serde_json::Value = serde_json::from_slice(&output.stdout).unwrap();
+    let gpus: Vec<&str> = report["devices"].as_array().unwrap().iter().map(|d| d["gpu"].as_str().unwrap()).collect();
+    assert_eq!(gpus, ["mi210", "mi300x"]);
+    let kernels = report["kernels"].as_array().unwrap();
+    assert!(kernels.len() > 10);
+    for k in kernels {
+        assert!(k["work"]["ops"].as_array().is_some_and(|o| !o.is_empty()), "{}: no FLOPs", k["name"]);
+        assert!(!k["points"].as_array().unwrap().is_empty(), "{}: no roofline point", k["name"]);
+        assert!(k["occupancy"]["waves_per_simd"].as_u64().is_some(), "{}: no occupancy", k["name"]);
+        assert_ne!(k["diagnosis"]["class"], "UNKNOWN");
+    }
+    let shares: f64 = kernels.iter().map(|k| k["share"].as_f64().unwrap()).sum();
+    assert!((shares - 1.0).abs() < 1e-9);
+    for gpu in gpus {
+        let on: usize = kernels.iter().filter(|k| k["gpu"] == gpu).count();
+        let file = dir.join(format!("roofline-{gpu}.svg"));
+        python("roofline_svg_check.py", &[file.as_os_str(), OsStr::new(&on.to_string())]);
+    }
+    std::fs::remove_dir_all(dir).unwrap();
+}
+
+#[test]
+fn bad_input_is_named() {
+    let dir = scratch("analyze-bad");
+    let results = dir.join("results.json");
+    std::fs::write(&results, SEED_RESULTS.replace("\"mean_us\": 40.0", "\"mean_us\": \"forty\"")).unwrap();
+    let output = analyze(&results, &[]);
+    assert!(!output.status.success());
+    assert!(stderr(&output).contains("components.layernorm.mean_us"), "{}", stderr(&output));
+    std::fs::write(&results, SEED_RESULTS).unwrap();
+    let output = analyze(&results, &["--gpu", "mi999"]);
+    assert!(!output.status.success());
+    assert!(stderr(&output).contains("--gpu mi999: not in the database (mi300x"), "{}", stderr(&output));
+    let output = analyze(&results, &["--kernel", "("]);
+    assert_eq!(output.status.code(), Some(2));
+    let output = analyze(&dir.join("nowhere"), &[]);
+    assert!(
+        stderr(&output).contains("nowhere: neither a dataset directory nor a results JSON file"),
+        "{}",
+        stderr(&output)
+    );
+    std::fs::remove_dir_all(dir).unwrap();
+}
