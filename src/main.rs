@@ -69,6 +69,11 @@ enum Command {
     /// with their expected gain; --svg writes the roofline chart. Reads a dataset, or seed
     /// 001's results JSON.
     Analyze(cli::AnalyzeArgs),
+    /// One fitness number for an evolutionary optimiser (seed 001's OpenEvolve integration):
+    /// latency against --target-us, judged by the median plus its standard error so noise and
+    /// few repeats do not flatter a candidate; correctness as a gate; roofline efficiency where
+    /// known. Reads a dataset, seed 001's results JSON, or a JSON array of latencies (µs).
+    Score(cli::ScoreArgs),
 }
 
 fn main() -> ExitCode {
@@ -84,6 +89,7 @@ fn main() -> ExitCode {
         Command::Export(args) => cli::export(args),
         Command::Diff(args) => cli::diff(args),
         Command::Analyze(args) => cli::analyze(args),
+        Command::Score(args) => cli::score(args),
     }
 }
 

@@ -128,3 +128,43 @@ fn bad_input_is_named() {
     );
     std::fs::remove_dir_all(dir).unwrap();
 }
+
+/// Real rocprof v1 counters (FETCH_SIZE, WRITE_SIZE) from one run and timestamps from another
+/// of the same program (tests/fixtures/rocprof-v1-pmc): the Laplacian moves about 1170 GB/s,
+/// 71 % of an MI250 GCD's HBM, as the hand computation in the fixture's README says.
+#[test]
+fn a_rocprof_v1_pmc_run_gives_a_plausible_bandwidth() {
+    let dir = scratch("analyze-v1-pmc");
+    let fixtures = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/rocprof-v1-pmc");
+    for (file, out) in [("data_movement.csv", "counters"), ("results.csv", "trace")] {
+        let output = rocprof_rs(&[
+            OsStr::new("import"),
+            fixtures.join(file).as_os_str(),
+            OsStr::new("-o"),
+            dir.join(out).as_os_str(),
+        ]);
+        assert!(output.status.success(), "{}", stderr(&output));
+    }
+    let timings = dir.join("trace");
+    let output = analyze(
+        &dir.join("counters"),
+        &["--timings", timings.to_str().unwrap(), "--gpu", "mi250x", "--format", "json"],
+    );
+    assert!(output.status.success(), "{}", stderr(&output));
+    let report: serde_json::Value = serde_json::from_slice(&output.stdout).unwrap();
+    let laplacian = kernel(&report, "laplacian_kernel");
+    assert_eq!(laplacian["calls"], 1001);
+    let dram = laplacian["bandwidth"].as_array().unwrap().iter().find(|b| b["level"] == "dram").unwrap();
+    let gbps = dram["gbps"].as_f64().unwrap();
+    assert!((1164.0..=1177.0).contains(&gbps), "{gbps} GB/s");
+    assert!((dram["share"].as_f64().unwrap() - gbps / 1638.4).abs() < 1e-9);
+    assert_eq!(laplacian["diagnosis"]["class"], "MEMORY");
+    assert!(
+        report["notes"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|n| n.as_str().unwrap().starts_with("dispatch times of 4 of 4 kernels"))
+    );
+    std::fs::remove_dir_all(dir).unwrap();
+}

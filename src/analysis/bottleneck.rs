@@ -32,6 +32,9 @@ pub const NO_ROOF: f64 = 0.2;
 /// Above this share of its roof a kernel's numbers are inconsistent (a wrong device, a lower
 /// real clock, counters of another run): said in the evidence, never hidden.
 pub const ABOVE_ROOF: f64 = 1.05;
+/// A kernel moving bytes at this share of a level's peak bandwidth is bound by it, whatever
+/// its FLOPs.
+pub const BANDWIDTH_BOUND: f64 = 0.6;
 /// LDS bank-conflict cycles per active LDS cycle from which conflicts matter.
 pub const LDS_CONFLICTS: f64 = 0.1;
 /// L2 hit rates below this, on a memory-bound kernel, mean the working set thrashes the cache.
@@ -80,6 +83,9 @@ pub struct Kernel {
     pub lds_conflicts: Option<f64>,
     /// `TCC_HIT / (TCC_HIT + TCC_MISS)`.
     pub l2_hit: Option<f64>,
+    /// The level whose bandwidth the kernel uses most, and the share of its peak: what decides
+    /// a kernel whose bytes are counted but not its FLOPs.
+    pub busiest: Option<(Level, f64)>,
 }
 
 /// One class's case.
@@ -258,6 +264,25 @@ pub fn diagnose(k: &Kernel, device: Option<&Device<'_>>) -> Diagnosis {
             }
         }
     }
+    if top.is_none()
+        && let Some((level, share)) = k.busiest.filter(|&(_, share)| share >= BANDWIDTH_BOUND)
+    {
+        let why = format!("{} at {} of its peak bandwidth (no FLOP counters)", level.name(), pct(share));
+        let class = if level == Level::Lds && k.lds_conflicts.is_some_and(|c| c >= LDS_CONFLICTS) {
+            Class::Lds
+        } else {
+            Class::Memory
+        };
+        findings.push(Finding { class, evidence: vec![why.clone()] });
+        recs.push(rec(Class::Memory, "Vectorize loads and stores (16 bytes per lane)", &why, 1.0 - share));
+        recs.push(rec(
+            Class::Memory,
+            "Coalesce accesses: neighbouring lanes, neighbouring addresses",
+            &why,
+            1.0 - share,
+        ));
+        recs.push(rec(Class::Memory, "Fuse it with its producer or consumer to keep data on chip", &why, 0.5));
+    }
     if let Some(c) = k.lds_conflicts.filter(|&c| c >= LDS_CONFLICTS) {
         let binding = top.is_some_and(|p| p.bound_by == Some(Level::Lds));
         let gain = if binding { c } else { c * 0.5 };
@@ -417,6 +442,25 @@ mod tests {
         assert_eq!(d.class, Class::Latency, "{d:#?}");
         assert!(d.recommendations.iter().any(|r| r.action == "Use fewer VGPRs: 2 waves per SIMD need at most 256"));
         assert_eq!(d.also[0].class, Class::Memory);
+    }
+
+    /// Bytes and time without FLOPs: 71 % of HBM decides it.
+    #[test]
+    fn bandwidth_alone_makes_a_kernel_memory_bound() {
+        let k = Kernel {
+            name: "laplacian".into(),
+            calls: 1001,
+            mean_ns: 2.6e6,
+            busiest: Some((Level::Dram, 0.71)),
+            ..Kernel::default()
+        };
+        let d = diagnose(&k, Some(&mi300x()));
+        assert_eq!(d.class, Class::Memory);
+        assert!(d.evidence[0].contains("dram at 71% of its peak bandwidth"));
+        assert!(
+            (d.recommendations.iter().find(|r| r.action.starts_with("Vectorize")).unwrap().expected_gain - 0.29).abs()
+                < 1e-9
+        );
     }
 
     #[test]

@@ -13,4 +13,5 @@ pub mod roofline;
 pub mod specs;
 
 pub use report::{Analysis, KernelAnalysis, Options, analyze};
+pub mod fitness;
 pub mod svg;

@@ -25,6 +25,9 @@ pub struct Options {
     pub gpu: Option<String>,
     /// The precision and pipe of estimated FLOPs (seed 001's `flops_estimated`).
     pub estimated: Option<(Precision, Pipe)>,
+    /// Another run of the same program whose dispatch times (matched by kernel name) stand in
+    /// for this one's: rocprof v1 collects counters and timestamps in separate runs.
+    pub timings: Option<std::path::PathBuf>,
 }
 
 /// One kernel's analysis.
@@ -43,8 +46,35 @@ pub struct KernelAnalysis {
     pub occupancy: Option<Occupancy>,
     /// One average dispatch's work, where counters (or estimates) give it.
     pub work: Option<Work>,
+    /// Achieved bandwidth per level, GB/s, and its share of the level's peak where known.
+    pub bandwidth: Vec<Bandwidth>,
     pub points: Vec<Point>,
     pub diagnosis: Diagnosis,
+}
+
+/// One level's achieved bandwidth.
+#[derive(Debug, Clone, Serialize)]
+pub struct Bandwidth {
+    pub level: Level,
+    pub gbps: f64,
+    /// Of the device's peak for the level.
+    pub share: Option<f64>,
+}
+
+fn bandwidths(work: Option<&Work>, mean_ns: f64, device: Option<&Device<'_>>) -> Vec<Bandwidth> {
+    let Some(w) = work.filter(|_| mean_ns > 0.0) else { return Vec::new() };
+    w.bytes
+        .iter()
+        .map(|(&level, &bytes)| {
+            let gbps = bytes / mean_ns;
+            let share = device.and_then(|d| d.bandwidth(level)).map(|tbps| gbps / (tbps * 1e3));
+            Bandwidth { level, gbps, share }
+        })
+        .collect()
+}
+
+fn busiest(bandwidth: &[Bandwidth]) -> Option<(Level, f64)> {
+    bandwidth.iter().filter_map(|b| Some((b.level, b.share?))).max_by(|a, b| a.1.total_cmp(&b.1))
 }
 
 /// A device's ceilings, for the chart and the report.
@@ -106,8 +136,31 @@ fn dataset(dir: &Path, db: &'static Database, forced: Option<&'static Gpu>, opti
     if !dir.is_dir() {
         return Err(Error::Invalid(format!("{}: neither a dataset directory nor a results JSON file", dir.display())));
     }
-    let data = Dataset::read(dir, options.pid)?;
+    let mut data = Dataset::read(dir, options.pid)?;
     let mut notes = Vec::new();
+    if let Some(timings) = &options.timings {
+        let other = Dataset::read(timings, None)?;
+        let mut by_name: BTreeMap<&str, (crate::stats::summary::Summary, crate::stats::summary::Summary)> =
+            BTreeMap::new();
+        for ((_, _, name), rows) in &other.kernels {
+            let entry = by_name.entry(name.as_str()).or_default();
+            entry.0.merge(&rows.durations);
+            entry.1.merge(&rows.idle);
+        }
+        let mut matched = 0;
+        for ((_, _, name), rows) in &mut data.kernels {
+            if let Some((durations, idle)) = by_name.get(name.as_str()) {
+                rows.durations = durations.clone();
+                rows.idle = idle.clone();
+                matched += 1;
+            }
+        }
+        notes.push(format!(
+            "dispatch times of {matched} of {} kernels from {}, matched by name",
+            data.kernels.len(),
+            timings.display()
+        ));
+    }
     let mut devices: BTreeMap<String, Ceilings> = BTreeMap::new();
     let mut kernels = Vec::new();
     for ((pid, agent_id, name), rows) in &data.kernels {
@@ -147,7 +200,9 @@ fn dataset(dir: &Path, db: &'static Database, forced: Option<&'static Gpu>, opti
             (Some(h), Some(m)) if h + m > 0.0 => Some(h / (h + m)),
             _ => None,
         };
+        let bandwidth = bandwidths(work.as_ref(), mean_ns, device.as_ref());
         let kernel = Kernel {
+            busiest: busiest(&bandwidth),
             name: name.clone(),
             calls: rows.durations.count,
             mean_ns,
@@ -172,6 +227,7 @@ fn dataset(dir: &Path, db: &'static Database, forced: Option<&'static Gpu>, opti
             share: 0.0,
             occupancy,
             work,
+            bandwidth,
             points,
             diagnosis,
         });
@@ -273,12 +329,14 @@ fn seed_results(path: &Path, gpu: Option<&'static Gpu>, options: &Options) -> Re
             Some(d) if has_work => roofline::position(&work, mean_ns / 1e9, d),
             _ => Vec::new(),
         };
+        let bandwidth = bandwidths(Some(&work), mean_ns, device.as_ref());
         let kernel = Kernel {
             name: name.clone(),
             calls: 1,
             mean_ns,
             idle_ns: gap_ns,
             points: points.clone(),
+            busiest: busiest(&bandwidth),
             ..Kernel::default()
         };
         kernels.push(KernelAnalysis {
@@ -292,6 +350,7 @@ fn seed_results(path: &Path, gpu: Option<&'static Gpu>, options: &Options) -> Re
             share: 0.0,
             occupancy: None,
             work: has_work.then_some(work),
+            bandwidth,
             points,
             diagnosis: bottleneck::diagnose(&kernel, device.as_ref()),
         });

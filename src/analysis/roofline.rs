@@ -243,6 +243,8 @@ fn amd_bytes(w: &mut Work, c: &dyn Counters, family: Family) {
             32.0 * r32 + 64.0 * r64 + 96.0 * r96 + 128.0 * r128 + 32.0 * (wr - wr64) + 64.0 * wr64
         }),
     };
+    // rocprof v1's derived FETCH_SIZE and WRITE_SIZE are the same sums, in KiB.
+    let dram = dram.or_else(|| all(c, [&["FETCH_SIZE"], &["WRITE_SIZE"]]).map(|[f, w]| 1024.0 * (f + w)));
     put(w, Level::Dram, dram, "DRAM bytes: the L2's read and write requests by size");
     if family == Family::Rdna {
         w.missing.push("L2, L1 and LDS bytes: RDNA's counters do not give them".into());
@@ -483,6 +485,15 @@ mod tests {
         assert!(close(w.ops[&(Precision::Fp8, Pipe::Matrix)], 512.0));
         assert!(close(w.ops[&(Precision::Fp6, Pipe::Matrix)], 1536.0));
         assert!(w.missing.iter().any(|m| m.starts_with("DRAM bytes")), "no EA counters given: {:?}", w.missing);
+    }
+
+    /// rocprof v1's FETCH_SIZE and WRITE_SIZE (KiB) where the request counters are absent.
+    #[test]
+    fn fetch_and_write_size_stand_in_for_the_requests() {
+        let c = counters(&[("FETCH_SIZE", 2.0), ("WRITE_SIZE", 1.5), ("TCP_TOTAL_CACHE_ACCESSES_sum", 10.0)]);
+        let w = work(Family::Cdna2, 64.0, &c);
+        assert!(close(w.bytes[&Level::Dram], 3584.0));
+        assert!(close(w.bytes[&Level::L1], 640.0));
     }
 
     #[test]

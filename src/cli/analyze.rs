@@ -43,6 +43,10 @@ pub struct AnalyzeArgs {
     /// Kernels explained in detail, with their recommendations (table format).
     #[arg(long, default_value_t = 5)]
     top: usize,
+    /// Take dispatch times from this dataset (another run of the same program), by kernel name:
+    /// for rocprof v1 counter files, which have no timestamps.
+    #[arg(long, value_name = "DIR")]
+    timings: Option<PathBuf>,
     /// What seed 001's flops_estimated are: PRECISION-PIPE, e.g. fp16-matrix (the default),
     /// fp32-vector.
     #[arg(long, value_name = "PRECISION-PIPE", value_parser = parse_estimated)]
@@ -73,7 +77,13 @@ pub fn analyze(args: AnalyzeArgs) -> ExitCode {
             return ExitCode::from(2);
         }
     };
-    let options = Options { pid: args.pid, kernel, gpu: args.gpu.clone(), estimated: args.estimated };
+    let options = Options {
+        pid: args.pid,
+        kernel,
+        gpu: args.gpu.clone(),
+        estimated: args.estimated,
+        timings: args.timings.clone(),
+    };
     let analysis = match analysis::analyze(&args.path, &options) {
         Ok(a) => a,
         Err(e) => {

@@ -16,6 +16,7 @@ mod import;
 mod launch;
 mod profile;
 mod run;
+mod score;
 mod stats;
 mod tool_path;
 
@@ -27,4 +28,5 @@ pub use export::{ExportArgs, export};
 pub use flags::{RunArgs, variables_help};
 pub use import::{ImportArgs, import};
 pub use run::run;
+pub use score::{ScoreArgs, score};
 pub use stats::{StatsArgs, stats};
