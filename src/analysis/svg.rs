@@ -155,19 +155,41 @@ pub fn roofline(analysis: &Analysis, device: &Ceilings) -> Option<String> {
         plot_bottom - plot_top
     );
     let _ = writeln!(svg, "</g>");
-    // Memory roofs: up to where they meet the highest compute roof.
+    // Memory roofs: up to where they meet the highest compute roof, clipped to the plot.
     let x_lo = 10f64.powf(axes.x.0);
-    let _ = writeln!(svg, r#"<g class="memory-roofs" stroke-width="1.5" fill="none">"#);
-    for (i, &(level, bw)) in device.bandwidths.iter().enumerate() {
+    let y_lo = 10f64.powf(axes.y.0);
+    let _ = writeln!(
+        svg,
+        r#"<clipPath id="plot"><rect x="{plot_left}" y="{plot_top}" width="{:.1}" height="{:.1}"/></clipPath>"#,
+        plot_right - plot_left,
+        plot_bottom - plot_top
+    );
+    let _ = writeln!(svg, r#"<g class="memory-roofs" stroke-width="1.5" fill="none" clip-path="url(#plot)">"#);
+    // Levels of equal bandwidth (L1 and LDS on CDNA) share one line ("l1/lds").
+    let mut levels: Vec<(String, f64)> = Vec::new();
+    for &(level, bw) in &device.bandwidths {
+        match levels.iter_mut().find(|l| (l.1 - bw).abs() <= 1e-6 * bw) {
+            Some(l) => l.0 = format!("{}/{}", l.0, level.name()),
+            None => levels.push((level.name().to_owned(), bw)),
+        }
+    }
+    for (i, (level, bw)) in levels.into_iter().enumerate() {
         let ridge = top_peak / bw;
         let (x1, y1) = (axes.px(x_lo), axes.py(bw * x_lo));
         let (x2, y2) = (axes.px(ridge), axes.py(top_peak));
         let shade = ["#444", "#666", "#888", "#aaa", "#ccc"][i.min(4)];
         let _ = writeln!(
             svg,
-            r#"<line class="roof memory" data-level="{}" x1="{x1:.1}" y1="{y1:.1}" x2="{x2:.1}" y2="{y2:.1}" stroke="{shade}"><title>{} {bw:.2} TB/s</title></line>"#,
-            level.name(),
-            level.name()
+            r#"<line class="roof memory" data-level="{level}" x1="{x1:.1}" y1="{y1:.1}" x2="{x2:.1}" y2="{y2:.1}" stroke="{shade}"><title>{level} {bw:.2} TB/s</title></line>"#
+        );
+        // Labelled where the roof enters the plot, along its slope.
+        let at = x_lo.max(y_lo / bw) * 1.5;
+        let (lx, ly) = (axes.px(at), axes.py(bw * at));
+        let angle = (y2 - y1).atan2(x2 - x1).to_degrees();
+        let _ = writeln!(
+            svg,
+            r#"<text class="roof-label" x="{lx:.1}" y="{:.1}" transform="rotate({angle:.1} {lx:.1} {ly:.1})" stroke="none" fill="{shade}">{level} {bw:.2} TB/s</text>"#,
+            ly - 4.0
         );
     }
     let _ = writeln!(svg, "</g>");
@@ -175,10 +197,18 @@ pub fn roofline(analysis: &Analysis, device: &Ceilings) -> Option<String> {
     let dram = device.bandwidths.iter().find(|b| b.0 == Level::Dram).or(device.bandwidths.first()).map(|b| b.1);
     let x_hi = 10f64.powf(axes.x.1);
     let _ = writeln!(svg, r#"<g class="compute-roofs" stroke="black" stroke-width="1.5">"#);
+    // Roofs of equal height share one line and one label ("fp64/fp32 vector 81.7").
+    let mut merged: Vec<(String, Pipe, f64)> = Vec::new();
     for &(precision, pipe, peak) in &roofs {
+        match merged.iter_mut().find(|m| m.1 == pipe && (m.2 - peak).abs() <= 1e-6 * peak) {
+            Some(m) => m.0 = format!("{}/{}", m.0, precision.name()),
+            None => merged.push((precision.name().to_owned(), pipe, peak)),
+        }
+    }
+    for (names, pipe, peak) in merged {
         let from = dram.map_or(x_lo, |bw| peak / bw);
         let (x1, x2, y) = (axes.px(from), axes.px(x_hi), axes.py(peak));
-        let label = format!("{} {} {peak:.1}", precision.name(), pipe.name());
+        let label = format!("{names} {} {peak:.1}", pipe.name());
         let _ = writeln!(
             svg,
             r#"<line class="roof compute" x1="{x1:.1}" y1="{y:.1}" x2="{x2:.1}" y2="{y:.1}" stroke-dasharray="{}"><title>{label} TFLOP/s</title></line>"#,
