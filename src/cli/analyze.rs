@@ -5,19 +5,13 @@ use std::fmt::Write as _;
 use std::path::PathBuf;
 use std::process::ExitCode;
 
-use clap::{Args, ValueEnum};
+use clap::Args;
 use comfy_table::{Cell, CellAlignment, ContentArrangement, Table, presets::UTF8_FULL_CONDENSED};
 use rocprof_rs::analysis::specs::{Level, Pipe, Precision};
 use rocprof_rs::analysis::{self, Analysis, KernelAnalysis, Options};
 use rocprof_rs::stats::render::human_ns;
 
-/// How to print.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
-pub enum Format {
-    Table,
-    Csv,
-    Json,
-}
+use super::stats::Format;
 
 /// The options of `rocprof-rs analyze`.
 #[derive(Debug, Args)]

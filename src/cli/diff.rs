@@ -5,19 +5,13 @@ use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
-use clap::{Args, ValueEnum};
+use clap::Args;
 use comfy_table::{Cell, CellAlignment, ContentArrangement, Table, presets::UTF8_FULL_CONDENSED};
 use rocprof_rs::analysis::diff::{self, KernelDiff, Options, Report, Verdict};
 use rocprof_rs::stats::render::human_ns;
 use rocprof_rs::stats::scan;
 
-/// How to print.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
-pub enum Format {
-    Table,
-    Csv,
-    Json,
-}
+use super::stats::Format;
 
 /// The options of `rocprof-rs diff`.
 #[derive(Debug, Args)]

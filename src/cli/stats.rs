@@ -6,7 +6,7 @@ use std::process::ExitCode;
 use clap::{Args, ValueEnum};
 use rocprof_rs::stats::{self, Options, Section, render};
 
-/// How to print.
+/// How a command that prints rows prints them (stats, diff, analyze).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
 pub enum Format {
     Table,

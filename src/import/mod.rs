@@ -32,6 +32,14 @@ pub struct Imported {
     pub skipped: Vec<(String, u64)>,
 }
 
+/// What one database or JSON file held: rows read per kind, and rows of kinds no table of ours
+/// holds (rocDecode calls, say).
+#[derive(Debug, Default)]
+pub struct Read {
+    pub rows: Vec<(String, u64)>,
+    pub skipped: Vec<(String, u64)>,
+}
+
 /// Rows written per table.
 pub type TableRows = Vec<(&'static str, u64)>;
 

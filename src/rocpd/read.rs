@@ -23,12 +23,7 @@ pub fn looks_like(head: &[u8]) -> bool {
     head.starts_with(b"SQLite format 3\0")
 }
 
-/// Rows read per kind, and rows of kinds our tables do not hold (rocDecode calls, say).
-#[derive(Debug, Default)]
-pub struct Read {
-    pub rows: Vec<(String, u64)>,
-    pub skipped: Vec<(String, u64)>,
-}
+pub use crate::import::Read;
 
 /// Reads the database at `path` into `sink`.
 pub fn read(path: &Path, sink: &mut Sink) -> Result<Read> {

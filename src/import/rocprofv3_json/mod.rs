@@ -23,6 +23,7 @@ use std::sync::Arc;
 
 use schema::{Api, Correlation, Process};
 
+use super::Read;
 use super::sink::{CounterRow, DispatchRow, Sink, SymbolRow};
 use crate::error::{Error, Result};
 use crate::rocpd::agent::AgentRow;
@@ -31,13 +32,6 @@ use crate::tables::columns::Column as _;
 /// Whether the start of a file looks like rocprofv3's JSON.
 pub fn looks_like(head: &str) -> bool {
     head.trim_start().starts_with('{') && head.contains("\"rocprofiler-sdk-tool\"")
-}
-
-/// What was read: rows per record array, and the arrays no table holds.
-#[derive(Debug, Default)]
-pub struct Read {
-    pub rows: Vec<(String, u64)>,
-    pub skipped: Vec<(String, u64)>,
 }
 
 /// Reads `path` into `sink`.
