@@ -121,21 +121,12 @@ pub fn score(m: &Measurement, config: &Config) -> Option<Fitness> {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    fn noise(seed: u64) -> impl FnMut() -> f64 {
-        let mut state = seed;
-        move || {
-            state = state.wrapping_add(0x9E37_79B9_7F4A_7C15);
-            let mut z = state;
-            z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-            z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-            ((z ^ (z >> 31)) >> 11) as f64 / (1u64 << 53) as f64
-        }
-    }
+    use crate::analysis::noise::Noise;
 
     /// `n` repeats around `median` µs: 5 % jitter and 5 % of runs hit by a 2× stall.
     fn runs(seed: u64, n: usize, median: f64) -> Vec<f64> {
-        let mut u = noise(seed);
+        let mut noise = Noise(seed);
+        let mut u = || noise.next();
         (0..n)
             .map(|_| {
                 let t = median * (1.0 + 0.05 * (u() - 0.5) * 2.0);

@@ -14,4 +14,6 @@ pub mod specs;
 
 pub use report::{Analysis, KernelAnalysis, Options, analyze};
 pub mod fitness;
+#[cfg(test)]
+mod noise;
 pub mod svg;
