@@ -19,9 +19,9 @@ use parquet::arrow::ProjectionMask;
 use parquet::arrow::arrow_reader::{ArrowReaderMetadata, ArrowReaderOptions, ParquetRecordBatchReaderBuilder};
 use rocprof_rs::config::{Config, Placeholders};
 use rocprof_rs::stats::{self, Options, Section};
-use rocprof_rs::tool::Seed;
 use rocprof_rs::tool::records::{Dispatch, Record};
 use rocprof_rs::tool::rows::Tables;
+use rocprof_rs::tool::{Backend, Seed};
 use rocprof_sim::kernels::CATALOG;
 
 mod common;
@@ -74,7 +74,11 @@ fn dataset(dir: &Path, rows: u64) {
         ("ROCPROF_RS_OUTPUT_NAME".to_owned(), "bench".to_owned()),
     ]);
     let config = Config::from_vars(&vars, &Placeholders::of_this_process(&vars)).unwrap();
-    let seed = Seed { operations: Default::default(), sdk_version: (1, 0, 0), counters: None };
+    let seed = Seed {
+        operations: Default::default(),
+        backend: Backend::RocprofilerSdk { version: (1, 0, 0) },
+        counters: None,
+    };
     let mut tables = Tables::new(config, seed, Default::default(), 0);
     let symbols = common::symbols();
     tables.add(&symbols).unwrap();

@@ -27,9 +27,9 @@ use std::process::Command;
 use std::time::Instant;
 
 use rocprof_rs::config::{Config, Placeholders};
-use rocprof_rs::tool::Seed;
 use rocprof_rs::tool::records::{Dispatch, Record};
 use rocprof_rs::tool::rows::Tables;
+use rocprof_rs::tool::{Backend, Seed};
 use rocprof_sim::kernels::CATALOG;
 
 mod common;
@@ -420,7 +420,11 @@ fn writer_throughput(scratch: &Path, compression: &str) -> (f64, f64) {
             ("ROCPROF_RS_COMPRESSION".to_owned(), compression.to_owned()),
         ]);
         let config = Config::from_vars(&vars, &Placeholders::of_this_process(&vars)).unwrap();
-        let seed = Seed { operations: Default::default(), sdk_version: (1, 0, 0), counters: None };
+        let seed = Seed {
+            operations: Default::default(),
+            backend: Backend::RocprofilerSdk { version: (1, 0, 0) },
+            counters: None,
+        };
         let mut tables = Tables::new(config, seed, Default::default(), 0);
         tables.add(&symbols).unwrap();
         let started = Instant::now();

@@ -32,11 +32,13 @@ pub enum Domain {
     ScratchMemory,
     /// Device memory allocations (`memory_allocation`).
     MemoryAllocation,
+    /// CUDA launch calls, from CUPTI's callbacks (`cuda_api`); NVIDIA only.
+    CudaApi,
 }
 
 impl Domain {
     /// Every domain, in table order.
-    pub const ALL: [Domain; 8] = [
+    pub const ALL: [Domain; 9] = [
         Domain::Kernel,
         Domain::MemoryCopy,
         Domain::HipApi,
@@ -45,6 +47,7 @@ impl Domain {
         Domain::Marker,
         Domain::ScratchMemory,
         Domain::MemoryAllocation,
+        Domain::CudaApi,
     ];
 
     /// The name used in `ROCPROF_RS_DOMAINS`.
@@ -58,6 +61,7 @@ impl Domain {
             Domain::Marker => "marker",
             Domain::ScratchMemory => "scratch_memory",
             Domain::MemoryAllocation => "memory_allocation",
+            Domain::CudaApi => "cuda_api",
         }
     }
 
@@ -81,7 +85,7 @@ pub struct Domains(u16);
 impl Domains {
     /// `--sys-trace` in rocprofv3: HIP and HSA API, markers, kernels, copies, scratch and
     /// allocations; every domain there is.
-    pub const SYS: Domains = Domains(0xff);
+    pub const SYS: Domains = Domains(0x1ff);
 
     /// Whether `domain` is in the set.
     pub fn contains(self, domain: Domain) -> bool {
@@ -206,7 +210,7 @@ macro_rules! variables {
 variables! {
     OUTPUT_DIR = "ROCPROF_RS_OUTPUT_DIR", "a directory; placeholders %pid% %ppid% %hostname% %rank% %timestamp%", "rocprof-rs-output";
     OUTPUT_NAME = "ROCPROF_RS_OUTPUT_NAME", "a file-name stem; the same placeholders", "%hostname%-%pid%";
-    DOMAINS = "ROCPROF_RS_DOMAINS", "comma-separated kernel, memory_copy, hip_api, hsa_api, rccl_api, marker, scratch_memory, memory_allocation, or sys (all)", "kernel";
+    DOMAINS = "ROCPROF_RS_DOMAINS", "comma-separated kernel, memory_copy, hip_api, hsa_api, rccl_api, marker, scratch_memory, memory_allocation, cuda_api, or sys (all)", "kernel";
     KERNEL_INCLUDE = "ROCPROF_RS_KERNEL_INCLUDE_REGEX", "a regular expression over kernel names", "(all)";
     KERNEL_EXCLUDE = "ROCPROF_RS_KERNEL_EXCLUDE_REGEX", "a regular expression over kernel names", "(none)";
     KERNEL_ITERATIONS = "ROCPROF_RS_KERNEL_ITERATION_RANGE", "ranges of 1-based iterations such as [1-5],[10],[20-30]", "(all)";
@@ -587,7 +591,7 @@ mod tests {
         );
         assert_eq!(c.buffer_bytes, 4 << 20);
         assert_eq!(c.compression, Compression::Zstd(9));
-        assert_eq!(parse(&[(DOMAINS, "sys")]).unwrap().domains.iter().count(), 8);
+        assert_eq!(parse(&[(DOMAINS, "sys")]).unwrap().domains.iter().count(), 9);
     }
 
     #[test]

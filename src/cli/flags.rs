@@ -25,6 +25,7 @@ pub(crate) const TRACE_FLAGS: &[(&str, &[Domain])] = &[
     ("--marker-trace", &[Domain::Marker]),
     ("--scratch-memory-trace", &[Domain::ScratchMemory]),
     ("--memory-allocation-trace", &[Domain::MemoryAllocation]),
+    ("--cuda-api-trace", &[Domain::CudaApi]),
     (
         "--runtime-trace",
         &[
@@ -50,6 +51,18 @@ pub(crate) fn domains_text(domains: Domains) -> String {
         return "sys".into();
     }
     domains.iter().map(Domain::name).collect::<Vec<_>>().join(",")
+}
+
+/// The tracing library `rocprof-rs run` injects the tool into.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum Backend {
+    /// From the drivers present: NVIDIA's or AMD's, or both when both or neither are there.
+    Auto,
+    /// NVIDIA CUPTI, by `CUDA_INJECTION64_PATH` (and `NVTX_INJECTION64_PATH` for markers).
+    Cupti,
+    /// AMD rocprofiler-sdk, by `ROCP_TOOL_LIBRARIES`.
+    #[value(name = "rocprofiler-sdk")]
+    RocprofilerSdk,
 }
 
 /// The options of `rocprof-rs run`; the subcommand's own help is on its variant in `main.rs`.
@@ -80,6 +93,10 @@ pub struct RunArgs {
     /// Trace device memory allocations.
     #[arg(long, help_heading = "What to trace")]
     memory_allocation_trace: bool,
+    /// NVIDIA: trace CUDA kernel-launch calls (runtime and driver; cuda_api table), through
+    /// CUPTI's callbacks on the launch calls only.
+    #[arg(long, help_heading = "What to trace")]
+    cuda_api_trace: bool,
     /// As rocprofv3: HIP runtime API, markers, kernels, memory copies, scratch memory and memory
     /// allocations.
     #[arg(long, help_heading = "What to trace")]
@@ -171,6 +188,11 @@ pub struct RunArgs {
     /// The tool library to load instead of the librocprof_rs.so installed with this command.
     #[arg(long, value_name = "PATH", help_heading = "Launch")]
     pub(crate) tool: Option<PathBuf>,
+    /// Which tracing library to inject into: rocprofiler-sdk (AMD, through
+    /// ROCP_TOOL_LIBRARIES) or cupti (NVIDIA, through CUDA_INJECTION64_PATH). auto picks from
+    /// the GPU drivers present, and injects into both when it cannot tell.
+    #[arg(long, value_name = "auto|cupti|rocprofiler-sdk", default_value = "auto", help_heading = "Launch")]
+    pub(crate) backend: Backend,
 
     /// The application and its arguments, after `--`; run directly, not through a shell.
     #[arg(last = true, required = true, value_name = "APP")]
@@ -190,6 +212,7 @@ impl RunArgs {
             (self.marker_trace, "--marker-trace"),
             (self.scratch_memory_trace, "--scratch-memory-trace"),
             (self.memory_allocation_trace, "--memory-allocation-trace"),
+            (self.cuda_api_trace, "--cuda-api-trace"),
             (self.runtime_trace, "--runtime-trace"),
             (self.sys_trace, "--sys-trace"),
         ];

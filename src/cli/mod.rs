@@ -7,6 +7,7 @@
 
 mod analyze;
 mod avail;
+mod backend;
 mod demo;
 mod diff;
 mod env;

@@ -12,7 +12,7 @@ use rocprof_rs::counters::PassMode;
 
 use super::env::{self, LD_PRELOAD, TOOL_LIBRARIES};
 use super::flags::RunArgs;
-use super::{launch, profile, tool_path};
+use super::{backend, launch, profile, tool_path};
 
 /// Nothing was started: bad options, a bad value or no tool. The code clap gives bad usage.
 const NOT_STARTED: u8 = 2;
@@ -126,13 +126,22 @@ fn prepare(args: &RunArgs) -> Result<(Prepared<'_>, BTreeMap<String, String>), S
     // Values the profile set win over the inherited ones, and may not be UTF-8 when inherited.
     let existing = |name: &str| overrides.get(name).map(OsString::from).or_else(|| std::env::var_os(name));
 
-    let libraries = env::tool_libraries(existing(TOOL_LIBRARIES).as_deref(), &tool);
+    let backends = backend::choose(args.backend);
+    let config = Config::from_vars(&seen, &Placeholders::of_this_process(&seen)).map_err(|e| e.to_string())?;
+    let injection = if backends.cupti { backend::cuda_injection(&tool, &config, &existing)? } else { Vec::new() };
+    if backends.cupti && !backends.rocprofiler_sdk && config.counters.is_some() {
+        return Err("hardware counters are not collected on NVIDIA GPUs (the CUPTI backend traces only): drop --pmc, --input and --preset".into());
+    }
+    let libraries = backends.rocprofiler_sdk.then(|| env::tool_libraries(existing(TOOL_LIBRARIES).as_deref(), &tool));
     let preload = args.preload.then(|| env::ld_preload(existing(LD_PRELOAD).as_deref(), &tool));
     let build = move |extra: &[(&str, String)]| {
         let mut command = Command::new(&args.command[0]);
         command.args(&args.command[1..]).envs(&overrides);
         command.envs(extra.iter().map(|(k, v)| (*k, v)));
-        command.env(TOOL_LIBRARIES, &libraries);
+        command.envs(injection.iter().map(|(k, v)| (*k, v)));
+        if let Some(libraries) = &libraries {
+            command.env(TOOL_LIBRARIES, libraries);
+        }
         if let Some(preload) = &preload {
             command.env(LD_PRELOAD, preload);
         }

@@ -144,6 +144,8 @@ pub fn read(path: &Path, sink: &mut Sink) -> Result<u64> {
                 c.correlation_id.push(0);
                 c.thread_id.push(tid);
                 c.pid.push(process);
+                c.vendor.push(&crate::tables::vendor::AMD);
+                c.stream_id.push(None);
                 c.end_row();
             }
             Track::Markers => {
@@ -157,6 +159,8 @@ pub fn read(path: &Path, sink: &mut Sink) -> Result<u64> {
                 m.correlation_id.push(0);
                 m.thread_id.push(tid);
                 m.pid.push(process);
+                m.vendor.push(&crate::tables::vendor::AMD);
+                m.domain.push(None);
                 m.end_row();
             }
             Track::Other => read -= 1,

@@ -308,6 +308,8 @@ fn copy(t: &Table, sink: &mut Sink) -> Result<()> {
     c.correlation_id.push(t.u64("Correlation_Id")?);
     c.thread_id.push(t.u64_or("Thread_Id", 0)?);
     c.pid.push(t.pid()?);
+    c.vendor.push(&crate::tables::vendor::AMD);
+    c.stream_id.push(None);
     c.end_row();
     Ok(())
 }
@@ -324,6 +326,8 @@ fn marker(t: &Table, sink: &mut Sink) -> Result<()> {
     m.correlation_id.push(t.u64("Correlation_Id")?);
     m.thread_id.push(t.u64("Thread_Id")?);
     m.pid.push(t.pid()?);
+    m.vendor.push(&crate::tables::vendor::AMD);
+    m.domain.push(None);
     m.end_row();
     Ok(())
 }

@@ -284,6 +284,12 @@ impl Sink {
         d.scratch_size.push(r.scratch);
         d.kernarg_size.push(r.kernarg);
         d.pipe_id.push(r.pipe);
+        d.vendor.push(&crate::tables::vendor::AMD);
+        d.graph_id.push(0);
+        d.graph_node_id.push(0);
+        d.cluster_x.push(0);
+        d.cluster_y.push(0);
+        d.cluster_z.push(0);
         d.end_row();
     }
 

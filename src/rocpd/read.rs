@@ -470,6 +470,8 @@ impl Reader {
                 m.correlation_id.push(r.get::<_, Option<i64>>(6)?.unwrap_or(0) as u64);
                 m.thread_id.push(r.get::<_, i64>(1)? as u64);
                 m.pid.push(self.pid(r.get(0)?));
+                m.vendor.push(&crate::tables::vendor::AMD);
+                m.domain.push(None);
                 m.end_row();
                 Ok(())
             },
@@ -506,6 +508,8 @@ impl Reader {
                 c.correlation_id.push(int(10)? as u64);
                 c.thread_id.push(int(1)? as u64);
                 c.pid.push(pid);
+                c.vendor.push(&crate::tables::vendor::AMD);
+                c.stream_id.push(None);
                 c.end_row();
                 Ok(())
             },

@@ -5,7 +5,15 @@
 //! - timestamps (`*_ns`) are the SDK's: CLOCK_BOOTTIME nanoseconds, as `int64`;
 //! - ids (`*_id`) are the SDK's 64-bit handles and counters, as `uint64`; `agent_id` is the
 //!   SDK's agent handle, and the `agent` table maps it to node ids and names;
-//! - `pid` is the profiled process, so datasets from many processes can be read as one.
+//! - `pid` is the profiled process, so datasets from many processes can be read as one;
+//! - `vendor` says which backend wrote the row (`amd`: rocprofiler-sdk, `nvidia`: CUPTI), in
+//!   the tables both backends fill. Format 1 files have no such column and are AMD's.
+//!
+//! One schema serves both vendors, so stats, analysis and exports need no second code path.
+//! Where CUDA has a concept AMD lacks (graphs, clusters, streams, memset), the column is
+//! added for both and AMD rows hold its neutral value; where the two name one thing
+//! differently, the table keeps AMD's meaning: `grid_*` is in work-items, so a CUDA row's
+//! grid is `gridDim * blockDim`, and blocks are `grid_x / block_x`.
 
 pub mod columns;
 pub mod files;
@@ -14,11 +22,24 @@ pub mod names;
 use columns::columns;
 
 /// The version of the on-disk format, written into every file's key-value metadata.
-pub const FORMAT_VERSION: &str = "1";
+pub const FORMAT_VERSION: &str = "2";
+
+/// The `vendor` column's values, one shared string each so a dictionary column holds one key.
+pub mod vendor {
+    use std::sync::{Arc, LazyLock};
+
+    /// Rows from rocprofiler-sdk (and from imports of AMD tools' outputs).
+    pub static AMD: LazyLock<Arc<str>> = LazyLock::new(|| Arc::from("amd"));
+    /// Rows from CUPTI.
+    pub static NVIDIA: LazyLock<Arc<str>> = LazyLock::new(|| Arc::from("nvidia"));
+}
 
 columns! {
     /// `kernel_dispatch`: one row per kernel dispatch. The first twelve columns are the seed
     /// schema; grid sizes are in work-items as the SDK reports them, so they are 64-bit.
+    /// `stream_id` is CUDA's stream (null on AMD, where `queue_id` is the queue); `graph_id` and
+    /// `graph_node_id` name the CUDA graph a kernel was replayed from (0 otherwise); `cluster_*`
+    /// is a Hopper thread-block cluster's shape in blocks (0 without clusters, and on AMD).
     KernelDispatch {
         kernel_name: Dict,
         start_ns: I64,
@@ -47,11 +68,18 @@ columns! {
         scratch_size: I32,
         kernarg_size: I32,
         pipe_id: OptI32,
+        vendor: Dict,
+        graph_id: U32,
+        graph_node_id: U64,
+        cluster_x: I32,
+        cluster_y: I32,
+        cluster_z: I32,
     }
 }
 
 columns! {
-    /// `hip_api`, `hsa_api` and `rccl_api`: one row per API call, named by the SDK.
+    /// `hip_api`, `hsa_api`, `rccl_api` and `cuda_api`: one row per API call, named by the SDK
+    /// (CUDA: the launch calls CUPTI's callbacks report, named without their `_vNNNN` suffix).
     ApiCall {
         operation: Dict,
         start_ns: I64,
@@ -65,7 +93,8 @@ columns! {
 }
 
 columns! {
-    /// `memory_copy`: one row per asynchronous copy.
+    /// `memory_copy`: one row per asynchronous copy; on NVIDIA, memsets too (`MEMORY_SET`,
+    /// `bytes` set), as nsys counts them among memory operations. `stream_id` is CUDA's.
     MemoryCopy {
         operation: Str,
         start_ns: I64,
@@ -79,6 +108,8 @@ columns! {
         correlation_id: U64,
         thread_id: U64,
         pid: U32,
+        vendor: Dict,
+        stream_id: OptI32,
     }
 }
 
@@ -116,8 +147,9 @@ columns! {
 }
 
 columns! {
-    /// `marker`: ROCTx marks and ranges with their messages. Times are taken by the tool when
-    /// the range opens and closes; `depth` is the thread-range nesting level (0 = outermost).
+    /// `marker`: ROCTx and NVTX marks and ranges with their messages. Times are taken when the
+    /// range opens and closes; `depth` is the thread-range nesting level (0 = outermost).
+    /// `domain` is an NVTX domain's name (null for ROCTx and NVTX's default domain).
     Marker {
         message: Str,
         operation: Str,
@@ -128,6 +160,8 @@ columns! {
         correlation_id: U64,
         thread_id: U64,
         pid: U32,
+        vendor: Dict,
+        domain: OptStr,
     }
 }
 
@@ -216,11 +250,12 @@ columns! {
 }
 
 /// Every table's folder name, in the order the metadata lists them.
-pub const TABLES: [&str; 12] = [
+pub const TABLES: [&str; 13] = [
     "kernel_dispatch",
     "hip_api",
     "hsa_api",
     "rccl_api",
+    "cuda_api",
     "memory_copy",
     "scratch_memory",
     "memory_allocation",

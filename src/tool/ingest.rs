@@ -82,6 +82,7 @@ unsafe fn decode(header: *const sys::rocprofiler_record_header_t) -> Option<Reco
                 src_address: unsafe { r.src_address.value },
                 // SAFETY: as above.
                 dst_address: unsafe { r.dst_address.value },
+                stream_id: None,
             })
         }
         sys::ROCPROFILER_BUFFER_TRACING_SCRATCH_MEMORY => {

@@ -15,9 +15,11 @@
 pub mod clock;
 mod counter_rows;
 pub mod counting;
+pub mod cupti;
 mod fork;
 mod ingest;
 pub mod names;
+pub mod nvtx;
 pub mod queue;
 pub mod records;
 pub mod rows;
@@ -44,7 +46,7 @@ const IDLE: u8 = 0;
 const CONFIGURED: u8 = 1;
 const RUNNING: u8 = 2;
 const DISABLED: u8 = 3;
-const FINISHED: u8 = 4;
+pub(crate) const FINISHED: u8 = 4;
 /// Finishing: callbacks still accept records while the SDK's buffer is flushed.
 const FINISHING: u8 = 5;
 
@@ -63,13 +65,40 @@ pub struct Tool {
     seed: OnceLock<Seed>,
 }
 
+/// The tracing library behind a run.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Backend {
+    /// AMD's rocprofiler-sdk, at this version.
+    RocprofilerSdk { version: (u32, u32, u32) },
+    /// NVIDIA's CUPTI: its `CUPTI_API_VERSION` and the file it was loaded from.
+    Cupti { api_version: u32, library: String },
+}
+
+impl Backend {
+    /// The name `rocprof-rs run --backend` takes, and the metadata's `rocprof_rs.backend`.
+    pub fn name(&self) -> &'static str {
+        match self {
+            Backend::RocprofilerSdk { .. } => "rocprofiler-sdk",
+            Backend::Cupti { .. } => "cupti",
+        }
+    }
+
+    /// The `vendor` column's value for this backend's rows.
+    pub fn vendor(&self) -> &'static std::sync::Arc<str> {
+        match self {
+            Backend::RocprofilerSdk { .. } => &crate::tables::vendor::AMD,
+            Backend::Cupti { .. } => &crate::tables::vendor::NVIDIA,
+        }
+    }
+}
+
 /// What the SDK told the tool during initialize that a forked child's tables need too.
 #[derive(Debug, Clone)]
 pub struct Seed {
     /// Operation names by buffer-tracing kind and operation, from the SDK's name queries.
     pub operations: rows::OperationNames,
-    /// The SDK's version, for the run metadata.
-    pub sdk_version: (u32, u32, u32),
+    /// Which library traced, and its version, for the run metadata and the `vendor` column.
+    pub backend: Backend,
     /// The counters collected, if any: names and groups.
     pub counters: Option<counting::CounterNames>,
 }
@@ -272,7 +301,7 @@ fn initialize() -> Result<()> {
     let session = session::create(api, &tool.config)?;
     let _ = tool.session.set(session);
     let counters = counting::setup(api, &tool.config, session.tracing, session.buffer)?;
-    let seed = tool.seed.get_or_init(|| Seed { operations, sdk_version: version, counters });
+    let seed = tool.seed.get_or_init(|| Seed { operations, backend: Backend::RocprofilerSdk { version }, counters });
     let tables = rows::Tables::new(tool.config.clone(), seed.clone(), agents, 0);
     let (queue, receiver) = RECEIVER.lock().take().expect("configure stored the receiver");
     *tool.writer.lock() = Some(start_writer(tables, queue, receiver)?);
@@ -294,24 +323,35 @@ fn start_writer(
         .map_err(|e| Error::Io { path: "the writer thread".into(), source: e })
 }
 
-pub(crate) fn run_metadata(config: &Config, sdk: (u32, u32, u32)) -> Vec<KeyValue> {
+pub(crate) fn run_metadata(config: &Config, backend: &Backend) -> Vec<KeyValue> {
     let command_line = std::fs::read("/proc/self/cmdline")
         .map(|raw| {
             raw.split(|b| *b == 0).filter(|a| !a.is_empty()).map(String::from_utf8_lossy).collect::<Vec<_>>().join(" ")
         })
         .unwrap_or_default();
     let kv = |k: &str, v: String| KeyValue::new(format!("rocprof_rs.{k}"), v);
-    vec![
+    let versions = match backend {
+        Backend::RocprofilerSdk { version: (major, minor, patch) } => {
+            vec![kv("sdk_version", format!("{major}.{minor}.{patch}"))]
+        }
+        Backend::Cupti { api_version, library } => {
+            vec![kv("cupti_api_version", api_version.to_string()), kv("cupti_library", library.clone())]
+        }
+    };
+    let mut metadata = vec![
         kv("format_version", crate::tables::FORMAT_VERSION.into()),
         kv("tool_version", env!("CARGO_PKG_VERSION").into()),
-        kv("sdk_version", format!("{}.{}.{}", sdk.0, sdk.1, sdk.2)),
+        kv("backend", backend.name().into()),
+        kv("vendor", backend.vendor().to_string()),
         kv("command_line", command_line),
         kv("pid", std::process::id().to_string()),
         kv("clock", clock::CLOCK_NAME.into()),
         kv("start_ns", clock::now_ns().to_string()),
         kv("policy", format!("{:?}", config.policy).to_lowercase()),
         kv("domains", config.domains.iter().map(|d| d.name()).collect::<Vec<_>>().join(",")),
-    ]
+    ];
+    metadata.extend(versions);
+    metadata
 }
 
 extern "C" fn tool_finalize(_data: *mut c_void) {
@@ -326,6 +366,9 @@ pub(crate) fn flush() -> bool {
     let Some(tool) = running() else { return false };
     if let (Ok(sdk), Some(session)) = (crate::sdk::sdk(), tool.session.get()) {
         let _ = session::flush(sdk.api(), session);
+    }
+    if cupti::active() {
+        cupti::flush(true);
     }
     tool.writer.lock().as_ref().is_some_and(|w| w.flush(Duration::from_secs(30)))
 }
@@ -352,6 +395,9 @@ pub(crate) fn finish() -> Option<Summary> {
         // writer stops.
         let _ = session::set_tracing(sdk.api(), session, false);
         let _ = session::flush(sdk.api(), session);
+    }
+    if previous == RUNNING && cupti::active() {
+        cupti::finish();
     }
     let summary = tool.writer.lock().take()?.stop();
     // A fault while finishing has already said its one line; the summary would be a second.

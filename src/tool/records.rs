@@ -38,6 +38,58 @@ pub struct Api {
     pub end_ns: u64,
 }
 
+/// A CUDA kernel, from CUPTI's CONCURRENT_KERNEL record, in CUDA's own terms (grid in blocks);
+/// the writer converts to the table's work-item grid.
+#[derive(Debug, Clone, Copy)]
+pub struct CudaKernel {
+    pub start_ns: u64,
+    pub end_ns: u64,
+    pub correlation_id: u64,
+    /// `gridId`: unique per launch in the process, the dispatch id.
+    pub grid_id: u64,
+    pub graph_node_id: u64,
+    /// The name pointer CUPTI shares among a kernel's records: the kernel's id.
+    pub kernel_id: u64,
+    pub device_id: u32,
+    pub stream_id: u32,
+    pub graph_id: u32,
+    pub grid: [i32; 3],
+    pub block: [i32; 3],
+    pub cluster: [u32; 3],
+    pub static_shared: i32,
+    pub dynamic_shared: i32,
+    pub local_per_thread: u32,
+    pub registers: u16,
+}
+
+/// One edge of an NVTX range (start or end) or a mark, as CUPTI's MARKER record reports it:
+/// the writer pairs starts with ends by id, since the two can arrive in different buffers.
+#[derive(Debug, Clone)]
+pub struct NvtxEdge {
+    /// `CUPTI_ACTIVITY_FLAG_MARKER_*`: 1 instantaneous, 2 start, 4 end.
+    pub flags: u32,
+    pub id: u32,
+    pub timestamp_ns: u64,
+    pub thread_id: u64,
+    /// Set on starts and marks; ends carry none.
+    pub name: Option<Box<str>>,
+    pub domain: Option<std::sync::Arc<str>>,
+}
+
+/// A GPU as CUPTI's DEVICE record describes it.
+#[derive(Debug, Clone)]
+pub struct Device {
+    pub id: u32,
+    pub name: Box<str>,
+    pub compute_capability: (u32, u32),
+    pub multiprocessors: u32,
+    pub threads_per_warp: u32,
+    pub max_warps_per_multiprocessor: u32,
+    pub shared_memory_per_multiprocessor: u32,
+    pub core_clock_khz: u32,
+    pub global_memory_bytes: u64,
+}
+
 /// An asynchronous memory copy.
 #[derive(Debug, Clone, Copy)]
 pub struct Copy {
@@ -51,6 +103,8 @@ pub struct Copy {
     pub bytes: u64,
     pub src_address: u64,
     pub dst_address: u64,
+    /// CUDA's stream; none on AMD.
+    pub stream_id: Option<u32>,
 }
 
 /// A scratch-memory event.
@@ -152,6 +206,12 @@ pub enum Record {
         buffer: u64,
         count: u64,
     },
+    CudaKernel(CudaKernel),
+    NvtxEdge(Box<NvtxEdge>),
+    Device(Box<Device>),
+    /// Records CUPTI dropped since its previous report (`cuptiActivityGetNumDroppedRecords`
+    /// resets on reading, so these add up).
+    CuptiDrops(u64),
 }
 
 impl Record {
@@ -164,7 +224,14 @@ impl Record {
             Record::Scratch(r) => Some(r.start_ns),
             Record::Allocation(r) => Some(r.start_ns),
             Record::Marker(r) => Some(r.start_ns),
-            Record::Symbol(_) | Record::SdkDrops { .. } | Record::CounterDispatch(_) | Record::CounterValue(_) => None,
+            Record::CudaKernel(r) => Some(r.start_ns),
+            Record::NvtxEdge(r) => Some(r.timestamp_ns),
+            Record::Symbol(_)
+            | Record::SdkDrops { .. }
+            | Record::CounterDispatch(_)
+            | Record::CounterValue(_)
+            | Record::Device(_)
+            | Record::CuptiDrops(_) => None,
         }
     }
 }

@@ -31,6 +31,8 @@ pub struct Kernel {
     pub symbol: Symbol,
     /// Whether the name passes the include and exclude filters.
     pub selected: bool,
+    /// Whether the symbol came from the backend rather than a stand-in for an unknown id.
+    announced: bool,
     /// The name's and the mangled name's keys in the dispatch table's dictionaries, once the
     /// kernel has had a dispatch row.
     dispatch_keys: Option<[i32; 2]>,
@@ -49,10 +51,15 @@ pub struct Tables {
     born_ns: u64,
     inherited: u64,
     sdk_drops: HashMap<u64, u64>,
+    /// CUPTI's drops, which it reports as deltas.
+    cupti_drops: u64,
+    /// The `vendor` column's value: one backend per process.
+    vendor: Arc<str>,
+    nvtx: super::nvtx::Pairing,
     metadata_path: PathBuf,
     static_metadata: Vec<KeyValue>,
     dispatch: (tables::KernelDispatch, TableFiles),
-    apis: [(tables::ApiCall, TableFiles); 3],
+    apis: [(tables::ApiCall, TableFiles); 4],
     copy: (tables::MemoryCopy, TableFiles),
     scratch: (tables::ScratchMemory, TableFiles),
     allocation: (tables::MemoryAllocation, TableFiles),
@@ -68,8 +75,9 @@ impl std::fmt::Debug for Tables {
     }
 }
 
-/// The buffer-tracing kinds of the three API tables, in `Tables::apis` order.
-pub const API_KINDS: [(&str, &[u32]); 3] = [
+/// The buffer-tracing kinds of the four API tables, in `Tables::apis` order. CUDA's two
+/// callback domains get kinds of their own, far above the SDK's.
+pub const API_KINDS: [(&str, &[u32]); 4] = [
     ("hip_api", &[rocprofiler_sdk_sys::ROCPROFILER_BUFFER_TRACING_HIP_RUNTIME_API]),
     (
         "hsa_api",
@@ -81,7 +89,13 @@ pub const API_KINDS: [(&str, &[u32]); 3] = [
         ],
     ),
     ("rccl_api", &[rocprofiler_sdk_sys::ROCPROFILER_BUFFER_TRACING_RCCL_API]),
+    ("cuda_api", &[CUDA_RUNTIME_API, CUDA_DRIVER_API]),
 ];
+
+/// The operation-name kind of CUDA runtime launch calls (operation = CUPTI callback id).
+pub const CUDA_RUNTIME_API: u32 = 0x4355_0002;
+/// The operation-name kind of CUDA driver launch calls.
+pub const CUDA_DRIVER_API: u32 = 0x4355_0001;
 
 /// An operation's SDK name; an id the SDK did not name is kept visible rather than guessed.
 fn op_name(names: &OperationNames, kind: u32, operation: i32) -> &Arc<str> {
@@ -97,8 +111,8 @@ impl Tables {
     /// Tables for `config`, with the run's metadata in every file and the agent table filled.
     /// `born_ns` is when a forked child began (0 for a process that was not forked).
     pub fn new(config: Config, seed: super::Seed, agents: tables::Agent, born_ns: u64) -> Tables {
-        let super::Seed { operations, sdk_version, counters } = seed;
-        let mut metadata = super::run_metadata(&config, sdk_version);
+        let super::Seed { operations, backend, counters } = seed;
+        let mut metadata = super::run_metadata(&config, &backend);
         let counters = counters.unwrap_or_default();
         if !counters.names.is_empty() {
             metadata.push(KeyValue::new("rocprof_rs.counter_groups".into(), counters.plan_json.clone()));
@@ -111,7 +125,7 @@ impl Tables {
             metadata_path: config.output_dir.join(format!("{}.metadata.json", config.output_name)),
             static_metadata: metadata.clone(),
             dispatch: (Default::default(), files("kernel_dispatch", tables::KernelDispatch::schema())),
-            apis: [api(0), api(1), api(2)],
+            apis: [api(0), api(1), api(2), api(3)],
             copy: (Default::default(), files("memory_copy", tables::MemoryCopy::schema())),
             scratch: (Default::default(), files("scratch_memory", tables::ScratchMemory::schema())),
             allocation: (Default::default(), files("memory_allocation", tables::MemoryAllocation::schema())),
@@ -126,6 +140,9 @@ impl Tables {
             born_ns,
             inherited: 0,
             sdk_drops: HashMap::new(),
+            cupti_drops: 0,
+            vendor: backend.vendor().clone(),
+            nvtx: Default::default(),
             config,
         }
     }
@@ -146,53 +163,8 @@ impl Tables {
         }
         let pid = self.pid;
         match record {
-            Record::Dispatch(d) => {
-                if !self.kernels.contains_key(&d.kernel_id) {
-                    self.register_unannounced(d.kernel_id);
-                }
-                // Borrowed, not cloned: this runs once per dispatch.
-                let Some(kernel) = self.kernels.get_mut(&d.kernel_id) else { return };
-                if !kernel.selected || !next_iteration_selected(&self.config, &mut self.iterations, &kernel.name) {
-                    self.filtered += 1;
-                    return;
-                }
-                if self.counters.enabled() {
-                    self.counters.count_dispatch(d.kernel_id, d.agent_id);
-                }
-                let t = &mut self.dispatch.0;
-                let [name_key, mangled_key] = *kernel.dispatch_keys.get_or_insert_with(|| {
-                    [t.kernel_name.key(&kernel.name), t.mangled_name.key(&kernel.symbol.mangled)]
-                });
-                let s = &kernel.symbol;
-                t.kernel_name.push_key(name_key);
-                t.start_ns.push(d.start_ns as i64);
-                t.duration_ns.push(dur(d.start_ns, d.end_ns));
-                t.grid_x.push(i64::from(d.grid[0]));
-                t.grid_y.push(i64::from(d.grid[1]));
-                t.grid_z.push(i64::from(d.grid[2]));
-                t.block_x.push(d.workgroup[0] as i32);
-                t.block_y.push(d.workgroup[1] as i32);
-                t.block_z.push(d.workgroup[2] as i32);
-                t.regs.push(s.arch_vgpr as i32);
-                t.shared_mem.push(d.group_segment_size as i32);
-                t.stream_id.push(None);
-                t.end_ns.push(d.end_ns as i64);
-                t.dispatch_id.push(d.dispatch_id);
-                t.correlation_id.push(d.correlation_id);
-                t.external_id.push(d.external_id);
-                t.kernel_id.push(d.kernel_id);
-                t.agent_id.push(d.agent_id);
-                t.queue_id.push(d.queue_id);
-                t.thread_id.push(d.thread_id);
-                t.pid.push(pid);
-                t.mangled_name.push_key(mangled_key);
-                t.accum_vgpr.push(s.accum_vgpr as i32);
-                t.sgpr.push(s.sgpr as i32);
-                t.scratch_size.push(d.private_segment_size as i32);
-                t.kernarg_size.push(s.kernarg_size as i32);
-                t.pipe_id.push(d.pipe_id);
-                t.end_row();
-            }
+            Record::Dispatch(d) => self.add_dispatch(&DispatchRow::amd(d)),
+            Record::CudaKernel(k) => self.add_dispatch(&DispatchRow::cuda(k)),
             Record::Api(a) => self.add_api(a),
             Record::Copy(c) => {
                 let op =
@@ -210,6 +182,8 @@ impl Tables {
                 t.correlation_id.push(c.correlation_id);
                 t.thread_id.push(c.thread_id);
                 t.pid.push(pid);
+                t.vendor.push(&self.vendor);
+                t.stream_id.push(c.stream_id.map(|s| s as i32));
                 t.end_row();
             }
             Record::Scratch(s) => {
@@ -252,19 +226,17 @@ impl Tables {
                 t.end_row();
             }
             Record::Marker(m) => {
-                let op = op_name(&self.operations, super::names::MARKER_RANGE_KIND, m.operation);
-                let t = &mut self.marker.0;
-                t.message.push(&m.message);
-                t.operation.push(op);
-                t.start_ns.push(m.start_ns as i64);
-                t.end_ns.push(m.end_ns as i64);
-                t.duration_ns.push(dur(m.start_ns, m.end_ns));
-                t.depth.push(m.depth);
-                t.correlation_id.push(m.correlation_id);
-                t.thread_id.push(m.thread_id);
-                t.pid.push(pid);
-                t.end_row();
+                let op = op_name(&self.operations, super::names::MARKER_RANGE_KIND, m.operation).clone();
+                self.add_marker(m, &op, None);
             }
+            Record::NvtxEdge(edge) => {
+                if let Some(range) = self.nvtx.add(edge) {
+                    let op = if range.instant { "nvtx_mark" } else { "nvtx_range" };
+                    self.add_marker(&range.marker, op, range.domain.as_deref());
+                }
+            }
+            Record::Device(device) => self.add_device(device),
+            Record::CuptiDrops(n) => self.cupti_drops += n,
             Record::Symbol(s) => self.add_symbol(s),
             Record::CounterDispatch(h) => self.counters.header(h, &self.kernels),
             Record::CounterValue(v) => self.counters.value(v, &self.kernels),
@@ -273,6 +245,102 @@ impl Tables {
                 *seen = (*seen).max(*count);
             }
         }
+    }
+
+    fn add_dispatch(&mut self, d: &DispatchRow) {
+        if !self.kernels.contains_key(&d.kernel_id) {
+            self.register_unannounced(d.kernel_id);
+        }
+        // Borrowed, not cloned: this runs once per dispatch.
+        let Some(kernel) = self.kernels.get_mut(&d.kernel_id) else { return };
+        if !kernel.selected || !next_iteration_selected(&self.config, &mut self.iterations, &kernel.name) {
+            self.filtered += 1;
+            return;
+        }
+        if self.counters.enabled() {
+            self.counters.count_dispatch(d.kernel_id, d.agent_id);
+        }
+        let t = &mut self.dispatch.0;
+        let [name_key, mangled_key] = *kernel
+            .dispatch_keys
+            .get_or_insert_with(|| [t.kernel_name.key(&kernel.name), t.mangled_name.key(&kernel.symbol.mangled)]);
+        let s = &kernel.symbol;
+        t.kernel_name.push_key(name_key);
+        t.start_ns.push(d.start_ns as i64);
+        t.duration_ns.push(dur(d.start_ns, d.end_ns));
+        t.grid_x.push(d.grid[0]);
+        t.grid_y.push(d.grid[1]);
+        t.grid_z.push(d.grid[2]);
+        t.block_x.push(d.block[0]);
+        t.block_y.push(d.block[1]);
+        t.block_z.push(d.block[2]);
+        t.regs.push(d.registers.unwrap_or(s.arch_vgpr) as i32);
+        t.shared_mem.push(d.shared_mem as i32);
+        t.stream_id.push(d.stream_id);
+        t.end_ns.push(d.end_ns as i64);
+        t.dispatch_id.push(d.dispatch_id);
+        t.correlation_id.push(d.correlation_id);
+        t.external_id.push(d.external_id);
+        t.kernel_id.push(d.kernel_id);
+        t.agent_id.push(d.agent_id);
+        t.queue_id.push(d.queue_id);
+        t.thread_id.push(d.thread_id);
+        t.pid.push(self.pid);
+        t.mangled_name.push_key(mangled_key);
+        t.accum_vgpr.push(s.accum_vgpr as i32);
+        t.sgpr.push(s.sgpr as i32);
+        t.scratch_size.push(d.scratch_size as i32);
+        t.kernarg_size.push(s.kernarg_size as i32);
+        t.pipe_id.push(d.pipe_id);
+        t.vendor.push(&self.vendor);
+        t.graph_id.push(d.graph_id);
+        t.graph_node_id.push(d.graph_node_id);
+        t.cluster_x.push(d.cluster[0] as i32);
+        t.cluster_y.push(d.cluster[1] as i32);
+        t.cluster_z.push(d.cluster[2] as i32);
+        t.end_row();
+    }
+
+    fn add_marker(&mut self, m: &super::records::Marker, operation: &str, domain: Option<&str>) {
+        let t = &mut self.marker.0;
+        t.message.push(&m.message);
+        t.operation.push(operation);
+        t.start_ns.push(m.start_ns as i64);
+        t.end_ns.push(m.end_ns as i64);
+        t.duration_ns.push(dur(m.start_ns, m.end_ns));
+        t.depth.push(m.depth);
+        t.correlation_id.push(m.correlation_id);
+        t.thread_id.push(m.thread_id);
+        t.pid.push(self.pid);
+        t.vendor.push(&self.vendor);
+        t.domain.push(domain);
+        t.end_row();
+    }
+
+    fn add_device(&mut self, d: &super::records::Device) {
+        let t = &mut self.agent.0;
+        let (major, minor) = d.compute_capability;
+        t.agent_id.push(u64::from(d.id));
+        t.node_id.push(d.id);
+        t.logical_index.push(d.id as i32);
+        t.agent_type.push("GPU");
+        t.name.push(&format!("sm_{major}{minor}"));
+        t.product_name.push(&d.name);
+        t.vendor_name.push("NVIDIA");
+        t.model_name.push(&format!("{major}.{minor}"));
+        t.gfx_target_version.push(0);
+        t.cu_count.push(d.multiprocessors);
+        t.simd_count.push(0);
+        t.simd_per_cu.push(0);
+        t.wave_front_size.push(d.threads_per_warp);
+        t.max_waves_per_cu.push(d.max_warps_per_multiprocessor);
+        t.num_xcc.push(0);
+        t.lds_size_kb.push(d.shared_memory_per_multiprocessor / 1024);
+        t.max_engine_clock_mhz.push(d.core_clock_khz / 1000);
+        t.local_mem_bytes.push(d.global_memory_bytes);
+        t.device_id.push(d.id);
+        t.pid.push(self.pid);
+        t.end_row();
     }
 
     fn add_api(&mut self, a: &Api) {
@@ -291,6 +359,10 @@ impl Tables {
     }
 
     fn add_symbol(&mut self, s: &Symbol) {
+        if self.kernels.get(&s.kernel_id).is_some_and(|k| k.announced) {
+            // CUPTI's completion callbacks can each announce a kernel they meet first.
+            return;
+        }
         let name: Arc<str> = names::display_name(&s.mangled, self.config.demangle, self.config.truncate_kernels).into();
         let selected = self.config.kernel_include.as_ref().is_none_or(|re| re.is_match(&name))
             && !self.config.kernel_exclude.as_ref().is_some_and(|re| re.is_match(&name));
@@ -307,7 +379,8 @@ impl Tables {
         t.accum_vgpr.push(s.accum_vgpr);
         t.pid.push(self.pid);
         t.end_row();
-        self.kernels.insert(s.kernel_id, Kernel { name, symbol: s.clone(), selected, dispatch_keys: None });
+        self.kernels
+            .insert(s.kernel_id, Kernel { name, symbol: s.clone(), selected, announced: true, dispatch_keys: None });
     }
 
     /// Registers a stand-in for a kernel the SDK never announced (it always does), so its
@@ -326,6 +399,9 @@ impl Tables {
             accum_vgpr: 0,
         };
         self.add_symbol(&symbol);
+        if let Some(kernel) = self.kernels.get_mut(&kernel_id) {
+            kernel.announced = false;
+        }
     }
 
     /// Hands every table with enough rows to its writer.
@@ -453,9 +529,9 @@ impl Tables {
         self.files().iter().map(|(_, f)| f.files.len()).sum()
     }
 
-    /// The SDK's drop count, summed over buffers.
+    /// The SDK's drop count, summed over buffers (CUPTI's, on NVIDIA).
     pub fn sdk_dropped(&self) -> u64 {
-        self.sdk_drops.values().sum()
+        self.sdk_drops.values().sum::<u64>() + self.cupti_drops
     }
 
     /// Dispatches the filters left out.
@@ -478,6 +554,9 @@ impl Tables {
             fields.push(format!("\"counter_samples\":{}", self.counters.coverage_json()));
             fields.push(format!("\"counter_dispatches_incomplete\":{}", self.counters.incomplete));
         }
+        if self.nvtx.unclosed() > 0 {
+            fields.push(format!("\"unclosed_nvtx_ranges\":{}", self.nvtx.unclosed()));
+        }
         if self.born_ns > 0 {
             fields.push(format!("\"forked_at_ns\":{}", self.born_ns));
             fields.push(format!("\"left_to_the_parent\":{}", self.inherited));
@@ -489,6 +568,81 @@ impl Tables {
         let partial = self.metadata_path.with_extension("json.partial");
         std::fs::write(&partial, text).map_err(io)?;
         std::fs::rename(&partial, &self.metadata_path).map_err(io)
+    }
+}
+
+/// One `kernel_dispatch` row's values, from either vendor's record.
+struct DispatchRow {
+    start_ns: u64,
+    end_ns: u64,
+    grid: [i64; 3],
+    block: [i32; 3],
+    /// The dispatch's own register count (CUDA reports it per launch); else the symbol's.
+    registers: Option<u32>,
+    shared_mem: u32,
+    scratch_size: u32,
+    stream_id: Option<i32>,
+    dispatch_id: u64,
+    correlation_id: u64,
+    external_id: u64,
+    kernel_id: u64,
+    agent_id: u64,
+    queue_id: u64,
+    thread_id: u64,
+    pipe_id: Option<i32>,
+    graph_id: u32,
+    graph_node_id: u64,
+    cluster: [u32; 3],
+}
+
+impl DispatchRow {
+    fn amd(d: &super::records::Dispatch) -> DispatchRow {
+        DispatchRow {
+            start_ns: d.start_ns,
+            end_ns: d.end_ns,
+            grid: d.grid.map(i64::from),
+            block: d.workgroup.map(|w| w as i32),
+            registers: None,
+            shared_mem: d.group_segment_size,
+            scratch_size: d.private_segment_size,
+            stream_id: None,
+            dispatch_id: d.dispatch_id,
+            correlation_id: d.correlation_id,
+            external_id: d.external_id,
+            kernel_id: d.kernel_id,
+            agent_id: d.agent_id,
+            queue_id: d.queue_id,
+            thread_id: d.thread_id,
+            pipe_id: d.pipe_id,
+            graph_id: 0,
+            graph_node_id: 0,
+            cluster: [0; 3],
+        }
+    }
+
+    /// CUDA's grid is in blocks; the table's is in work-items, as the SDK's.
+    fn cuda(k: &super::records::CudaKernel) -> DispatchRow {
+        DispatchRow {
+            start_ns: k.start_ns,
+            end_ns: k.end_ns,
+            grid: [0, 1, 2].map(|i| i64::from(k.grid[i]) * i64::from(k.block[i])),
+            block: k.block,
+            registers: Some(u32::from(k.registers)),
+            shared_mem: (k.static_shared.max(0) + k.dynamic_shared.max(0)) as u32,
+            scratch_size: k.local_per_thread,
+            stream_id: Some(k.stream_id as i32),
+            dispatch_id: k.grid_id,
+            correlation_id: k.correlation_id,
+            external_id: 0,
+            kernel_id: k.kernel_id,
+            agent_id: u64::from(k.device_id),
+            queue_id: u64::from(k.stream_id),
+            thread_id: 0,
+            pipe_id: None,
+            graph_id: k.graph_id,
+            graph_node_id: k.graph_node_id,
+            cluster: k.cluster,
+        }
     }
 }
 

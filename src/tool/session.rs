@@ -37,7 +37,7 @@ pub fn buffer_kinds(config: &Config) -> Vec<u32> {
             Domain::RcclApi => kinds.extend_from_slice(API_KINDS[2].1),
             Domain::ScratchMemory => kinds.push(sys::ROCPROFILER_BUFFER_TRACING_SCRATCH_MEMORY),
             Domain::MemoryAllocation => kinds.push(sys::ROCPROFILER_BUFFER_TRACING_MEMORY_ALLOCATION),
-            Domain::Marker => {}
+            Domain::Marker | Domain::CudaApi => {}
         }
     }
     kinds

@@ -39,6 +39,7 @@ pub use generated::*;
 #[cfg(not(rocprofiler_sdk_sys_bindgen))]
 pub use checked::*;
 
+pub mod cupti;
 pub mod dylib;
 pub mod hip;
 pub mod sdk;

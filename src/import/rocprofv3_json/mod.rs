@@ -268,6 +268,8 @@ impl<'a> Reader<'a> {
         m.correlation_id.push(r.correlation_id.internal);
         m.thread_id.push(r.thread_id);
         m.pid.push(self.pid);
+        m.vendor.push(&crate::tables::vendor::AMD);
+        m.domain.push(None);
         m.end_row();
         Ok(())
     }
@@ -290,6 +292,8 @@ impl<'a> Reader<'a> {
             c.correlation_id.push(r.correlation_id.internal);
             c.thread_id.push(r.thread_id);
             c.pid.push(self.pid);
+            c.vendor.push(&crate::tables::vendor::AMD);
+            c.stream_id.push(None);
             c.end_row();
             sink.write_full()?;
         }

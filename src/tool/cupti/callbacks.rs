@@ -1,0 +1,150 @@
+//! The Callback API: the subscriber slot, launch calls for `cuda_api`, and the moments a flush
+//! must not wait (a device reset, a context going away).
+//!
+//! Only launch callbacks are enabled, never whole domains: a callback on every runtime call
+//! (`cudaGetDevice` included) is what makes tracing tools slow.
+
+use std::cell::Cell;
+use std::ffi::{CStr, c_char, c_void};
+
+use rocprofiler_sdk_sys::cupti::{self as sys, Cupti};
+
+use crate::tool::records::{Api, Record};
+use crate::tool::rows::{CUDA_DRIVER_API, CUDA_RUNTIME_API};
+use crate::tool::{clock, running, trampoline};
+
+/// Claims CUPTI's single subscriber slot, before anything else: without it, registering buffer
+/// callbacks would silently take another tool's records.
+pub(super) fn subscribe(cupti: &Cupti) -> Result<usize, String> {
+    let mut handle: sys::CUpti_SubscriberHandle = std::ptr::null_mut();
+    let mut other = [0 as c_char; 64];
+    let rc = match cupti.subscribe_v2 {
+        Some(subscribe_v2) => {
+            let mut params = sys::CUpti_SubscriberParams {
+                structSize: sys::CUpti_SubscriberParams_STRUCT_SIZE,
+                subscriberName: c"rocprof-rs".as_ptr(),
+                oldSubscriberName: other.as_mut_ptr(),
+                oldSubscriberSize: other.len(),
+            };
+            // SAFETY: valid out-pointers and a params struct of the size it declares.
+            unsafe { subscribe_v2(&mut handle, Some(on_callback), std::ptr::null_mut(), &mut params) }
+        }
+        // SAFETY: a valid out-pointer and our callback.
+        None => unsafe { (cupti.api().cuptiSubscribe)(&mut handle, Some(on_callback), std::ptr::null_mut()) },
+    };
+    match rc {
+        sys::CUPTI_SUCCESS => Ok(handle as usize),
+        sys::CUPTI_ERROR_MULTIPLE_SUBSCRIBERS_NOT_SUPPORTED => {
+            other[63] = 0;
+            // SAFETY: NUL-terminated: zeroed, and its last byte forced to 0.
+            let name = unsafe { CStr::from_ptr(other.as_ptr()) }.to_string_lossy().into_owned();
+            let name = if name.is_empty() { "another CUPTI client".to_owned() } else { format!("`{name}`") };
+            Err(format!(
+                "{name} holds CUPTI's profiling slot (Nsight Systems or Compute, cuda-gdb, compute-sanitizer, or a torch.profiler started before CUDA); NVIDIA tracing is off"
+            ))
+        }
+        sys::CUPTI_ERROR_NOT_INITIALIZED => {
+            Err(format!("CUPTI {} does not match the CUDA driver; NVIDIA tracing is off", cupti.version()))
+        }
+        sys::CUPTI_ERROR_INSUFFICIENT_PRIVILEGES | sys::CUPTI_ERROR_VIRTUALIZED_DEVICE_INSUFFICIENT_PRIVILEGES => {
+            Err(format!(
+                "CUPTI refused: {} (ERR_NVGPUCTRPERM: see https://developer.nvidia.com/ERR_NVGPUCTRPERM)",
+                cupti.result_text(rc)
+            ))
+        }
+        _ => Err(format!("CUPTI would not take a subscriber: {}", cupti.result_text(rc))),
+    }
+}
+
+/// Turns the callbacks on: always the two that must flush, and the launch calls when asked.
+pub(super) fn enable(cupti: &Cupti, subscriber: usize, launches: bool) {
+    set(cupti, subscriber, 1, launches);
+}
+
+/// Turns every callback off, at the end of the run.
+pub(super) fn disable(cupti: &Cupti, subscriber: usize) {
+    set(cupti, subscriber, 0, true);
+}
+
+fn set(cupti: &Cupti, subscriber: usize, on: u32, launches: bool) {
+    let handle = subscriber as sys::CUpti_SubscriberHandle;
+    let mut callbacks = vec![
+        (sys::CUPTI_CB_DOMAIN_RUNTIME_API, sys::CUPTI_RUNTIME_TRACE_CBID_cudaDeviceReset_v3020),
+        (sys::CUPTI_CB_DOMAIN_RESOURCE, sys::CUPTI_CBID_RESOURCE_CONTEXT_DESTROY_STARTING),
+    ];
+    if launches {
+        callbacks.extend(sys::RUNTIME_LAUNCH_CBIDS.iter().map(|(cbid, _)| (sys::CUPTI_CB_DOMAIN_RUNTIME_API, *cbid)));
+        callbacks.extend(sys::DRIVER_LAUNCH_CBIDS.iter().map(|(cbid, _)| (sys::CUPTI_CB_DOMAIN_DRIVER_API, *cbid)));
+    }
+    for (domain, cbid) in callbacks {
+        // SAFETY: our subscriber handle and plain ids. An id this release lacks is refused with
+        // INVALID_PARAMETER, which is harmless.
+        unsafe { (cupti.api().cuptiEnableCallback)(on, handle, domain, cbid) };
+    }
+}
+
+thread_local! {
+    /// Runtime launch calls open on this thread: the driver launch inside one is the same call.
+    static RUNTIME_DEPTH: Cell<u32> = const { Cell::new(0) };
+}
+
+/// `CUpti_CallbackFunc`, on the application's threads.
+unsafe extern "C" fn on_callback(_userdata: *mut c_void, domain: u32, cbid: u32, data: *const c_void) {
+    trampoline("the CUPTI callback", (), || {
+        if data.is_null() {
+            return;
+        }
+        match domain {
+            sys::CUPTI_CB_DOMAIN_RESOURCE if cbid == sys::CUPTI_CBID_RESOURCE_CONTEXT_DESTROY_STARTING => {
+                super::flush(true);
+            }
+            sys::CUPTI_CB_DOMAIN_RUNTIME_API | sys::CUPTI_CB_DOMAIN_DRIVER_API => {
+                // SAFETY: the API domains' `cbdata` is a CUpti_CallbackData, live during the call.
+                let data = unsafe { &*data.cast::<sys::CUpti_CallbackData>() };
+                api_call(domain, cbid, data);
+            }
+            _ => {}
+        }
+    })
+}
+
+fn api_call(domain: u32, cbid: u32, data: &sys::CUpti_CallbackData) {
+    let runtime = domain == sys::CUPTI_CB_DOMAIN_RUNTIME_API;
+    if runtime && cbid == sys::CUPTI_RUNTIME_TRACE_CBID_cudaDeviceReset_v3020 {
+        if data.callbackSite == sys::CUPTI_API_ENTER {
+            super::flush(true);
+        }
+        return;
+    }
+    let enter = data.callbackSite == sys::CUPTI_API_ENTER;
+    if runtime {
+        RUNTIME_DEPTH.with(|d| d.set(if enter { d.get() + 1 } else { d.get().saturating_sub(1) }));
+    } else if RUNTIME_DEPTH.with(Cell::get) > 0 {
+        return;
+    }
+    if data.correlationData.is_null() {
+        return;
+    }
+    if enter {
+        // SAFETY: CUPTI's per-call slot, shared by this call's ENTER and EXIT.
+        unsafe { *data.correlationData = clock::now_ns() };
+        return;
+    }
+    let Some(tool) = running() else { return };
+    // SAFETY: as above; ENTER wrote it.
+    let start_ns = unsafe { *data.correlationData };
+    let record = Api {
+        kind: if runtime { CUDA_RUNTIME_API } else { CUDA_DRIVER_API },
+        operation: cbid as i32,
+        // SAFETY: gettid has no preconditions.
+        thread_id: unsafe { libc::gettid() } as u64,
+        correlation_id: u64::from(data.correlationId),
+        ancestor_id: 0,
+        start_ns,
+        end_ns: clock::now_ns(),
+    };
+    let queue = tool.queue();
+    let mut batch = queue.batch();
+    batch.push(Record::Api(record));
+    queue.send(batch);
+}

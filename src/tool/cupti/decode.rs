@@ -1,0 +1,310 @@
+//! CUPTI activity records to [`Record`]s: safe code over bytes, so the same decoder runs on
+//! CUPTI's live buffers and on real buffers captured on a GPU and committed as test fixtures.
+//!
+//! Records carry no version or size. What this reads is the prefix every supported release
+//! shares (CUPTI 11.8's Kernel8 to 13.5's Kernel13 agree on their first 200 bytes; Memcpy5 and
+//! 6, Memset4 and Marker2 likewise), at offsets taken from the checked declarations in
+//! `rocprofiler-sdk-sys`, whose layout tests pin them to the headers. A field a release appended
+//! is read only when [`record_size`] says the loaded release writes it.
+
+use std::mem::offset_of;
+use std::sync::Arc;
+
+use rocprofiler_sdk_sys::cupti as sys;
+
+use crate::tool::records::{Copy, CudaKernel, Device, NvtxEdge, Record};
+
+/// Where a record's pointer fields (kernel, marker, domain and device names) are read: CUPTI's
+/// own strings in a live process, a fixture's sidecar in a test.
+pub trait Names {
+    /// The text a name pointer of the current record points at; `None` for a null pointer or
+    /// one the source cannot read.
+    fn name(&mut self, pointer: u64) -> Option<Arc<str>>;
+}
+
+/// One decoded activity record.
+#[derive(Debug)]
+pub enum Activity {
+    /// A record for the tables, and for a kernel, the name its `kernel_id` stands for.
+    Record(Record, Option<Arc<str>>),
+    /// A kernel, copy or set whose timestamps CUPTI could not fill (`start` or `end` 0, or
+    /// `end < start`, cupti_activity.h's documented failure): counted, never written.
+    BadTimestamps,
+    /// A kind this backend does not enable, or a record shorter than its kind's prefix.
+    Skipped(u32),
+}
+
+/// The size CUPTI `version` (`CUPTI_API_VERSION`) writes records of `kind` at; `None` for a
+/// kind or version this decoder does not know. CUPTI's `cuptiActivityGetNextRecord` walks live
+/// buffers; this walks captured ones, and tests check that both agree.
+pub fn record_size(kind: u32, version: u32) -> Option<usize> {
+    let cuda13 = version >= 130_000;
+    Some(match kind {
+        sys::CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL | sys::CUPTI_ACTIVITY_KIND_KERNEL => match version {
+            130_001 => size_of::<sys::CUpti_ActivityKernel10>(),
+            v if v >= 130_000 => return None,
+            v if v >= 18 => size_of::<sys::CUpti_ActivityKernel9>(),
+            _ => return None,
+        },
+        sys::CUPTI_ACTIVITY_KIND_MEMCPY if cuda13 || version >= 26 => size_of::<sys::CUpti_ActivityMemcpy6>(),
+        sys::CUPTI_ACTIVITY_KIND_MEMCPY if version >= 18 => 88,
+        sys::CUPTI_ACTIVITY_KIND_MEMCPY2 => size_of::<sys::CUpti_ActivityMemcpyPtoP4>(),
+        sys::CUPTI_ACTIVITY_KIND_MEMSET => size_of::<sys::CUpti_ActivityMemset4>(),
+        sys::CUPTI_ACTIVITY_KIND_MARKER => size_of::<sys::CUpti_ActivityMarker2>(),
+        sys::CUPTI_ACTIVITY_KIND_DEVICE if cuda13 || version >= 20 => size_of::<sys::CUpti_ActivityDevice5>(),
+        sys::CUPTI_ACTIVITY_KIND_RUNTIME | sys::CUPTI_ACTIVITY_KIND_DRIVER => size_of::<sys::CUpti_ActivityAPI>(),
+        _ => return None,
+    })
+}
+
+/// The kind of the record at the start of `bytes`.
+pub fn kind(bytes: &[u8]) -> Option<u32> {
+    read_u32(bytes, 0)
+}
+
+/// Decodes the record at the start of `bytes`, which holds at most that record.
+pub fn decode(bytes: &[u8], names: &mut dyn Names) -> Activity {
+    let Some(kind) = kind(bytes) else { return Activity::Skipped(0) };
+    let decoded = match kind {
+        sys::CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL | sys::CUPTI_ACTIVITY_KIND_KERNEL => kernel(bytes, names),
+        sys::CUPTI_ACTIVITY_KIND_MEMCPY => memcpy(bytes),
+        sys::CUPTI_ACTIVITY_KIND_MEMCPY2 => peer_copy(bytes),
+        sys::CUPTI_ACTIVITY_KIND_MEMSET => memset(bytes),
+        sys::CUPTI_ACTIVITY_KIND_MARKER => marker(bytes, names),
+        sys::CUPTI_ACTIVITY_KIND_DEVICE => device(bytes, names),
+        _ => None,
+    };
+    decoded.unwrap_or(Activity::Skipped(kind))
+}
+
+/// The first 200 bytes: the kernel prefix common to Kernel8 through Kernel13.
+const KERNEL_PREFIX: usize = offset_of!(sys::CUpti_ActivityKernel9, maxPotentialClusterSize);
+
+fn kernel(b: &[u8], names: &mut dyn Names) -> Option<Activity> {
+    type K = sys::CUpti_ActivityKernel9;
+    if b.len() < KERNEL_PREFIX {
+        return None;
+    }
+    let (start_ns, end_ns) = (read_u64(b, offset_of!(K, start))?, read_u64(b, offset_of!(K, end))?);
+    if !valid(start_ns, end_ns) {
+        return Some(Activity::BadTimestamps);
+    }
+    let xyz = |x, y, z| Some([read_i32(b, x)?, read_i32(b, y)?, read_i32(b, z)?]);
+    let pointer = read_u64(b, offset_of!(K, name))?;
+    let record = CudaKernel {
+        start_ns,
+        end_ns,
+        correlation_id: u64::from(read_u32(b, offset_of!(K, correlationId))?),
+        grid_id: read_u64(b, offset_of!(K, gridId))?,
+        graph_node_id: read_u64(b, offset_of!(K, graphNodeId))?,
+        kernel_id: pointer,
+        device_id: read_u32(b, offset_of!(K, deviceId))?,
+        stream_id: read_u32(b, offset_of!(K, streamId))?,
+        graph_id: read_u32(b, offset_of!(K, graphId))?,
+        grid: xyz(offset_of!(K, gridX), offset_of!(K, gridY), offset_of!(K, gridZ))?,
+        block: xyz(offset_of!(K, blockX), offset_of!(K, blockY), offset_of!(K, blockZ))?,
+        cluster: [
+            read_u32(b, offset_of!(K, clusterX))?,
+            read_u32(b, offset_of!(K, clusterY))?,
+            read_u32(b, offset_of!(K, clusterZ))?,
+        ],
+        static_shared: read_i32(b, offset_of!(K, staticSharedMemory))?,
+        dynamic_shared: read_i32(b, offset_of!(K, dynamicSharedMemory))?,
+        local_per_thread: read_u32(b, offset_of!(K, localMemoryPerThread))?,
+        registers: read_u16(b, offset_of!(K, registersPerThread))?,
+    };
+    Some(Activity::Record(Record::CudaKernel(record), names.name(pointer)))
+}
+
+/// A copy's operation id in the `memory_copy` table: CUPTI's `copyKind`, offset so it cannot be
+/// taken for one of the SDK's operations. [`super::names::copy_operations`] names them.
+pub const COPY_OPERATION_BASE: i32 = 0x100;
+/// The operation id of a memset.
+pub const MEMSET_OPERATION: i32 = 0x200;
+
+fn memcpy(b: &[u8]) -> Option<Activity> {
+    type M = sys::CUpti_ActivityMemcpy6;
+    if b.len() < offset_of!(M, copyCount) {
+        return None;
+    }
+    let (start_ns, end_ns) = (read_u64(b, offset_of!(M, start))?, read_u64(b, offset_of!(M, end))?);
+    if !valid(start_ns, end_ns) {
+        return Some(Activity::BadTimestamps);
+    }
+    let device = u64::from(read_u32(b, offset_of!(M, deviceId))?);
+    Some(Activity::Record(
+        Record::Copy(Copy {
+            operation: COPY_OPERATION_BASE + i32::from(*b.get(offset_of!(M, copyKind))?),
+            thread_id: 0,
+            correlation_id: u64::from(read_u32(b, offset_of!(M, correlationId))?),
+            start_ns,
+            end_ns,
+            src_agent_id: device,
+            dst_agent_id: device,
+            bytes: read_u64(b, offset_of!(M, bytes))?,
+            src_address: 0,
+            dst_address: 0,
+            stream_id: Some(read_u32(b, offset_of!(M, streamId))?),
+        }),
+        None,
+    ))
+}
+
+fn peer_copy(b: &[u8]) -> Option<Activity> {
+    type P = sys::CUpti_ActivityMemcpyPtoP4;
+    if b.len() < offset_of!(P, reserved0) {
+        return None;
+    }
+    let (start_ns, end_ns) = (read_u64(b, offset_of!(P, start))?, read_u64(b, offset_of!(P, end))?);
+    if !valid(start_ns, end_ns) {
+        return Some(Activity::BadTimestamps);
+    }
+    Some(Activity::Record(
+        Record::Copy(Copy {
+            operation: COPY_OPERATION_BASE + i32::from(*b.get(offset_of!(P, copyKind))?),
+            thread_id: 0,
+            correlation_id: u64::from(read_u32(b, offset_of!(P, correlationId))?),
+            start_ns,
+            end_ns,
+            src_agent_id: u64::from(read_u32(b, offset_of!(P, srcDeviceId))?),
+            dst_agent_id: u64::from(read_u32(b, offset_of!(P, dstDeviceId))?),
+            bytes: read_u64(b, offset_of!(P, bytes))?,
+            src_address: 0,
+            dst_address: 0,
+            stream_id: Some(read_u32(b, offset_of!(P, streamId))?),
+        }),
+        None,
+    ))
+}
+
+fn memset(b: &[u8]) -> Option<Activity> {
+    type S = sys::CUpti_ActivityMemset4;
+    if b.len() < offset_of!(S, channelID) {
+        return None;
+    }
+    let (start_ns, end_ns) = (read_u64(b, offset_of!(S, start))?, read_u64(b, offset_of!(S, end))?);
+    if !valid(start_ns, end_ns) {
+        return Some(Activity::BadTimestamps);
+    }
+    let device = u64::from(read_u32(b, offset_of!(S, deviceId))?);
+    Some(Activity::Record(
+        Record::Copy(Copy {
+            operation: MEMSET_OPERATION,
+            thread_id: 0,
+            correlation_id: u64::from(read_u32(b, offset_of!(S, correlationId))?),
+            start_ns,
+            end_ns,
+            src_agent_id: device,
+            dst_agent_id: device,
+            bytes: read_u64(b, offset_of!(S, bytes))?,
+            src_address: 0,
+            dst_address: 0,
+            stream_id: Some(read_u32(b, offset_of!(S, streamId))?),
+        }),
+        None,
+    ))
+}
+
+fn marker(b: &[u8], names: &mut dyn Names) -> Option<Activity> {
+    type M = sys::CUpti_ActivityMarker2;
+    if b.len() < size_of::<M>() {
+        return None;
+    }
+    let object = offset_of!(M, objectId);
+    // objectId is a union; for the thread object kinds NVTX reports, it holds processId then
+    // threadId (CUpti_ActivityObjectKindId.pt).
+    let thread_id = read_u32(b, object + offset_of!(sys::CUpti_ActivityObjectKindId_pt, threadId))?;
+    let name = names.name(read_u64(b, offset_of!(M, name))?);
+    let domain = names.name(read_u64(b, offset_of!(M, domain))?);
+    Some(Activity::Record(
+        Record::NvtxEdge(Box::new(NvtxEdge {
+            flags: read_u32(b, offset_of!(M, flags))?,
+            id: read_u32(b, offset_of!(M, id))?,
+            timestamp_ns: read_u64(b, offset_of!(M, timestamp))?,
+            thread_id: u64::from(thread_id),
+            name: name.map(|n| n.as_ref().into()),
+            domain,
+        })),
+        None,
+    ))
+}
+
+fn device(b: &[u8], names: &mut dyn Names) -> Option<Activity> {
+    type D = sys::CUpti_ActivityDevice5;
+    if b.len() < offset_of!(D, isCudaVisible) {
+        return None;
+    }
+    let name = names.name(read_u64(b, offset_of!(D, name))?);
+    Some(Activity::Record(
+        Record::Device(Box::new(Device {
+            id: read_u32(b, offset_of!(D, id))?,
+            name: name.as_deref().unwrap_or("NVIDIA GPU").into(),
+            compute_capability: (
+                read_u32(b, offset_of!(D, computeCapabilityMajor))?,
+                read_u32(b, offset_of!(D, computeCapabilityMinor))?,
+            ),
+            multiprocessors: read_u32(b, offset_of!(D, numMultiprocessors))?,
+            threads_per_warp: read_u32(b, offset_of!(D, numThreadsPerWarp))?,
+            max_warps_per_multiprocessor: read_u32(b, offset_of!(D, maxWarpsPerMultiprocessor))?,
+            shared_memory_per_multiprocessor: read_u32(b, offset_of!(D, maxSharedMemoryPerMultiprocessor))?,
+            core_clock_khz: read_u32(b, offset_of!(D, coreClockRate))?,
+            global_memory_bytes: read_u64(b, offset_of!(D, globalMemorySize))?,
+        })),
+        None,
+    ))
+}
+
+/// CUPTI's documented marks of a timestamp it could not take.
+fn valid(start: u64, end: u64) -> bool {
+    start != 0 && end != 0 && end >= start
+}
+
+fn read_u16(b: &[u8], at: usize) -> Option<u16> {
+    Some(u16::from_le_bytes(b.get(at..at + 2)?.try_into().ok()?))
+}
+
+fn read_u32(b: &[u8], at: usize) -> Option<u32> {
+    Some(u32::from_le_bytes(b.get(at..at + 4)?.try_into().ok()?))
+}
+
+fn read_i32(b: &[u8], at: usize) -> Option<i32> {
+    Some(i32::from_le_bytes(b.get(at..at + 4)?.try_into().ok()?))
+}
+
+fn read_u64(b: &[u8], at: usize) -> Option<u64> {
+    Some(u64::from_le_bytes(b.get(at..at + 8)?.try_into().ok()?))
+}
+
+/// Walks a captured buffer record by record, with [`record_size`]'s strides: what
+/// `cuptiActivityGetNextRecord` does in a live process.
+#[derive(Debug)]
+pub struct Walker<'a> {
+    bytes: &'a [u8],
+    version: u32,
+    at: usize,
+}
+
+impl<'a> Walker<'a> {
+    /// A walk over `bytes`, written by CUPTI `version`.
+    pub fn new(bytes: &'a [u8], version: u32) -> Walker<'a> {
+        Walker { bytes, version, at: 0 }
+    }
+}
+
+impl<'a> Iterator for Walker<'a> {
+    /// The record's offset and bytes; `Err(offset)` at a kind whose size is unknown, which ends
+    /// the walk, since the next record's start is then unknown too.
+    type Item = Result<(usize, &'a [u8]), usize>;
+
+    fn next(&mut self) -> Option<Self::Item> {
+        let rest = self.bytes.get(self.at..).filter(|r| r.len() >= 4)?;
+        let Some(size) = kind(rest).and_then(|k| record_size(k, self.version)).filter(|s| *s <= rest.len()) else {
+            let at = self.at;
+            self.at = self.bytes.len();
+            return Some(Err(at));
+        };
+        let at = self.at;
+        self.at += size;
+        Some(Ok((at, &rest[..size])))
+    }
+}
