@@ -230,6 +230,11 @@ variables! {
     COUNTER_INSTANCES = "ROCPROF_RS_COUNTER_INSTANCES", "1 (a row per hardware instance) or 0 (their sum)", "0";
     COUNTER_PASSES = "ROCPROF_RS_COUNTER_PASSES", "rotate (passes taken by successive dispatches of a kernel, one run) or application (one run per pass)", "rotate";
     COUNTER_PASS = "ROCPROF_RS_COUNTER_PASS", "the 0-based pass this run takes with application passes (rocprof-rs run sets it)", "0";
+    CUPTI_LIBRARY = "ROCPROF_RS_CUPTI_LIBRARY", "NVIDIA: the libcupti to load when the process has none and the SONAMEs are not on the search path", "(search)";
+    FLUSH_MS = "ROCPROF_RS_FLUSH_MS", "NVIDIA: milliseconds between flushes of CUPTI's buffers (at least 10): what a killed process can lose", "1000";
+    CUPTI_DUMP = "ROCPROF_RS_CUPTI_DUMP", "NVIDIA, for test fixtures: a directory to write each CUPTI buffer into, raw, with a JSON sidecar", "(none)";
+    CUPTI_DUMP_MAX = "ROCPROF_RS_CUPTI_DUMP_MAX", "bytes the dump may write in all", "1048576";
+    CUPTI_BUFFER_RECORDS = "ROCPROF_RS_CUPTI_BUFFER_RECORDS", "records per CUPTI buffer while dumping, for small fixtures (0: no limit)", "0";
     TEST_FAULT = "ROCPROF_RS_TEST_FAULT", "panic-in-ingest (testing only: proves a fault cannot harm the application)", "(none)";
 }
 

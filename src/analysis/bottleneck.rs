@@ -144,7 +144,11 @@ pub fn diagnose(k: &Kernel, device: Option<&Device<'_>>) -> Diagnosis {
         let why = format!("{} dispatches of {} each", k.calls, us(k.mean_ns));
         recs.push(rec(Class::Latency, "Fuse it with the kernels around it", &why, gain));
         recs.push(rec(Class::Latency, "Make it a persistent kernel that loops over the work", &why, gain));
-        recs.push(rec(Class::Latency, "Capture the launches in a HIP graph", &why, gain * 0.5));
+        let graph = match device.map(|d| d.gpu.vendor.as_str()) {
+            Some("NVIDIA") => "Capture the launches in a CUDA graph",
+            _ => "Capture the launches in a HIP graph",
+        };
+        recs.push(rec(Class::Latency, graph, &why, gain * 0.5));
     }
     let efficiency = top.and_then(|p| p.efficiency);
     if let Some(o) = &k.occupancy

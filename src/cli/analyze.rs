@@ -136,6 +136,7 @@ fn text(analysis: &Analysis, top: usize) -> String {
     table.load_preset(UTF8_FULL_CONDENSED).set_content_arrangement(ContentArrangement::Dynamic);
     table.set_header([
         "kernel",
+        "gpu",
         "calls",
         "total",
         "%",

@@ -17,7 +17,43 @@ fn demangled(symbol: &str) -> Option<String> {
         return None;
     }
     let parsed = cpp_demangle::Symbol::new(symbol).ok()?;
-    parsed.demangle(&cpp_demangle::DemangleOptions::default()).ok()
+    parsed.demangle(&cpp_demangle::DemangleOptions::default()).ok().map(|name| literals_as_libiberty(&name))
+}
+
+/// Integer template arguments as libiberty (c++filt, `__cxa_demangle`) writes them: `2ul` where
+/// cpp_demangle writes `(unsigned long)2`. rocprofv3 and torch.profiler both demangle with
+/// `__cxa_demangle`, so names must match theirs to join across tools.
+fn literals_as_libiberty(name: &str) -> String {
+    const SUFFIXES: [(&str, &str); 6] = [
+        ("(unsigned long long)", "ull"),
+        ("(long long)", "ll"),
+        ("(unsigned long)", "ul"),
+        ("(long)", "l"),
+        ("(unsigned int)", "u"),
+        ("(unsigned char)", ""),
+    ];
+    if !name.contains(")") {
+        return name.to_owned();
+    }
+    let mut out = String::with_capacity(name.len());
+    let mut rest = name;
+    'scan: while !rest.is_empty() {
+        for (cast, suffix) in SUFFIXES {
+            if let Some(after) = rest.strip_prefix(cast) {
+                let digits = after.bytes().take_while(|b| b.is_ascii_digit() || *b == b'-').count();
+                if digits > 0 && !suffix.is_empty() {
+                    out.push_str(&after[..digits]);
+                    out.push_str(suffix);
+                    rest = &after[digits..];
+                    continue 'scan;
+                }
+            }
+        }
+        let c = rest.chars().next().unwrap_or_default();
+        out.push(c);
+        rest = &rest[c.len_utf8()..];
+    }
+    out
 }
 
 /// The function name alone: no return type, scope, template arguments or parameters.

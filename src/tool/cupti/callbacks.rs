@@ -68,11 +68,14 @@ pub(super) fn disable(cupti: &Cupti, subscriber: usize) {
 
 fn set(cupti: &Cupti, subscriber: usize, on: u32, launches: bool) {
     let handle = subscriber as sys::CUpti_SubscriberHandle;
-    let mut callbacks = vec![
-        (sys::CUPTI_CB_DOMAIN_RUNTIME_API, sys::CUPTI_RUNTIME_TRACE_CBID_cudaDeviceReset_v3020),
-        (sys::CUPTI_CB_DOMAIN_RESOURCE, sys::CUPTI_CBID_RESOURCE_CONTEXT_DESTROY_STARTING),
-    ];
+    // A context going away (a device reset destroys the primary context too) flushes. The
+    // resource domain is off the launch path; a runtime-API callback, even on a call never
+    // made, may not be (CUPTI then routes runtime calls through its callback machinery: see
+    // BENCHMARKS.md for what dropping it changed). So `cudaDeviceReset` gets its own flush
+    // only when launch calls are traced anyway.
+    let mut callbacks = vec![(sys::CUPTI_CB_DOMAIN_RESOURCE, sys::CUPTI_CBID_RESOURCE_CONTEXT_DESTROY_STARTING)];
     if launches {
+        callbacks.push((sys::CUPTI_CB_DOMAIN_RUNTIME_API, sys::CUPTI_RUNTIME_TRACE_CBID_cudaDeviceReset_v3020));
         callbacks.extend(sys::RUNTIME_LAUNCH_CBIDS.iter().map(|(cbid, _)| (sys::CUPTI_CB_DOMAIN_RUNTIME_API, *cbid)));
         callbacks.extend(sys::DRIVER_LAUNCH_CBIDS.iter().map(|(cbid, _)| (sys::CUPTI_CB_DOMAIN_DRIVER_API, *cbid)));
     }

@@ -16,7 +16,7 @@ use crate::tool::{FINISHED, STATE, TOOL, trampoline};
 /// How often the flush thread hands completed buffers over, so that a process that ends
 /// without exit handlers (`os._exit`, SIGKILL) loses at most this much.
 fn period() -> Duration {
-    let ms = std::env::var("ROCPROF_RS_FLUSH_MS").ok().and_then(|v| v.parse().ok()).unwrap_or(1000u64);
+    let ms = std::env::var(crate::config::FLUSH_MS).ok().and_then(|v| v.parse().ok()).unwrap_or(1000u64);
     Duration::from_millis(ms.max(10))
 }
 
@@ -120,7 +120,7 @@ pub(super) struct Dump {
 
 impl Dump {
     pub(super) fn from_env(version: u32) -> Option<Dump> {
-        let dir = PathBuf::from(std::env::var_os("ROCPROF_RS_CUPTI_DUMP")?);
+        let dir = PathBuf::from(std::env::var_os(crate::config::CUPTI_DUMP)?);
         let number =
             |name: &str, default: u64| std::env::var(name).ok().and_then(|v| v.parse().ok()).unwrap_or(default);
         if let Err(e) = std::fs::create_dir_all(&dir) {
@@ -130,8 +130,8 @@ impl Dump {
         Some(Dump {
             dir,
             version,
-            records_per_buffer: number("ROCPROF_RS_CUPTI_BUFFER_RECORDS", 0) as usize,
-            budget: AtomicU64::new(number("ROCPROF_RS_CUPTI_DUMP_MAX", 1 << 20)),
+            records_per_buffer: number(crate::config::CUPTI_BUFFER_RECORDS, 0) as usize,
+            budget: AtomicU64::new(number(crate::config::CUPTI_DUMP_MAX, 1 << 20)),
             sequence: AtomicU64::new(0),
         })
     }

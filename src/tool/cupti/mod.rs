@@ -63,7 +63,8 @@ fn load() -> Result<&'static Cupti, String> {
 /// Where libcupti is looked for after the process's own copy and the SONAMEs: the CLI's pick,
 /// then the toolkit's two layouts (the H100 image has it only under `targets/`).
 fn library_paths() -> Vec<PathBuf> {
-    let mut paths: Vec<PathBuf> = std::env::var_os("ROCPROF_RS_CUPTI_LIBRARY").map(PathBuf::from).into_iter().collect();
+    let mut paths: Vec<PathBuf> =
+        std::env::var_os(crate::config::CUPTI_LIBRARY).map(PathBuf::from).into_iter().collect();
     let homes = [std::env::var_os("CUDA_HOME").map(PathBuf::from), Some(PathBuf::from("/usr/local/cuda"))];
     for home in homes.into_iter().flatten() {
         for dir in ["extras/CUPTI/lib64", "targets/x86_64-linux/lib", "lib64"] {

@@ -1,0 +1,312 @@
+#!/usr/bin/env bash
+# bench/gpu/run.sh STAGE: validates the CUPTI backend of rocprof-rs on an NVIDIA GPU.
+#
+#   STAGE   what it does (README.md has the details and thresholds)
+#   smoke        capp under rocprof-rs with every trace flag; check_capp.py; stats and analyze;
+#                capp again without --cuda-api-trace, and with an NVTX range before CUDA init
+#   equivalence  torch_workload.py and launch_bench.py --mode micro: rocprof-rs vs torch.profiler
+#                (compare_torch.py), and torch.profiler inside a traced process (check_coexist.py)
+#   overhead     overhead.py: no tool / CUPTI floor / rocprof-rs / + API trace / torch.profiler
+#   fixtures     raw CUPTI buffers (ROCPROF_RS_CUPTI_DUMP) of capp and a tiny torch script
+#   preflight    the harness alone, no rocprof-rs needed: builds, capp, libbench, floor, Kineto
+#   all-quick    smoke, equivalence, fixtures and a shortened overhead in one command
+#
+# Run from anywhere; it works in the repository root. On the GPU machine $OUT is the folder that
+# comes back (at most 8 files); elsewhere it defaults to bench/gpu/out. Each stage writes
+# $OUT/<stage>.log (everything printed), $OUT/<stage>.json (step statuses and verdicts),
+# $OUT/env.txt, and its own few files. A failed step does not stop the stage: every step runs,
+# its exit status is recorded, and the script exits 1 at the end if any failed.
+#
+# Environment: ROCPROF (the CLI; default target/gpu-carry/rocprof-rs, with librocprof_rs.so
+# beside it), PYTHON (python3), CUDA_HOME (/usr/local/cuda), CUPTI_LIB_DIR, STEP_TIMEOUT (s).
+
+# shellcheck disable=SC2317  # functions run through `step`, which shellcheck cannot follow
+set -euo pipefail
+export PYTHONUNBUFFERED=1
+
+HERE="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
+REPO="$(cd "$HERE/../.." && pwd)"
+cd "$REPO"
+
+STAGE="${1:-}"
+case "$STAGE" in
+    smoke | equivalence | overhead | fixtures | preflight | all-quick) ;;
+    *)
+        sed -n '2,14p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//'
+        echo "usage: bash bench/gpu/run.sh STAGE" >&2
+        exit 2
+        ;;
+esac
+
+OUT="${OUT:-$HERE/out}"
+mkdir -p "$OUT"
+OUT="$(cd "$OUT" && pwd)"
+ROCPROF="${ROCPROF:-target/gpu-carry/rocprof-rs}"
+[[ "$ROCPROF" == /* ]] || ROCPROF="$REPO/$ROCPROF"
+export ROCPROF
+PY="${PYTHON:-python3}"
+CUDA_HOME="${CUDA_HOME:-/usr/local/cuda}"
+NVCC="${NVCC:-$CUDA_HOME/bin/nvcc}"
+CUPTI_LIB_DIR="${CUPTI_LIB_DIR:-/usr/local/cuda-13.0/targets/x86_64-linux/lib}"
+BUILD="$HERE/build"
+T="${STEP_TIMEOUT:-120}"            # seconds, per workload process
+WORK="$(mktemp -d "/tmp/rocprof-bench-$STAGE.XXXXXX")"
+STEPS="$WORK/steps.tsv"
+VERDICTS=()                          # checker JSON files merged into $OUT/<stage>.json
+: > "$STEPS"
+
+# All four trace domains the CUPTI backend has.
+ALL_TRACES=(--kernel-trace --memory-copy-trace --marker-trace --cuda-api-trace)
+
+# ---------------------------------------------------------------------------------------------
+# Helpers. `step NAME CMD...` runs one command, logs its status and duration, and never stops
+# the stage. Commands run inside it are in an errexit-free context, so the helpers below check
+# their own statuses.
+
+step() {
+    local name="$1"
+    shift
+    local t0=$SECONDS rc=0
+    echo
+    echo "=== [$name] $*"
+    "$@" || rc=$?
+    echo "=== [$name] exit $rc, $((SECONDS - t0)) s"
+    printf '%s\t%s\t%s\n' "$name" "$rc" "$((SECONDS - t0))" >> "$STEPS"
+    return 0
+}
+
+# tee_to FILE CMD...: CMD's stdout into FILE and the log; the status is CMD's (pipefail).
+tee_to() {
+    local file="$1"
+    shift
+    "$@" | tee "$file"
+}
+
+# The profiler, with a timeout: traced CMD... (the rocprof-rs options come first, then --).
+traced() {
+    timeout -k 10 "$T" "$ROCPROF" run --backend cupti "$@"
+}
+
+# needs OUTPUT SOURCE: true when OUTPUT must be (re)built.
+needs() { [[ ! -e "$1" || "$2" -nt "$1" ]]; }
+
+build_all() {
+    mkdir -p "$BUILD"
+    if needs "$BUILD/capp" "$HERE/capp.cu"; then
+        echo "building capp"
+        "$NVCC" -O2 -std=c++17 -arch=sm_90 -lineinfo -cudart shared -Xptxas -v \
+            -Xlinker -rpath,"$CUDA_HOME/lib64" -o "$BUILD/capp" "$HERE/capp.cu" || return 1
+    fi
+    if needs "$BUILD/libbench.so" "$HERE/kernels.cu"; then
+        echo "building libbench.so"
+        "$NVCC" -O2 -std=c++17 -arch=sm_90 -Xcompiler -fPIC -shared -cudart shared \
+            -Xlinker -rpath,"$CUDA_HOME/lib64" -o "$BUILD/libbench.so" "$HERE/kernels.cu" || return 1
+    fi
+    if needs "$BUILD/cupti_floor.so" "$HERE/cupti_floor.c"; then
+        echo "building cupti_floor.so"
+        # rpath: found by soname first, so under torch this is torch's already-loaded libcupti.
+        gcc -O2 -Wall -shared -fPIC "$HERE/cupti_floor.c" -I"$CUDA_HOME/include" -L"$CUPTI_LIB_DIR" \
+            -l:libcupti.so.13 -Wl,-rpath,"$CUPTI_LIB_DIR" -o "$BUILD/cupti_floor.so" || return 1
+    fi
+    ls -l "$BUILD"
+}
+
+write_env() {
+    {
+        echo "date: $(date -u +%Y-%m-%dT%H:%M:%SZ)"
+        echo "stage: $STAGE"
+        echo "gpu: $(nvidia-smi --query-gpu=name,driver_version --format=csv,noheader 2>&1 || true)"
+        echo "nvcc: $("$NVCC" --version 2>&1 | tail -n 1 || true)"
+        echo "python: $("$PY" -c 'import sys, torch; print(sys.version.split()[0], "torch", torch.__version__, "cuda", torch.version.cuda)' 2>&1 | tail -n 1 || true)"
+        if [[ -x "$ROCPROF" ]]; then
+            echo "rocprof-rs: $("$ROCPROF" --version 2>&1 | head -n 1)"
+            echo "sha256: $(cd "$(dirname "$ROCPROF")" && sha256sum "$(basename "$ROCPROF")" librocprof_rs.so 2>&1 | tr '\n' ' ')"
+        else
+            echo "rocprof-rs: missing ($ROCPROF)"
+        fi
+        echo "git: $(git -C "$REPO" rev-parse HEAD 2>/dev/null || echo unknown)"
+        echo "kernel: $(uname -r)"
+    } > "$OUT/env.txt"
+    cat "$OUT/env.txt"
+}
+
+require_rocprof() {
+    if [[ ! -x "$ROCPROF" || ! -e "$(dirname "$ROCPROF")/librocprof_rs.so" ]]; then
+        echo "run.sh: $ROCPROF or librocprof_rs.so beside it is missing (bash bench/gpu/build-carry.sh, then carry target/gpu-carry)"
+        return 1
+    fi
+}
+
+# ---------------------------------------------------------------------------------------------
+# Stages.
+
+stage_smoke() {
+    local W="$WORK/smoke"
+    mkdir -p "$W"
+    step capp_bare tee_to "$W/bare.stdout" timeout -k 10 "$T" "$BUILD/capp"
+
+    step capp_traced tee_to "$W/full.stdout" traced "${ALL_TRACES[@]}" -d "$W/full" -o capp -- "$BUILD/capp"
+    step check_full "$PY" "$HERE/check_capp.py" "$W/full" --stdout "$W/full.stdout" --cuda-api required \
+        --label smoke_full --out "$W/check-full.json"
+    VERDICTS+=("$W/check-full.json")
+    step stats tee_to "$OUT/smoke-stats.txt" "$ROCPROF" stats "$W/full"
+    step analyze tee_to "$OUT/smoke-analyze.txt" "$ROCPROF" analyze "$W/full" --gpu h100_sxm5
+    # Whether the agent row alone resolves the GPU (no --gpu): appended, informational.
+    {
+        echo
+        echo "### rocprof-rs analyze (no --gpu: resolved from the agent table)"
+        "$ROCPROF" analyze "$W/full" 2>&1 || echo "(exit $?)"
+    } >> "$OUT/smoke-analyze.txt"
+
+    step capp_no_api tee_to "$W/no_api.stdout" traced --kernel-trace --memory-copy-trace --marker-trace \
+        -d "$W/no_api" -o capp -- "$BUILD/capp"
+    step check_no_api "$PY" "$HERE/check_capp.py" "$W/no_api" --stdout "$W/no_api.stdout" --cuda-api absent \
+        --label smoke_no_cuda_api --out "$W/check-no_api.json"
+    VERDICTS+=("$W/check-no_api.json")
+
+    # NVTX before cuInit: the range "early" is only reported (optional_markers_seen).
+    step capp_nvtx_first tee_to "$W/nvtx_first.stdout" traced "${ALL_TRACES[@]}" -d "$W/nvtx_first" -o capp \
+        -- "$BUILD/capp" --nvtx-before-init
+    step check_nvtx_first "$PY" "$HERE/check_capp.py" "$W/nvtx_first" --stdout "$W/nvtx_first.stdout" \
+        --cuda-api required --label smoke_nvtx_before_init --out "$W/check-nvtx_first.json"
+    VERDICTS+=("$W/check-nvtx_first.json")
+
+    step tar tar -C "$W" -czf "$OUT/smoke.tgz" .
+}
+
+stage_equivalence() {
+    local W="$WORK/equivalence" reps="${MICRO_REPS:-20}"
+    mkdir -p "$W"
+    # 1. The torch workload: ours (markers delimit "measure") vs torch.profiler, separate runs.
+    step torch_ours tee_to "$W/torch_ours.stdout" traced --kernel-trace --marker-trace -d "$W/torch_ours" \
+        -o torch -- "$PY" "$HERE/torch_workload.py"
+    step torch_kineto tee_to "$W/torch_kineto.stdout" timeout -k 10 "$T" "$PY" "$HERE/torch_workload.py" \
+        --torch-profiler "$W/torch_kineto.json"
+    step compare_torch "$PY" "$HERE/compare_torch.py" "$W/torch_ours" "$W/torch_kineto.json" \
+        --label torch_workload --ours-log "$W/torch_ours.stdout" --out "$W/verdict-torch.json" \
+        --md "$OUT/equivalence-torch.md"
+    VERDICTS+=("$W/verdict-torch.json")
+
+    # 2. The micro sequence: five distinct kernels of stable, well-separated durations.
+    step micro_ours tee_to "$W/micro_ours.stdout" traced --kernel-trace --marker-trace -d "$W/micro_ours" \
+        -o micro -- "$PY" "$HERE/launch_bench.py" --mode micro --reps "$reps"
+    step micro_kineto tee_to "$W/micro_kineto.stdout" timeout -k 10 "$T" "$PY" "$HERE/launch_bench.py" \
+        --mode micro --reps "$reps" --torch-profiler "$W/micro_kineto.json"
+    step compare_micro "$PY" "$HERE/compare_torch.py" "$W/micro_ours" "$W/micro_kineto.json" \
+        --label micro --out "$W/verdict-micro.json" --md "$OUT/equivalence-micro.md"
+    VERDICTS+=("$W/verdict-micro.json")
+
+    # 3. torch.profiler inside a traced process: our rows unchanged; torch gets none (reported).
+    step coexist_run tee_to "$W/coexist.stdout" traced --kernel-trace --marker-trace -d "$W/coexist" \
+        -o coexist -- "$PY" "$HERE/torch_workload.py" --torch-profiler "$W/coexist_kineto.json"
+    step check_coexist "$PY" "$HERE/check_coexist.py" "$W/torch_ours" "$W/coexist" "$W/coexist_kineto.json" \
+        --out "$W/verdict-coexist.json"
+    VERDICTS+=("$W/verdict-coexist.json")
+
+    step tar tar -C "$W" -czf "$OUT/equivalence-data.tgz" .
+}
+
+stage_overhead() {
+    # shellcheck disable=SC2086  # OVERHEAD_ARGS is a list of options
+    step overhead "$PY" "$HERE/overhead.py" --out-dir "$OUT" ${OVERHEAD_ARGS:-}
+}
+
+stage_fixtures() {
+    local W="$WORK/fixtures" D="$WORK/fixtures/dump"
+    mkdir -p "$D/capp" "$D/capp-small" "$D/torch"
+    cp "$OUT/env.txt" "$D/ENV.txt"
+    step capp_dump tee_to "$W/capp.stdout" env ROCPROF_RS_CUPTI_DUMP="$D/capp" \
+        timeout -k 10 "$T" "$ROCPROF" run --backend cupti "${ALL_TRACES[@]}" -d "$W/capp" -o capp -- "$BUILD/capp"
+    step check_capp_dump "$PY" "$HERE/check_capp.py" "$W/capp" --stdout "$W/capp.stdout" --cuda-api required \
+        --label fixtures_capp --out "$W/check-capp.json"
+    VERDICTS+=("$W/check-capp.json")
+    # Small buffers (8 records each): fixtures that span several buffers.
+    step capp_dump_small tee_to "$W/capp_small.stdout" env ROCPROF_RS_CUPTI_DUMP="$D/capp-small" \
+        ROCPROF_RS_CUPTI_BUFFER_RECORDS=8 \
+        timeout -k 10 "$T" "$ROCPROF" run --backend cupti "${ALL_TRACES[@]}" -d "$W/capp_small" -o capp -- "$BUILD/capp"
+    step torch_dump tee_to "$W/torch.stdout" env ROCPROF_RS_CUPTI_DUMP="$D/torch" \
+        timeout -k 10 "$T" "$ROCPROF" run --backend cupti "${ALL_TRACES[@]}" -d "$W/torch" -o torch \
+        -- "$PY" "$HERE/torch_tiny.py"
+    step names "$PY" "$HERE/fixture_names.py" "$D" --out "$D/summary.json"
+    {
+        echo "Captured by bench/gpu/run.sh fixtures on $(date -u +%Y-%m-%d)."
+        echo "capp:       ROCPROF_RS_CUPTI_DUMP=capp rocprof-rs run --backend cupti ${ALL_TRACES[*]} -- capp"
+        echo "capp-small: the same with ROCPROF_RS_CUPTI_BUFFER_RECORDS=8"
+        echo "torch:      the same flags -- python3 bench/gpu/torch_tiny.py"
+        echo "Parquet outputs of the same runs: ../capp, ../capp_small, ../torch. ENV.txt: GPU, driver, versions."
+        echo "demangled.tsv: mangled name, c++filt, abi::__cxa_demangle (taken on the GPU machine)."
+    } > "$D/README.txt"
+    step tar tar -C "$W" -czf "$OUT/fixtures.tgz" .
+    ls -l "$OUT/fixtures.tgz" || true
+}
+
+# The harness itself, without rocprof-rs: does everything build, run and report on this machine?
+stage_preflight() {
+    local W="$WORK/preflight"
+    mkdir -p "$W"
+    step capp_bare tee_to "$W/capp.stdout" timeout -k 10 "$T" "$BUILD/capp"
+    step capp_nvtx_first timeout -k 10 "$T" "$BUILD/capp" --nvtx-before-init
+    step floor_capp env CUDA_INJECTION64_PATH="$BUILD/cupti_floor.so" timeout -k 10 "$T" "$BUILD/capp"
+    local lb=("$PY" "$HERE/launch_bench.py")
+    step launches_A timeout -k 10 "$T" "${lb[@]}" --mode launches --n 20000
+    step launches_B env CUDA_INJECTION64_PATH="$BUILD/cupti_floor.so" timeout -k 10 "$T" "${lb[@]}" --mode launches --n 20000
+    step launches_T timeout -k 10 "$T" "${lb[@]}" --mode launches --n 20000 --torch-profiler
+    step graph_A timeout -k 10 "$T" "${lb[@]}" --mode graph --nodes 1000 --reps 50
+    step graph_T timeout -k 10 "$T" "${lb[@]}" --mode graph --nodes 1000 --reps 50 --torch-profiler
+    step micro_T timeout -k 10 "$T" "${lb[@]}" --mode micro --reps 10 --torch-profiler "$W/micro_kineto.json"
+    step torch_T timeout -k 10 "$T" "$PY" "$HERE/torch_workload.py" --torch-profiler "$W/torch_kineto.json"
+    step torch_tiny timeout -k 10 "$T" "$PY" "$HERE/torch_tiny.py"
+    step summarize "$PY" - "$W/micro_kineto.json" "$W/torch_kineto.json" <<'EOF'
+import json, sys
+from collections import Counter
+for path in sys.argv[1:]:
+    d = json.load(open(path))
+    k = d["kernels"]
+    print(f"{path}: {len(k)} kernels, {len(set(x['name'] for x in k))} names, other {d['other_cuda_events']}, "
+          f"chrome error {d['chrome_trace_error']}, unmatched {d['events_without_chrome_match']}")
+    print("  with grid/block args:", sum(1 for x in k if 'grid' in x and 'block' in x))
+    for name, n in Counter(x["name"] for x in k).most_common(8):
+        print(f"  {n:5d}  {name[:110]}")
+    sys.exit(0 if k else 1)
+EOF
+    step tar tar -C "$W" -czf "$OUT/preflight.tgz" .
+}
+
+stage_all_quick() {
+    local s
+    for s in smoke equivalence fixtures overhead; do
+        mkdir -p "$WORK/all/$s"
+        if [[ $s == overhead ]]; then
+            step "$s" env OUT="$WORK/all/$s" OVERHEAD_ARGS="--rounds 2 --n 20000 --reps 50 --budget-s 150" \
+                bash "$HERE/run.sh" "$s"
+        else
+            step "$s" env OUT="$WORK/all/$s" bash "$HERE/run.sh" "$s"
+        fi
+        [[ -e "$WORK/all/$s/$s.json" ]] && VERDICTS+=("$WORK/all/$s/$s.json")
+    done
+    step tar tar -C "$WORK/all" -czf "$OUT/all-quick.tgz" .
+}
+
+finish() {
+    "$PY" "$HERE/merge_verdicts.py" --stage "$STAGE" --steps "$STEPS" --out "$OUT/$STAGE.json" "${VERDICTS[@]}"
+}
+
+main() {
+    echo "run.sh $STAGE: repo $REPO, OUT $OUT, work $WORK"
+    write_env
+    step build build_all
+    if [[ "$STAGE" != preflight && "$STAGE" != all-quick ]]; then
+        step require_rocprof require_rocprof
+    fi
+    if awk -F'\t' '($1 == "build" || $1 == "require_rocprof") && $2 != 0 { bad = 1 } END { exit !bad }' "$STEPS"; then
+        echo "run.sh: cannot run stage $STAGE (see above)"
+    else
+        # Called in an `||` list, so errexit is off inside: a command that fails outside a step
+        # cannot cut the stage short before finish writes its summary.
+        "stage_${STAGE//-/_}" || printf 'stage_%s\t%s\t0\n' "$STAGE" "$?" >> "$STEPS"
+    fi
+    finish
+}
+
+main 2>&1 | tee "$OUT/$STAGE.log"
+exit "${PIPESTATUS[0]}"
