@@ -322,7 +322,14 @@ mod tests {
             vars(&["--runtime-trace"]),
             pairs(&[(config::DOMAINS, "kernel,memory_copy,hip_api,marker,scratch_memory,memory_allocation")])
         );
-        assert_eq!(vars(&["--runtime-trace", "--hsa-trace", "--rccl-trace"]), pairs(&[(config::DOMAINS, "sys")]));
+        // Every AMD domain is not `sys`, which takes CUDA's launch calls too.
+        assert_eq!(
+            vars(&["--runtime-trace", "--hsa-trace", "--rccl-trace"]),
+            pairs(&[(
+                config::DOMAINS,
+                "kernel,memory_copy,hip_api,hsa_api,rccl_api,marker,scratch_memory,memory_allocation"
+            )])
+        );
         assert_eq!(vars(&["--sys-trace", "--kernel-trace"]), pairs(&[(config::DOMAINS, "sys")]));
     }
 

@@ -161,7 +161,7 @@ def check_metadata(dataset_dir, report):
             if f.endswith(".parquet"):
                 import pyarrow.parquet as pq
                 meta = pq.read_metadata(os.path.join(root, f)).metadata or {}
-                if meta.get(b"rocprof_rs.format_version") != b"1" or b"rocprof_rs.clock" not in meta:
+                if meta.get(b"rocprof_rs.format_version") != b"2" or b"rocprof_rs.clock" not in meta:
                     problems.append(os.path.join(root, f))
     report["metadata_problems"] = problems
     return not problems

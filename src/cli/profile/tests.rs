@@ -99,7 +99,10 @@ fn comprehensive_traces_everything_and_names_all_it_cannot_do() {
             ("HSA_ENABLE_SDMA", "0"),
             ("RCCL_DEBUG", "INFO"),
             ("ROCPROF_RS_COUNTER_PRESET", "full_profile"),
-            ("ROCPROF_RS_DOMAINS", "sys"),
+            (
+                "ROCPROF_RS_DOMAINS",
+                "kernel,memory_copy,hip_api,hsa_api,rccl_api,marker,scratch_memory,memory_allocation",
+            ),
             OUT,
         ],
         &[

@@ -135,11 +135,8 @@ fn initialize() -> Result<(), String> {
         return Ok(());
     }
     // SAFETY: two `extern "C"` trampolines of the declared signatures.
-    check(
-        cupti,
-        unsafe { (api.cuptiActivityRegisterCallbacks)(Some(buffers::requested), Some(buffers::completed)) },
-        "buffers",
-    )?;
+    let rc = unsafe { (api.cuptiActivityRegisterCallbacks)(Some(buffers::requested), Some(buffers::completed)) };
+    check(cupti, rc, "buffers")?;
     std::fs::create_dir_all(&config.output_dir)
         .map_err(|e| format!("cannot create the output directory {}: {e}", config.output_dir.display()))?;
     let library = cupti.path().map(|p| p.display().to_string()).unwrap_or_default();
