@@ -13,8 +13,9 @@ use parking_lot::Mutex;
 use super::CUDA;
 use crate::tool::{FINISHED, STATE, TOOL, trampoline};
 
-/// How often the flush thread hands completed buffers over, so that a process that ends
-/// without exit handlers (`os._exit`, SIGKILL) loses at most this much.
+/// How often the flush thread hands CUPTI's buffers to the writer: with file rotation by time
+/// (`ROCPROF_RS_ROTATE_SECONDS`), this bounds how stale the completed files are, and so what a
+/// process that ends without exit handlers (`os._exit`, SIGKILL) loses.
 fn period() -> Duration {
     let ms = std::env::var(crate::config::FLUSH_MS).ok().and_then(|v| v.parse().ok()).unwrap_or(1000u64);
     Duration::from_millis(ms.max(10))

@@ -10,8 +10,10 @@
 //! 3. records are stamped with CLOCK_BOOTTIME, the AMD tables' clock, through CUPTI's timestamp
 //!    callback, and thread ids are the OS's;
 //! 4. the writer starts, then the activity kinds and launch callbacks are enabled;
-//! 5. a named thread flushes CUPTI every second, so a process killed without warning loses at
-//!    most that much; exit, SIGINT/SIGTERM and `cudaDeviceReset` force a flush.
+//! 5. a named thread flushes CUPTI every second, so records do not wait in CUPTI's buffers for
+//!    a file to rotate (`ROCPROF_RS_ROTATE_SECONDS`); exit, SIGINT/SIGTERM and a context's
+//!    destruction force a flush. A process that ends without exit handlers (`os._exit`,
+//!    SIGKILL) loses what is not yet in a completed file, as on AMD.
 //!
 //! After `fork`, CUDA and CUPTI are unusable in the child (a flush there hangs: CUPTI's worker
 //! thread did not come along), so the child never calls CUPTI and writes nothing; a child that
