@@ -1,0 +1,69 @@
+//! The commands on a dataset rocprof-rs wrote on an H100 through CUPTI
+//! (`tests/fixtures/cupti/rocprof-rs-13.0-h100/dataset`: `bench/gpu/capp.cu` under every trace
+//! flag; `capp.stdout` is the application's own account).
+
+mod common;
+
+use std::path::Path;
+use std::process::{Command, Output};
+
+fn dataset() -> &'static Path {
+    Path::new(concat!(env!("CARGO_MANIFEST_DIR"), "/tests/fixtures/cupti/rocprof-rs-13.0-h100/dataset"))
+}
+
+fn rocprof_rs(args: &[&str]) -> Output {
+    let output = Command::new(env!("CARGO_BIN_EXE_rocprof-rs")).args(args).output().unwrap();
+    assert!(output.status.success(), "{args:?}: {}", common::stderr(&output));
+    output
+}
+
+fn json(args: &[&str]) -> serde_json::Value {
+    serde_json::from_slice(&rocprof_rs(args).stdout).unwrap()
+}
+
+#[test]
+fn stats_sum_what_the_application_launched() {
+    let dir = dataset().to_str().unwrap();
+    let stats = json(&["stats", dir, "--format", "json"]);
+    let section = |name: &str| {
+        stats.as_array().unwrap().iter().find(|s| s["section"] == name).unwrap_or_else(|| panic!("{name}"))["rows"]
+            .as_array()
+            .unwrap()
+            .clone()
+    };
+    let kernels = section("kernel");
+    let calls: u64 = kernels.iter().map(|k| k["calls"].as_u64().unwrap()).sum();
+    assert_eq!(calls, 11);
+    let k1 = kernels.iter().find(|k| k["name"] == "k1(float*)").unwrap();
+    assert_eq!(k1["calls"], 8);
+    let copies = section("memory_copy");
+    assert!(copies.iter().any(|c| c["name"] == "MEMORY_SET" && c["calls"] == 2), "{copies:?}");
+}
+
+#[test]
+fn analyze_finds_the_h100_from_the_agent_row_and_speaks_cuda() {
+    let dir = dataset().to_str().unwrap();
+    let report = json(&["analyze", dir, "--format", "json"]);
+    let kernels = report["kernels"].as_array().unwrap();
+    assert_eq!(kernels.len(), 4);
+    assert!(kernels.iter().all(|k| k["gpu"] == "h100_sxm5"), "{kernels:?}");
+    let text = String::from_utf8(rocprof_rs(&["analyze", dir]).stdout).unwrap();
+    assert!(text.contains("CUDA graph") && !text.contains("HIP graph"), "{text}");
+}
+
+#[test]
+fn exports_take_nvidia_rows() {
+    let dir = dataset().to_str().unwrap();
+    let out = common::scratch("cupti-exports");
+    let csv = out.join("csv");
+    rocprof_rs(&["export", dir, "--format", "rocprofv3-csv", "-o", csv.to_str().unwrap()]);
+    let trace = std::fs::read_dir(&csv)
+        .unwrap()
+        .flatten()
+        .find(|e| e.file_name().to_string_lossy().ends_with("_kernel_trace.csv"))
+        .unwrap();
+    assert_eq!(std::fs::read_to_string(trace.path()).unwrap().lines().count(), 1 + 11);
+    let perfetto = out.join("trace.pftrace");
+    rocprof_rs(&["export", dir, "--format", "perfetto", "-o", perfetto.to_str().unwrap()]);
+    assert!(std::fs::metadata(&perfetto).unwrap().len() > 0);
+}
