@@ -117,89 +117,106 @@ fn kernel(b: &[u8], names: &mut dyn Names) -> Option<Activity> {
 }
 
 /// A copy's operation id in the `memory_copy` table: CUPTI's `copyKind`, offset so it cannot be
-/// taken for one of the SDK's operations. [`super::names::copy_operations`] names them.
+/// taken for one of the SDK's operations. [`super::names::operations`] names them.
 pub const COPY_OPERATION_BASE: i32 = 0x100;
 /// The operation id of a memset.
 pub const MEMSET_OPERATION: i32 = 0x200;
 
+/// Where a copy-like record keeps the fields a `memory_copy` row needs: the three kinds differ
+/// only in offsets (and a memset has no copy kind).
+struct CopyLayout {
+    /// Bytes the record must have: its prefix common to every supported release.
+    prefix: usize,
+    start: usize,
+    end: usize,
+    bytes: usize,
+    correlation: usize,
+    stream: usize,
+    src_device: usize,
+    dst_device: usize,
+    /// The `copyKind` byte; none for a memset.
+    copy_kind: Option<usize>,
+}
+
 fn memcpy(b: &[u8]) -> Option<Activity> {
     type M = sys::CUpti_ActivityMemcpy6;
-    if b.len() < offset_of!(M, copyCount) {
-        return None;
-    }
-    let (start_ns, end_ns) = (read_u64(b, offset_of!(M, start))?, read_u64(b, offset_of!(M, end))?);
-    if !valid(start_ns, end_ns) {
-        return Some(Activity::BadTimestamps);
-    }
-    let device = u64::from(read_u32(b, offset_of!(M, deviceId))?);
-    Some(Activity::Record(
-        Record::Copy(Copy {
-            operation: COPY_OPERATION_BASE + i32::from(*b.get(offset_of!(M, copyKind))?),
-            thread_id: 0,
-            correlation_id: u64::from(read_u32(b, offset_of!(M, correlationId))?),
-            start_ns,
-            end_ns,
-            src_agent_id: device,
-            dst_agent_id: device,
-            bytes: read_u64(b, offset_of!(M, bytes))?,
-            src_address: 0,
-            dst_address: 0,
-            stream_id: Some(read_u32(b, offset_of!(M, streamId))?),
-        }),
-        None,
-    ))
+    copy(
+        b,
+        &CopyLayout {
+            prefix: offset_of!(M, copyCount),
+            start: offset_of!(M, start),
+            end: offset_of!(M, end),
+            bytes: offset_of!(M, bytes),
+            correlation: offset_of!(M, correlationId),
+            stream: offset_of!(M, streamId),
+            src_device: offset_of!(M, deviceId),
+            dst_device: offset_of!(M, deviceId),
+            copy_kind: Some(offset_of!(M, copyKind)),
+        },
+    )
 }
 
 fn peer_copy(b: &[u8]) -> Option<Activity> {
     type P = sys::CUpti_ActivityMemcpyPtoP4;
-    if b.len() < offset_of!(P, reserved0) {
-        return None;
-    }
-    let (start_ns, end_ns) = (read_u64(b, offset_of!(P, start))?, read_u64(b, offset_of!(P, end))?);
-    if !valid(start_ns, end_ns) {
-        return Some(Activity::BadTimestamps);
-    }
-    Some(Activity::Record(
-        Record::Copy(Copy {
-            operation: COPY_OPERATION_BASE + i32::from(*b.get(offset_of!(P, copyKind))?),
-            thread_id: 0,
-            correlation_id: u64::from(read_u32(b, offset_of!(P, correlationId))?),
-            start_ns,
-            end_ns,
-            src_agent_id: u64::from(read_u32(b, offset_of!(P, srcDeviceId))?),
-            dst_agent_id: u64::from(read_u32(b, offset_of!(P, dstDeviceId))?),
-            bytes: read_u64(b, offset_of!(P, bytes))?,
-            src_address: 0,
-            dst_address: 0,
-            stream_id: Some(read_u32(b, offset_of!(P, streamId))?),
-        }),
-        None,
-    ))
+    copy(
+        b,
+        &CopyLayout {
+            prefix: offset_of!(P, reserved0),
+            start: offset_of!(P, start),
+            end: offset_of!(P, end),
+            bytes: offset_of!(P, bytes),
+            correlation: offset_of!(P, correlationId),
+            stream: offset_of!(P, streamId),
+            src_device: offset_of!(P, srcDeviceId),
+            dst_device: offset_of!(P, dstDeviceId),
+            copy_kind: Some(offset_of!(P, copyKind)),
+        },
+    )
 }
 
 fn memset(b: &[u8]) -> Option<Activity> {
     type S = sys::CUpti_ActivityMemset4;
-    if b.len() < offset_of!(S, channelID) {
+    copy(
+        b,
+        &CopyLayout {
+            prefix: offset_of!(S, channelID),
+            start: offset_of!(S, start),
+            end: offset_of!(S, end),
+            bytes: offset_of!(S, bytes),
+            correlation: offset_of!(S, correlationId),
+            stream: offset_of!(S, streamId),
+            src_device: offset_of!(S, deviceId),
+            dst_device: offset_of!(S, deviceId),
+            copy_kind: None,
+        },
+    )
+}
+
+fn copy(b: &[u8], at: &CopyLayout) -> Option<Activity> {
+    if b.len() < at.prefix {
         return None;
     }
-    let (start_ns, end_ns) = (read_u64(b, offset_of!(S, start))?, read_u64(b, offset_of!(S, end))?);
+    let (start_ns, end_ns) = (read_u64(b, at.start)?, read_u64(b, at.end)?);
     if !valid(start_ns, end_ns) {
         return Some(Activity::BadTimestamps);
     }
-    let device = u64::from(read_u32(b, offset_of!(S, deviceId))?);
+    let operation = match at.copy_kind {
+        Some(kind) => COPY_OPERATION_BASE + i32::from(*b.get(kind)?),
+        None => MEMSET_OPERATION,
+    };
     Some(Activity::Record(
         Record::Copy(Copy {
-            operation: MEMSET_OPERATION,
+            operation,
             thread_id: 0,
-            correlation_id: u64::from(read_u32(b, offset_of!(S, correlationId))?),
+            correlation_id: u64::from(read_u32(b, at.correlation)?),
             start_ns,
             end_ns,
-            src_agent_id: device,
-            dst_agent_id: device,
-            bytes: read_u64(b, offset_of!(S, bytes))?,
+            src_agent_id: u64::from(read_u32(b, at.src_device)?),
+            dst_agent_id: u64::from(read_u32(b, at.dst_device)?),
+            bytes: read_u64(b, at.bytes)?,
             src_address: 0,
             dst_address: 0,
-            stream_id: Some(read_u32(b, offset_of!(S, streamId))?),
+            stream_id: Some(read_u32(b, at.stream)?),
         }),
         None,
     ))
