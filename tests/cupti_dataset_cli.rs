@@ -64,6 +64,8 @@ fn exports_take_nvidia_rows() {
         .unwrap();
     assert_eq!(std::fs::read_to_string(trace.path()).unwrap().lines().count(), 1 + 11);
     let perfetto = out.join("trace.pftrace");
-    rocprof_rs(&["export", dir, "--format", "perfetto", "-o", perfetto.to_str().unwrap()]);
-    assert!(std::fs::metadata(&perfetto).unwrap().len() > 0);
+    let done = rocprof_rs(&["export", dir, "--format", "perfetto", "-o", perfetto.to_str().unwrap()]);
+    // 11 kernels, 6 copies and sets, 4 markers, and the 10 launch calls with flows to them.
+    let said = format!("{}{}", String::from_utf8_lossy(&done.stdout), common::stderr(&done));
+    assert!(said.contains("(31 slices)"), "{said}");
 }

@@ -19,6 +19,10 @@ use super::proto::Msg;
 use super::read::batches;
 use crate::error::{Error, Result};
 
+/// The API tables drawn on thread tracks, with flows to the kernels their calls launched
+/// (CUDA's launch calls share a kernel's correlation id as HIP's do).
+const API_TABLES: [&str; 4] = ["hip_api", "hsa_api", "rccl_api", "cuda_api"];
+
 const SLICE_BEGIN: u64 = 1;
 const SLICE_END: u64 = 2;
 const COUNTER: u64 = 4;
@@ -103,7 +107,7 @@ impl Builder {
 
 /// Writes `dir`'s dataset to `out` as a Perfetto trace; returns the slices written.
 pub fn export(dir: &Path, out: &Path) -> Result<u64> {
-    let progress = crate::progress::bar(11, "writing the Perfetto trace");
+    let progress = crate::progress::bar(5 + 2 * API_TABLES.len() as u64, "writing the Perfetto trace");
     let mut b = Builder::default();
     let mut gpu_names: HashMap<u64, String> = HashMap::new();
     batches(dir, "agent", |t| {
@@ -117,7 +121,7 @@ pub fn export(dir: &Path, out: &Path) -> Result<u64> {
     let gpu_label = |id: u64| gpu_names.get(&id).cloned().unwrap_or_else(|| format!("agent {id}"));
     // Correlation ids of API calls, per process, to draw only flows with both ends.
     let mut calls: HashSet<(u32, u64)> = HashSet::new();
-    for table in ["hip_api", "hsa_api", "rccl_api"] {
+    for table in API_TABLES {
         batches(dir, table, |t| {
             let (pid, corr) = (t.col("pid")?, t.col("correlation_id")?);
             for i in 0..t.rows() {
@@ -160,7 +164,7 @@ pub fn export(dir: &Path, out: &Path) -> Result<u64> {
         Ok(())
     })?;
     progress.inc(1);
-    for table in ["hip_api", "hsa_api", "rccl_api"] {
+    for table in API_TABLES {
         batches(dir, table, |t| {
             let c = |n| t.col(n);
             let (op, start, end, pid, tid, corr) =
