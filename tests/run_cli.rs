@@ -13,6 +13,7 @@ const PROFILES: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/fixtures/made
 fn run(args: &[&str]) -> Command {
     let mut command = Command::new(env!("CARGO_BIN_EXE_rocprof-rs"));
     command.arg("run").args(args).env_remove("ROCP_TOOL_LIBRARIES").env_remove("LD_PRELOAD");
+    command.env_remove("CUDA_INJECTION64_PATH").env_remove("NVTX_INJECTION64_PATH");
     for (name, _) in std::env::vars_os() {
         if name.to_string_lossy().starts_with("ROCPROF_RS_") {
             command.env_remove(name);
@@ -122,6 +123,37 @@ fn the_app_sees_the_tool_and_the_options_as_variables() {
             ("ROCPROF_RS_SUMMARY", "0"),
         ]
     );
+}
+
+/// `--backend` names the injection; NVTX's only with markers, since it routes NVTX to CUPTI.
+#[test]
+fn the_backend_option_chooses_the_injection_variables() {
+    let tool = tool_library();
+    let tool = tool.to_str().unwrap();
+    let cuda = child_env(run(&["--backend", "cupti", "--kernel-trace", "--marker-trace", "--cuda-api-trace"]));
+    assert_eq!((cuda["CUDA_INJECTION64_PATH"].as_str(), cuda["NVTX_INJECTION64_PATH"].as_str()), (tool, tool));
+    assert!(!cuda.contains_key("ROCP_TOOL_LIBRARIES"));
+    assert_eq!(cuda["ROCPROF_RS_DOMAINS"], "kernel,marker,cuda_api");
+    let kernels_only = child_env(run(&["--backend", "cupti"]));
+    assert!(kernels_only.contains_key("CUDA_INJECTION64_PATH") && !kernels_only.contains_key("NVTX_INJECTION64_PATH"));
+    let amd = child_env(run(&["--backend", "rocprofiler-sdk", "--marker-trace"]));
+    assert_eq!(amd["ROCP_TOOL_LIBRARIES"], tool);
+    assert!(!amd.contains_key("CUDA_INJECTION64_PATH") && !amd.contains_key("NVTX_INJECTION64_PATH"));
+}
+
+#[test]
+fn another_cuda_injection_or_counters_on_nvidia_are_refused_before_the_app_starts() {
+    let out =
+        output(run(&["--backend", "cupti", "--", "/bin/true"]).env("CUDA_INJECTION64_PATH", "/opt/nsys/libinject.so"));
+    assert_eq!(out.status.code(), Some(2));
+    assert!(
+        stderr(&out).contains("CUDA_INJECTION64_PATH is already set to /opt/nsys/libinject.so"),
+        "{}",
+        stderr(&out)
+    );
+    let out = output(run(&["--backend", "cupti", "--pmc", "SQ_WAVES", "--", "/bin/true"]));
+    assert_eq!(out.status.code(), Some(2));
+    assert!(stderr(&out).contains("hardware counters are not collected on NVIDIA GPUs"), "{}", stderr(&out));
 }
 
 #[test]
