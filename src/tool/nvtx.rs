@@ -21,7 +21,7 @@ const END: u32 = 4;
 #[derive(Debug, Default)]
 pub struct Pairing {
     open: HashMap<u32, Open>,
-    /// Ends whose start has not arrived yet, by id: their time and thread.
+    /// Ends whose start has not arrived yet: their time, by id.
     early_ends: HashMap<u32, u64>,
     /// Ranges open per thread, for the depth of the next one.
     depth: HashMap<u64, i32>,

@@ -66,7 +66,9 @@ pub(super) fn install_fork_handlers() {
     }
 }
 
-/// Takes the locks a child must find free, so no other thread holds them at the fork.
+/// Takes the locks a child must find free, so no other thread holds them at the fork. Held
+/// across the fork, released on both sides (`release`); taken outside the trampoline, since a
+/// guard it dropped on a panic would leave `release` unlocking a lock nobody holds.
 extern "C" fn prepare() {
     if let Some(cuda) = CUDA.get() {
         std::mem::forget(cuda.flush.lock());
@@ -89,15 +91,15 @@ fn release() {
 }
 
 extern "C" fn in_parent() {
-    release();
+    trampoline("the fork parent handler", (), release);
 }
 
 /// The child traces nothing: CUDA is unusable in a child of an initialised parent, and CUPTI's
 /// worker thread is gone. The parent's writer and flush thread are not here either, so they
 /// are forgotten, never joined.
 extern "C" fn in_child() {
-    release();
     trampoline("the fork child handler", (), || {
+        release();
         STATE.store(FINISHED, Ordering::Release);
         if let Some(tool) = TOOL.get() {
             std::mem::forget(tool.writer.lock().take());

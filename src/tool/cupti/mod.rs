@@ -148,7 +148,7 @@ fn initialize() -> Result<(), String> {
         counters: None,
     };
     start(config, seed)?;
-    enable(cupti, subscriber)?;
+    enable(cupti, subscriber);
     flush::start_thread();
     super::signals::install();
     flush::install_fork_handlers();
@@ -182,7 +182,7 @@ fn start(config: Config, seed: Seed) -> Result<(), String> {
 
 /// The activity kinds and callbacks the configuration asks for. DEVICE always: it fills the
 /// agent table, which analysis needs to find the GPU's specs.
-fn enable(cupti: &Cupti, subscriber: usize) -> Result<(), String> {
+fn enable(cupti: &Cupti, subscriber: usize) {
     let domains = TOOL.get().map(|t| t.config.domains).unwrap_or_default();
     let mut kinds = vec![("DEVICE", sys::CUPTI_ACTIVITY_KIND_DEVICE)];
     if domains.contains(Domain::Kernel) {
@@ -210,7 +210,6 @@ fn enable(cupti: &Cupti, subscriber: usize) -> Result<(), String> {
         eprintln!("rocprof-rs: HIP, HSA and RCCL API tracing are AMD's; on NVIDIA use --cuda-api-trace");
     }
     callbacks::enable(cupti, subscriber, domains.contains(Domain::CudaApi));
-    Ok(())
 }
 
 /// Flushes CUPTI into the queue: `forced` also hands over buffers with records still being
@@ -255,7 +254,7 @@ pub(super) fn active() -> bool {
 
 /// CUPTI's clock callback: CLOCK_BOOTTIME, the clock of every table.
 extern "C" fn timestamp() -> u64 {
-    super::clock::now_ns()
+    trampoline("the CUPTI clock", 0, super::clock::now_ns)
 }
 
 fn check(cupti: &Cupti, rc: sys::CUptiResult, what: &str) -> Result<(), String> {

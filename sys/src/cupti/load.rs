@@ -36,11 +36,8 @@ dynamic_api! {
         callback: CUpti_CallbackFunc,
         userdata: *mut c_void,
     ) -> CUptiResult;
-    fn cuptiUnsubscribe(subscriber: CUpti_SubscriberHandle) -> CUptiResult;
     fn cuptiEnableCallback(enable: u32, subscriber: CUpti_SubscriberHandle, domain: u32, cbid: u32) -> CUptiResult;
-    fn cuptiEnableDomain(enable: u32, subscriber: CUpti_SubscriberHandle, domain: u32) -> CUptiResult;
     fn cuptiActivityEnable(kind: u32) -> CUptiResult;
-    fn cuptiActivityDisable(kind: u32) -> CUptiResult;
     fn cuptiActivityRegisterCallbacks(
         request: CUpti_BuffersCallbackRequestFunc,
         complete: CUpti_BuffersCallbackCompleteFunc,
