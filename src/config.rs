@@ -218,7 +218,7 @@ variables! {
     TRUNCATE = "ROCPROF_RS_TRUNCATE_KERNELS", "1 or 0", "0";
     BUFFER_SIZE = "ROCPROF_RS_BUFFER_SIZE", "bytes, with an optional K, M or G suffix, at least 64K", "8M";
     POLICY = "ROCPROF_RS_POLICY", "lossless or drop", "lossless";
-    QUEUE_BATCHES = "ROCPROF_RS_QUEUE_BATCHES", "an integer from 2 to 65536", "64";
+    QUEUE_BATCHES = "ROCPROF_RS_QUEUE_BATCHES", "an integer from 2 to 65536", "one SDK buffer of API records: buffer size / 64K + 8, at least 64";
     COMPRESSION = "ROCPROF_RS_COMPRESSION", "zstd, zstd:LEVEL (1-22), snappy or none", "zstd:3";
     ROW_GROUP_ROWS = "ROCPROF_RS_ROW_GROUP_ROWS", "an integer from 1024 to 16777216", "131072";
     ROTATE_ROWS = "ROCPROF_RS_ROTATE_ROWS", "rows per file, 0 for no limit", "10000000";
@@ -342,6 +342,15 @@ fn flag(env: &BTreeMap<String, String>, name: &'static str, default: bool) -> Re
     }
 }
 
+/// Batches enough for every record of one full SDK buffer of the smallest records (64-byte API
+/// records), and a few more: the SDK's callback then never waits for the writer unless the
+/// writer is a whole buffer behind. In SDK 1.0 the application's threads wait while the
+/// callback runs, so a callback held up by the writer is held up for them too.
+fn default_queue_batches(buffer_bytes: usize) -> u64 {
+    const SMALLEST_RECORD: usize = 64;
+    ((buffer_bytes / SMALLEST_RECORD).div_ceil(crate::tool::queue::BATCH_RECORDS) as u64 + 8).max(64)
+}
+
 fn integer(env: &BTreeMap<String, String>, name: &'static str, default: u64, range: (u64, u64)) -> Result<u64> {
     let Some(text) = env.get(name).map(|v| v.trim()).filter(|v| !v.is_empty()) else { return Ok(default) };
     text.parse::<u64>()
@@ -458,6 +467,7 @@ impl Config {
                 _ => return Err(invalid(COMPRESSION, other, accepts(COMPRESSION))),
             },
         };
+        let buffer_bytes = bytes(env, BUFFER_SIZE, 8 << 20)?;
         Ok(Config {
             output_dir: PathBuf::from(expand_dir(&dir, placeholders)),
             output_name: name,
@@ -468,9 +478,9 @@ impl Config {
             kernel_iterations,
             demangle: flag(env, DEMANGLE, true)?,
             truncate_kernels: flag(env, TRUNCATE, false)?,
-            buffer_bytes: bytes(env, BUFFER_SIZE, 8 << 20)?,
+            buffer_bytes,
             policy,
-            queue_batches: integer(env, QUEUE_BATCHES, 64, (2, 65_536))? as usize,
+            queue_batches: integer(env, QUEUE_BATCHES, default_queue_batches(buffer_bytes), (2, 65_536))? as usize,
             compression,
             row_group_rows: integer(env, ROW_GROUP_ROWS, 131_072, (1024, 1 << 24))? as usize,
             // A Parquet writer holds every row group's metadata until its file is closed, so

@@ -6,11 +6,12 @@ use std::collections::HashMap;
 use std::hash::{BuildHasherDefault, Hasher};
 use std::sync::Arc;
 
-use arrow_array::builder::{NullBufferBuilder, StringBuilder};
+use arrow_array::builder::StringBuilder;
 use arrow_array::types::Int32Type;
 use arrow_array::{
     ArrayRef, DictionaryArray, Float64Array, Int32Array, Int64Array, StringArray, UInt32Array, UInt64Array,
 };
+use arrow_buffer::NullBuffer;
 use arrow_schema::DataType;
 
 /// A column's in-memory buffer, by Arrow type.
@@ -57,17 +58,13 @@ primitive!(I32, i32, Int32Array, DataType::Int32);
 primitive!(F64, f64, Float64Array, DataType::Float64);
 
 /// A nullable `i32` column (a value the SDK version may not provide): values and validity
-/// kept apart, as Arrow holds them, so finishing is a move rather than a pass over the rows.
-#[derive(Debug)]
+/// kept apart, as Arrow holds them, and validity as plain flags until the batch is finished,
+/// so a row costs two stores rather than a bitmap update.
+#[derive(Debug, Default)]
 pub struct OptI32 {
     values: Vec<i32>,
-    valid: NullBufferBuilder,
-}
-
-impl Default for OptI32 {
-    fn default() -> Self {
-        OptI32 { values: Vec::new(), valid: NullBufferBuilder::new(0) }
-    }
+    valid: Vec<bool>,
+    nulls: usize,
 }
 
 impl Column for OptI32 {
@@ -78,12 +75,16 @@ impl Column for OptI32 {
     const NULLABLE: bool = true;
     fn push(&mut self, value: Option<i32>) {
         self.values.push(value.unwrap_or_default());
-        self.valid.append(value.is_some());
+        self.valid.push(value.is_some());
+        self.nulls += usize::from(value.is_none());
     }
     fn finish(&mut self) -> ArrayRef {
         let capacity = self.values.capacity();
         let values = std::mem::replace(&mut self.values, Vec::with_capacity(capacity));
-        Arc::new(Int32Array::new(values.into(), self.valid.finish()))
+        let nulls = (self.nulls > 0).then(|| NullBuffer::from(self.valid.as_slice()));
+        self.valid.clear();
+        self.nulls = 0;
+        Arc::new(Int32Array::new(values.into(), nulls))
     }
 }
 
@@ -118,6 +119,9 @@ pub struct Dict {
     keys: Vec<i32>,
     values: Vec<Arc<str>>,
     index: HashMap<usize, i32, BuildHasherDefault<AddressHasher>>,
+    /// The last address looked up and its key: a column where one name fills every row (the
+    /// vendor) or long stretches of rows (an API's operation) skips the map.
+    last: Option<(usize, i32)>,
 }
 
 /// Hashes an address or an id: one multiplication, as both are already well spread.
@@ -147,10 +151,17 @@ impl Dict {
     /// spares the lookup.
     pub fn key(&mut self, value: &Arc<str>) -> i32 {
         let address = Arc::as_ptr(value).cast::<u8>() as usize;
-        *self.index.entry(address).or_insert_with(|| {
+        if let Some((last, key)) = self.last
+            && last == address
+        {
+            return key;
+        }
+        let key = *self.index.entry(address).or_insert_with(|| {
             self.values.push(value.clone());
             self.values.len() as i32 - 1
-        })
+        });
+        self.last = Some((address, key));
+        key
     }
 
     /// Appends a row holding the value that [`Dict::key`] gave `key` for.
@@ -174,8 +185,10 @@ impl Column for Dict {
         let capacity = self.keys.capacity();
         let keys = Int32Array::from(std::mem::replace(&mut self.keys, Vec::with_capacity(capacity)));
         let values = StringArray::from_iter_values(self.values.iter().map(|v| &**v));
-        // Every key indexes `values`, which only grows.
-        Arc::new(DictionaryArray::<Int32Type>::try_new(keys, Arc::new(values)).expect("keys index the values"))
+        // SAFETY: every key came from `Dict::key`, an index into `values`, which only grows;
+        // the check `try_new` would repeat is a pass over every row of the batch.
+        let array = unsafe { DictionaryArray::<Int32Type>::new_unchecked(keys, Arc::new(values)) };
+        Arc::new(array)
     }
 }
 

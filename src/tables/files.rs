@@ -12,13 +12,14 @@ use std::sync::Arc;
 use std::time::Instant;
 
 use arrow_array::RecordBatch;
-use arrow_schema::{DataType, Schema};
-use parquet::arrow::ArrowWriter;
-use parquet::basic::{Compression as ParquetCompression, Encoding, ZstdLevel};
+use arrow_schema::Schema;
+use parquet::arrow::{ArrowSchemaConverter, add_encoded_arrow_schema_to_metadata};
 use parquet::file::metadata::KeyValue;
-use parquet::file::properties::{EnabledStatistics, WriterProperties};
-use parquet::schema::types::ColumnPath;
+use parquet::file::properties::WriterProperties;
+use parquet::file::writer::SerializedFileWriter;
+use parquet::schema::types::SchemaDescPtr;
 
+use super::chunk::{Codec, ColumnChunk, Kind};
 use crate::config::{Compression, Config};
 use crate::error::{Error, Result};
 
@@ -31,12 +32,29 @@ pub struct Rotation {
     pub seconds: u64,
 }
 
+/// Bytes a column's page holds before it is compressed and a new one begins: small pages keep
+/// a table's memory small (each column's open page is held uncompressed) and give readers finer
+/// statistics; much smaller ones would pay for a page header and a fresh zstd frame too often.
+const PAGE_BYTES: usize = 256 << 10;
+
+/// How one column is written.
+#[derive(Debug, Clone, Copy)]
+struct ColumnPlan {
+    kind: Kind,
+    nullable: bool,
+    statistics: bool,
+}
+
 /// A table's files: the open one, if any, and how many have been completed.
 pub struct TableFiles {
     dir: PathBuf,
     stem: String,
     schema: Arc<Schema>,
-    properties: WriterProperties,
+    parquet_schema: SchemaDescPtr,
+    properties: Arc<WriterProperties>,
+    columns: Vec<ColumnPlan>,
+    compression: Compression,
+    row_group_rows: u64,
     rotation: Rotation,
     open: Option<OpenFile>,
     next_sequence: u32,
@@ -53,7 +71,10 @@ impl std::fmt::Debug for TableFiles {
 }
 
 struct OpenFile {
-    writer: ArrowWriter<BufWriter<File>>,
+    writer: SerializedFileWriter<BufWriter<File>>,
+    /// The open row group's column chunks, in schema order.
+    chunks: Vec<ColumnChunk>,
+    codec: Codec,
     partial: PathBuf,
     complete: PathBuf,
     rows: u64,
@@ -84,53 +105,42 @@ fn is_high_cardinality(column: &str) -> bool {
 impl TableFiles {
     /// The files of table `name` under `root`, named `<stem>-NNNNN.parquet`; `metadata` goes
     /// into every file's key-value metadata.
+    ///
+    /// # Panics
+    /// If `schema` has a column type that `tables::columns` does not declare: a table's schema
+    /// is fixed at compile time, and every table's is tested.
     pub fn new(config: &Config, name: &str, schema: Schema, metadata: Vec<KeyValue>) -> TableFiles {
-        let (root, stem, row_group_rows) = (&config.output_dir, &config.output_name, config.row_group_rows);
-        let rotation = Rotation { rows: config.rotate_rows, seconds: config.rotate_seconds };
-        let compression = match config.compression {
-            Compression::Zstd(level) => ParquetCompression::ZSTD(ZstdLevel::try_new(level).unwrap_or_default()),
-            Compression::Snappy => ParquetCompression::SNAPPY,
-            Compression::None => ParquetCompression::UNCOMPRESSED,
-        };
         let mut metadata = metadata;
         metadata.push(KeyValue::new("rocprof_rs.table".into(), name.to_owned()));
         let mut properties = WriterProperties::builder()
-            .set_compression(compression)
-            .set_max_row_group_size(row_group_rows)
-            // Each column's open page is held uncompressed: small pages keep a table's memory
-            // small (and give readers finer statistics).
-            .set_data_page_size_limit(256 << 10)
-            // Pages end at that size, not at parquet-rs's default 20,000 rows: a delta-encoded
-            // timestamp takes a byte or two a row, and every page pays for a fresh zstd context
-            // (a tenth of the writer's time with 20,000-row pages).
-            .set_data_page_row_count_limit(1 << 20)
-            .set_dictionary_page_size_limit(256 << 10)
             .set_created_by(format!("rocprof-rs {}", env!("CARGO_PKG_VERSION")))
-            .set_key_value_metadata(Some(metadata));
-        // Parquet dictionaries hash every value they encode, which cost more than the rest of
-        // the writer together. Only names get one (already dictionary arrays in memory); numbers
-        // are left to zstd, and timestamps and ids, which mostly rise, are delta-encoded first.
-        properties = properties.set_dictionary_enabled(false).set_statistics_enabled(EnabledStatistics::None);
-        for field in schema.fields() {
-            let column = ColumnPath::from(field.name().as_str());
-            if matches!(field.data_type(), DataType::Utf8 | DataType::Dictionary(..)) {
-                properties = properties.set_column_dictionary_enabled(column.clone(), true);
-            } else if is_high_cardinality(field.name()) {
-                properties = properties.set_column_encoding(column.clone(), Encoding::DELTA_BINARY_PACKED);
-            }
-            // Min/max per row group where readers filter (time windows, id ranges); statistics
-            // on every column and page cost a quarter of the writer's time.
-            if field.name().ends_with("_ns") || field.name().ends_with("_id") {
-                properties = properties.set_column_statistics_enabled(column, EnabledStatistics::Chunk);
-            }
-        }
-        let properties = properties.build();
+            .set_key_value_metadata(Some(metadata))
+            .build();
+        // Arrow readers restore dictionary and unsigned types from it, as from ArrowWriter's.
+        add_encoded_arrow_schema_to_metadata(&schema, &mut properties);
+        let parquet_schema = ArrowSchemaConverter::new().convert(&schema).expect("every table's schema converts");
+        let columns = schema
+            .fields()
+            .iter()
+            .map(|field| {
+                let name = field.name();
+                let kind = Kind::of(field.data_type(), is_high_cardinality(name))
+                    .unwrap_or_else(|| panic!("column {name} of {}: no encoder", field.data_type()));
+                // Min/max per row group where readers filter (time windows, id ranges).
+                let statistics = name.ends_with("_ns") || name.ends_with("_id");
+                ColumnPlan { kind, nullable: field.is_nullable(), statistics }
+            })
+            .collect();
         TableFiles {
-            dir: root.join(name),
-            stem: stem.to_owned(),
+            dir: config.output_dir.join(name),
+            stem: config.output_name.clone(),
             schema: Arc::new(schema),
-            properties,
-            rotation,
+            parquet_schema: Arc::new(parquet_schema),
+            properties: Arc::new(properties),
+            columns,
+            compression: config.compression,
+            row_group_rows: config.row_group_rows.max(1) as u64,
+            rotation: Rotation { rows: config.rotate_rows, seconds: config.rotate_seconds },
             open: None,
             next_sequence: 0,
             rows_written: 0,
@@ -143,8 +153,8 @@ impl TableFiles {
         self.schema.clone()
     }
 
-    /// Adds `batch` to the open row group, opening a file first if none is open, and rotates
-    /// afterwards if the file reached its limit.
+    /// Adds `batch` to the open row group, opening a file first if none is open, closing row
+    /// groups as they fill, and rotates afterwards if the file reached its limit.
     pub fn write(&mut self, batch: &RecordBatch, closing_metadata: impl FnOnce() -> Vec<KeyValue>) -> Result<()> {
         if batch.num_rows() == 0 {
             return Ok(());
@@ -153,8 +163,19 @@ impl TableFiles {
             self.open()?;
         }
         let open = self.open.as_mut().expect("opened above");
-        // The writer closes a row group by itself at `row_group_rows`.
-        open.writer.write(batch).map_err(|e| parquet(&open.partial, e))?;
+        let mut offset = 0;
+        while offset < batch.num_rows() {
+            let in_group = open.chunks.first().map_or(0, ColumnChunk::rows);
+            let take = (self.row_group_rows - in_group).min((batch.num_rows() - offset) as u64) as usize;
+            let part = batch.slice(offset, take);
+            for (chunk, column) in open.chunks.iter_mut().zip(part.columns()) {
+                chunk.append(column, &mut open.codec).map_err(|e| parquet(&open.partial, e))?;
+            }
+            offset += take;
+            if in_group + take as u64 == self.row_group_rows {
+                open.close_row_group()?;
+            }
+        }
         open.rows += batch.num_rows() as u64;
         self.rows_written += batch.num_rows() as u64;
         if self.rotation.rows > 0 && open.rows >= self.rotation.rows {
@@ -169,10 +190,11 @@ impl TableFiles {
             && self.open.as_ref().is_some_and(|o| o.opened.elapsed().as_secs() >= self.rotation.seconds)
     }
 
-    /// Completes the open file, if any: footer with `metadata` appended, then the rename that
-    /// makes it visible.
+    /// Completes the open file, if any: the last row group, the footer with `metadata`
+    /// appended, then the rename that makes it visible.
     pub fn close(&mut self, metadata: Vec<KeyValue>) -> Result<()> {
         let Some(mut open) = self.open.take() else { return Ok(()) };
+        open.close_row_group()?;
         for kv in metadata {
             open.writer.append_key_value_metadata(kv);
         }
@@ -191,13 +213,211 @@ impl TableFiles {
         let partial = self.dir.join(format!(".{name}.partial"));
         let complete = self.dir.join(name);
         let file = File::create(&partial).map_err(|e| io(&partial, e))?;
-        let writer = ArrowWriter::try_new(
+        let writer = SerializedFileWriter::new(
             BufWriter::with_capacity(1 << 20, file),
-            self.schema.clone(),
-            Some(self.properties.clone()),
+            self.parquet_schema.root_schema_ptr(),
+            self.properties.clone(),
         )
         .map_err(|e| parquet(&partial, e))?;
-        self.open = Some(OpenFile { writer, partial, complete, rows: 0, opened: Instant::now() });
+        let codec = Codec::new(self.compression).map_err(|e| io(&partial, e))?;
+        let chunks = (self.columns.iter().zip(self.schema.fields()).enumerate())
+            .map(|(i, (plan, field))| {
+                let descr = self.parquet_schema.column(i);
+                ColumnChunk::new(
+                    descr,
+                    field.data_type().clone(),
+                    plan.kind,
+                    plan.nullable,
+                    PAGE_BYTES,
+                    plan.statistics,
+                )
+            })
+            .collect();
+        self.open = Some(OpenFile { writer, chunks, codec, partial, complete, rows: 0, opened: Instant::now() });
         Ok(())
+    }
+}
+
+impl OpenFile {
+    /// Writes the open row group's chunks into the file, if it has rows.
+    fn close_row_group(&mut self) -> Result<()> {
+        if self.chunks.first().is_none_or(|c| c.rows() == 0) {
+            return Ok(());
+        }
+        let partial = &self.partial;
+        let mut group = self.writer.next_row_group().map_err(|e| parquet(partial, e))?;
+        for chunk in &mut self.chunks {
+            let (bytes, close) = chunk.finish(&mut self.codec).map_err(|e| parquet(partial, e))?;
+            group.append_column(&bytes, close).map_err(|e| parquet(partial, e))?;
+        }
+        group.close().map_err(|e| parquet(partial, e))?;
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::collections::BTreeMap;
+
+    use arrow_array::cast::AsArray;
+    use arrow_array::types::{Int32Type, Int64Type, UInt64Type};
+    use arrow_array::{ArrayRef, DictionaryArray, Float64Array, Int32Array, Int64Array, StringArray, UInt64Array};
+    use arrow_schema::{DataType, Field};
+    use parquet::arrow::arrow_reader::ParquetRecordBatchReaderBuilder;
+    use parquet::file::statistics::Statistics;
+
+    use super::*;
+    use crate::config::Placeholders;
+
+    fn config(dir: &Path, compression: &str, row_group_rows: u32) -> Config {
+        let vars = BTreeMap::from([
+            ("ROCPROF_RS_OUTPUT_DIR".to_owned(), dir.display().to_string()),
+            ("ROCPROF_RS_OUTPUT_NAME".to_owned(), "t".to_owned()),
+            ("ROCPROF_RS_COMPRESSION".to_owned(), compression.to_owned()),
+            ("ROCPROF_RS_ROW_GROUP_ROWS".to_owned(), row_group_rows.to_string()),
+        ]);
+        Config::from_vars(&vars, &Placeholders::of_this_process(&vars)).unwrap()
+    }
+
+    /// Rows `from..to` of a table with every column kind the writer has: delta-encoded ids
+    /// (rising, falling, beyond `i64::MAX`), plain numbers, nullable numbers, strings and a
+    /// dictionary whose batch dictionaries grow, as `columns::Dict` makes them.
+    fn batch(schema: &Arc<Schema>, names: &[&str], from: u64, to: u64) -> RecordBatch {
+        let n = from..to;
+        let columns: Vec<ArrayRef> = vec![
+            Arc::new(Int64Array::from_iter_values(n.clone().map(|i| 1_000_000 + (i * i % 977) as i64 - 500))),
+            Arc::new(UInt64Array::from_iter_values(n.clone().map(|i| u64::MAX - 3 * i))),
+            Arc::new(UInt64Array::from_iter_values(n.clone().map(|i| i % 5))),
+            Arc::new(Int32Array::from_iter(n.clone().map(|i| (i % 3 != 0).then_some(i as i32)))),
+            Arc::new(Float64Array::from_iter_values(n.clone().map(|i| i as f64 / 4.0))),
+            Arc::new(StringArray::from_iter_values(n.clone().map(|i| format!("m{}", i % 11)))),
+            {
+                let keys = Int32Array::from_iter_values(n.clone().map(|i| ((i / 7) % names.len() as u64) as i32));
+                Arc::new(
+                    DictionaryArray::<Int32Type>::try_new(keys, Arc::new(StringArray::from(names.to_vec()))).unwrap(),
+                )
+            },
+        ];
+        RecordBatch::try_new(schema.clone(), columns).unwrap()
+    }
+
+    fn schema() -> Schema {
+        Schema::new(vec![
+            Field::new("start_ns", DataType::Int64, false),
+            Field::new("correlation_id", DataType::UInt64, false),
+            Field::new("agent_id", DataType::UInt64, false),
+            Field::new("stream_id", DataType::Int32, true),
+            Field::new("value", DataType::Float64, false),
+            Field::new("message", DataType::Utf8, false),
+            Field::new("kernel_name", DataType::Dictionary(Box::new(DataType::Int32), Box::new(DataType::Utf8)), false),
+        ])
+    }
+
+    #[test]
+    fn what_the_writer_encodes_parquet_rs_reads_back_exactly() {
+        for compression in ["zstd:3", "snappy", "none"] {
+            let dir = std::env::temp_dir().join(format!("rocprof-rs-files-{}-{compression}", std::process::id()));
+            let _ = std::fs::remove_dir_all(&dir);
+            let mut files = TableFiles::new(&config(&dir, compression, 1024), "t", schema(), vec![]);
+            let schema = files.schema();
+            let names = ["a", "bb", "ccc", "kernel<float>(int)"];
+            // Batches that straddle row groups (1024 rows) and pages, with a dictionary that grows.
+            let mut expected = Vec::new();
+            let mut at = 0;
+            for (i, len) in [1000u64, 3000, 1, 70_000, 24].into_iter().enumerate() {
+                let batch = batch(&schema, &names[..(i + 1).min(names.len())], at, at + len);
+                files.write(&batch, Vec::new).unwrap();
+                expected.push(batch);
+                at += len;
+            }
+            files.close(vec![KeyValue::new("closing".to_owned(), "yes".to_owned())]).unwrap();
+            let expected = arrow_select_concat(&schema, &expected);
+
+            let file = File::open(&files.files[0]).unwrap();
+            let builder = ParquetRecordBatchReaderBuilder::try_new(file).unwrap();
+            let metadata = builder.metadata().clone();
+            assert_eq!(metadata.num_row_groups(), at.div_ceil(1024) as usize, "{compression}");
+            let kv = metadata.file_metadata().key_value_metadata().unwrap();
+            assert!(kv.iter().any(|k| k.key == "closing"), "closing metadata");
+            assert!(kv.iter().any(|k| k.key == "rocprof_rs.table"), "table metadata");
+            let got: Vec<RecordBatch> = builder.build().unwrap().map(Result::unwrap).collect();
+            let got = arrow_select_concat(&got[0].schema(), &got);
+            assert_eq!(got.schema(), schema, "Arrow types come back (dictionary, unsigned)");
+            for (c, (g, e)) in got.columns().iter().zip(expected.columns()).enumerate() {
+                let (g, e) = (cast_plain(g), cast_plain(e));
+                assert_eq!(g.len(), e.len());
+                assert!(g == e, "{compression}: column {c} differs");
+            }
+            // Chunk statistics in the column's own order: unsigned ids compare unsigned.
+            let group = metadata.row_group(0);
+            match group.column(1).statistics() {
+                Some(Statistics::Int64(s)) => {
+                    assert_eq!(*s.min_opt().unwrap() as u64, u64::MAX - 3 * 1023);
+                    assert_eq!(*s.max_opt().unwrap() as u64, u64::MAX);
+                }
+                other => panic!("correlation_id statistics: {other:?}"),
+            }
+            assert_eq!(group.column(3).statistics().and_then(|s| s.null_count_opt()), Some(342), "stream_id nulls");
+            let _ = std::fs::remove_dir_all(&dir);
+        }
+    }
+
+    /// Dictionary columns as plain strings, so batches with different dictionaries compare.
+    fn cast_plain(array: &ArrayRef) -> Vec<String> {
+        (0..array.len())
+            .map(|i| match array.data_type() {
+                DataType::Dictionary(..) => {
+                    let d = array.as_dictionary::<Int32Type>();
+                    d.values().as_string::<i32>().value(d.keys().value(i) as usize).to_owned()
+                }
+                DataType::Int64 => array.as_primitive::<Int64Type>().value(i).to_string(),
+                DataType::UInt64 => array.as_primitive::<UInt64Type>().value(i).to_string(),
+                DataType::Int32 => format!("{:?}", array.as_primitive::<Int32Type>().iter().nth(i).unwrap()),
+                DataType::Float64 => array.as_primitive::<arrow_array::types::Float64Type>().value(i).to_string(),
+                _ => array.as_string::<i32>().value(i).to_owned(),
+            })
+            .collect()
+    }
+
+    fn arrow_select_concat(schema: &Arc<Schema>, batches: &[RecordBatch]) -> RecordBatch {
+        let columns = (0..schema.fields().len())
+            .map(|c| {
+                let parts: Vec<ArrayRef> = batches.iter().map(|b| b.column(c).clone()).collect();
+                concat(&parts)
+            })
+            .collect();
+        RecordBatch::try_new(schema.clone(), columns).unwrap()
+    }
+
+    /// Concatenation without arrow-select: dictionaries become one dictionary of all values.
+    fn concat(parts: &[ArrayRef]) -> ArrayRef {
+        match parts[0].data_type() {
+            DataType::Dictionary(..) => {
+                let values: Vec<String> = parts.iter().flat_map(cast_plain).collect();
+                let distinct: Vec<&String> = {
+                    let mut d: Vec<&String> = values.iter().collect();
+                    d.sort();
+                    d.dedup();
+                    d
+                };
+                let keys =
+                    Int32Array::from_iter_values(values.iter().map(|v| distinct.binary_search(&v).unwrap() as i32));
+                let dictionary = StringArray::from_iter_values(distinct);
+                Arc::new(DictionaryArray::<Int32Type>::try_new(keys, Arc::new(dictionary)).unwrap())
+            }
+            DataType::Int64 => {
+                Arc::new(Int64Array::from_iter(parts.iter().flat_map(|p| p.as_primitive::<Int64Type>().iter())))
+            }
+            DataType::UInt64 => {
+                Arc::new(UInt64Array::from_iter(parts.iter().flat_map(|p| p.as_primitive::<UInt64Type>().iter())))
+            }
+            DataType::Int32 => {
+                Arc::new(Int32Array::from_iter(parts.iter().flat_map(|p| p.as_primitive::<Int32Type>().iter())))
+            }
+            DataType::Float64 => Arc::new(Float64Array::from_iter(
+                parts.iter().flat_map(|p| p.as_primitive::<arrow_array::types::Float64Type>().iter()),
+            )),
+            _ => Arc::new(StringArray::from_iter(parts.iter().flat_map(|p| p.as_string::<i32>().iter()))),
+        }
     }
 }

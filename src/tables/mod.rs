@@ -15,7 +15,9 @@
 //! differently, the table keeps AMD's meaning: `grid_*` is in work-items, so a CUDA row's
 //! grid is `gridDim * blockDim`, and blocks are `grid_x / block_x`.
 
+pub mod chunk;
 pub mod columns;
+pub mod encoding;
 pub mod files;
 pub mod names;
 
