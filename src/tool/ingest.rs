@@ -15,6 +15,7 @@ use crate::compat;
 ///
 /// # Safety
 /// `header` must be a record header the SDK passed to the current buffer callback.
+#[inline(always)]
 unsafe fn decode(header: *const sys::rocprofiler_record_header_t) -> Option<Record> {
     // SAFETY: per the contract, a live header.
     let header = unsafe { &*header };

@@ -51,14 +51,23 @@ impl Queue {
         self.pool.pop().unwrap_or_else(|| Vec::with_capacity(BATCH_RECORDS))
     }
 
-    /// Adds `record` to `batch`, handing the batch over first if it is full.
-    #[inline]
+    /// Adds `record` to `batch`, handing the batch over first if it is full. The common case,
+    /// a batch with room, is inlined into the callbacks' loops, so the record is built in
+    /// place rather than copied through the call.
+    #[inline(always)]
     pub fn push(&self, batch: &mut Batch, record: Record) {
         if batch.len() == BATCH_RECORDS {
-            let full = std::mem::replace(batch, self.batch());
-            self.send(full);
+            self.hand_over(batch);
         }
         batch.push(record);
+    }
+
+    /// Sends the full `batch` and puts an empty one in its place.
+    #[cold]
+    #[inline(never)]
+    fn hand_over(&self, batch: &mut Batch) {
+        let full = std::mem::replace(batch, self.batch());
+        self.send(full);
     }
 
     /// Hands `batch` to the writer. Returns false if it was dropped (counted) because the queue
