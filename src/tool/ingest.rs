@@ -120,6 +120,30 @@ unsafe fn decode(header: *const sys::rocprofiler_record_header_t) -> Option<Reco
     })
 }
 
+/// How many records ahead of the one being decoded the callback asks for payloads. The SDK's
+/// producers wrote them on other cores, so each arrives as cache misses, and the decode of a
+/// record otherwise waits on its loads; asking early overlaps those misses with the decoding
+/// and copying of the records before it (16 measured best of 0, 8, 16, 32 and 96: about 3 ns
+/// a record less than none, on the development VM).
+const PREFETCH_AHEAD: usize = 16;
+
+/// Starts loading the first three cache lines of a header's payload (a kernel-dispatch record
+/// spans three) without waiting for them. A hint only: it cannot fault, whatever the address.
+#[inline(always)]
+fn prefetch_payload(header: &sys::rocprofiler_record_header_t) {
+    #[cfg(target_arch = "x86_64")]
+    {
+        use std::arch::x86_64::{_MM_HINT_T0, _mm_prefetch};
+        let payload = header.payload.cast::<i8>();
+        for line in 0..3 {
+            // SAFETY: a prefetch is a hint that never faults and reads nothing into the program.
+            unsafe { _mm_prefetch::<_MM_HINT_T0>(payload.wrapping_add(line * 64)) };
+        }
+    }
+    #[cfg(not(target_arch = "x86_64"))]
+    let _ = header;
+}
+
 /// The SDK's buffer callback.
 pub(super) extern "C" fn on_buffer(
     _context: sys::rocprofiler_context_id_t,
@@ -141,7 +165,11 @@ pub(super) extern "C" fn on_buffer(
         let mut batch = queue.batch();
         let mut counters = super::counting::Accumulator::default();
         let per_instance = tool.config.counters.as_ref().is_some_and(|c| c.per_instance);
-        for &header in headers {
+        for (i, &header) in headers.iter().enumerate() {
+            if let Some(&ahead) = headers.get(i + PREFETCH_AHEAD) {
+                // SAFETY: a header of this callback.
+                prefetch_payload(unsafe { &*ahead });
+            }
             // SAFETY: a header of this callback.
             if let Some(record) = unsafe { decode(header) } {
                 queue.push(&mut batch, record);

@@ -251,11 +251,11 @@ impl Tables {
     /// columns without a `DispatchRow` in memory between them.
     #[inline(always)]
     fn add_dispatch(&mut self, d: &DispatchRow) {
-        if !self.kernels.contains_key(&d.kernel_id) {
-            self.register_unannounced(d.kernel_id);
-        }
         // Borrowed, not cloned: this runs once per dispatch.
-        let Some(kernel) = self.kernels.get_mut(&d.kernel_id) else { return };
+        let Some(kernel) = self.kernels.get_mut(&d.kernel_id) else {
+            self.add_unannounced_dispatch(d);
+            return;
+        };
         if !kernel.selected || !next_iteration_selected(&self.config, &mut self.iterations, &kernel.name) {
             self.filtered += 1;
             return;
@@ -384,6 +384,16 @@ impl Tables {
         t.end_row();
         self.kernels
             .insert(s.kernel_id, Kernel { name, symbol: s.clone(), selected, announced: true, dispatch_keys: None });
+    }
+
+    /// A dispatch of a kernel not yet known: its stand-in registered first.
+    #[cold]
+    #[inline(never)]
+    fn add_unannounced_dispatch(&mut self, d: &DispatchRow) {
+        self.register_unannounced(d.kernel_id);
+        if self.kernels.contains_key(&d.kernel_id) {
+            self.add_dispatch(d);
+        }
     }
 
     /// Registers a stand-in for a kernel the SDK never announced (it always does), so its
