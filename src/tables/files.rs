@@ -4,6 +4,10 @@
 //! final name only once Parquet's footer is written. So every visible `*.parquet` file is
 //! complete, whatever happens to the process, and readers that list the folder (pyarrow,
 //! polars, DuckDB, Spark all skip dot-files) never see a torn one.
+//!
+//! Columns are encoded by [`super::chunk`], this crate's own page encoder; parquet-rs writes
+//! the file around them (schema, row groups' metadata, footer) and splices the finished
+//! chunks in with `append_column`.
 
 use std::fs::File;
 use std::io::BufWriter;
