@@ -118,6 +118,26 @@ impl Codec {
     }
 }
 
+/// Compresses `bytes`, a data page's levels and values for `rows` rows, and appends the page
+/// with its header to `out`; the bytes it takes before compression, header included.
+fn write_data_page(
+    out: &mut Vec<u8>,
+    codec: &mut Codec,
+    bytes: &[u8],
+    encoding: Encoding,
+    rows: usize,
+) -> Result<usize> {
+    let page = Page::DataPage {
+        buf: codec.compress(bytes)?,
+        num_values: rows as u32,
+        encoding,
+        def_level_encoding: Encoding::RLE,
+        rep_level_encoding: Encoding::RLE,
+        statistics: None,
+    };
+    write_page(out, page, bytes.len())
+}
+
 /// Appends `page` with its header to `out`; the bytes it takes before compression, header
 /// included, as the chunk metadata counts them.
 fn write_page(out: &mut Vec<u8>, page: Page, uncompressed: usize) -> Result<usize> {
@@ -292,15 +312,7 @@ impl ColumnChunk {
             _ => bytes!(UInt32Type),
         };
         self.rows += array.len() as u64;
-        let page = Page::DataPage {
-            buf: codec.compress(bytes)?,
-            num_values: array.len() as u32,
-            encoding: Encoding::PLAIN,
-            def_level_encoding: Encoding::RLE,
-            rep_level_encoding: Encoding::RLE,
-            statistics: None,
-        };
-        self.uncompressed += write_page(&mut self.pages, page, bytes.len())? as u64;
+        self.uncompressed += write_data_page(&mut self.pages, codec, bytes, Encoding::PLAIN, array.len())? as u64;
         Ok(())
     }
 
@@ -411,18 +423,9 @@ impl ColumnChunk {
                 (Encoding::PLAIN_DICTIONARY, &*page)
             }
         };
-        let uncompressed = bytes.len();
-        let page = Page::DataPage {
-            buf: codec.compress(bytes)?,
-            num_values: self.page_rows as u32,
-            encoding,
-            def_level_encoding: Encoding::RLE,
-            rep_level_encoding: Encoding::RLE,
-            statistics: None,
-        };
+        self.uncompressed += write_data_page(&mut self.pages, codec, bytes, encoding, self.page_rows)? as u64;
         self.plain.clear();
         self.page_rows = 0;
-        self.uncompressed += write_page(&mut self.pages, page, uncompressed)? as u64;
         Ok(())
     }
 

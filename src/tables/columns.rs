@@ -64,7 +64,6 @@ primitive!(F64, f64, Float64Array, DataType::Float64);
 pub struct OptI32 {
     values: Vec<i32>,
     valid: Vec<bool>,
-    nulls: usize,
 }
 
 impl Column for OptI32 {
@@ -76,14 +75,12 @@ impl Column for OptI32 {
     fn push(&mut self, value: Option<i32>) {
         self.values.push(value.unwrap_or_default());
         self.valid.push(value.is_some());
-        self.nulls += usize::from(value.is_none());
     }
     fn finish(&mut self) -> ArrayRef {
         let capacity = self.values.capacity();
         let values = std::mem::replace(&mut self.values, Vec::with_capacity(capacity));
-        let nulls = (self.nulls > 0).then(|| NullBuffer::from(self.valid.as_slice()));
+        let nulls = self.valid.contains(&false).then(|| NullBuffer::from(self.valid.as_slice()));
         self.valid.clear();
-        self.nulls = 0;
         Arc::new(Int32Array::new(values.into(), nulls))
     }
 }

@@ -52,8 +52,8 @@ impl Queue {
     }
 
     /// Adds `record` to `batch`, handing the batch over first if it is full. The common case,
-    /// a batch with room, is inlined into the callbacks' loops, so the record is built in
-    /// place rather than copied through the call.
+    /// a batch with room, is inlined into the callbacks' loops (a call per record otherwise);
+    /// the hand-over, once per thousand records, stays out of them.
     #[inline(always)]
     pub fn push(&self, batch: &mut Batch, record: Record) {
         if batch.len() == BATCH_RECORDS {
