@@ -2,11 +2,12 @@
 //!
 //! The writer's own encoder for the flat tables this crate declares: every column is one of
 //! the few types `tables::columns` has, so a page is a plain slice (numbers), a run of
-//! length-prefixed strings, DELTA_BINARY_PACKED ids and timestamps, or dictionary keys. A
-//! dictionary column's strings are interned once per batch and key (not once per row, as
-//! parquet-rs's column writers do), and its keys are remapped through an array. Pages are
-//! compressed as they fill and kept, compressed, until the row group closes; then the
-//! dictionary page goes first and the chunk is spliced into the file.
+//! length-prefixed strings, DELTA_BINARY_PACKED ids and timestamps (and batches of one
+//! repeated number), or dictionary keys. A dictionary column's strings are interned once per
+//! batch and key (not once per row, as parquet-rs's column writers do), and its keys are
+//! remapped through an array. Pages are compressed as they fill and kept, compressed, until
+//! the row group closes; then the dictionary page goes first and the chunk is spliced into the
+//! file.
 
 use std::collections::HashMap;
 
@@ -147,6 +148,24 @@ fn write_page(out: &mut Vec<u8>, page: Page, uncompressed: usize) -> Result<usiz
     Ok(spec.uncompressed_size)
 }
 
+/// The chunk key of `value`, which is added to the dictionary page if it is new.
+#[cold]
+fn intern(keys: &mut HashMap<Box<[u8]>, u32>, page: &mut Vec<u8>, value: &[u8]) -> u32 {
+    let next = keys.len() as u32;
+    *keys.entry(value.into()).or_insert_with(|| {
+        page.extend_from_slice(&(value.len() as u32).to_le_bytes());
+        page.extend_from_slice(value);
+        next
+    })
+}
+
+/// Adds `encoding` to a chunk's list of the encodings its pages use.
+fn note(encodings: &mut Vec<Encoding>, encoding: Encoding) {
+    if !encodings.contains(&encoding) {
+        encodings.push(encoding);
+    }
+}
+
 /// Min and max of an integer column, in the column's own order (unsigned ones unsigned).
 #[derive(Debug, Clone, Copy)]
 struct Range {
@@ -164,7 +183,8 @@ impl Range {
     }
 }
 
-/// The min and max of an integer array's valid values.
+/// The min and max of an integer array's valid values; without nulls, over four independent
+/// pairs, since one running pair is a chain of dependent compares, one per value.
 fn bounds<T>(array: &arrow_array::PrimitiveArray<T>) -> Option<Range>
 where
     T: arrow_array::ArrowPrimitiveType,
@@ -173,7 +193,15 @@ where
     let fold = |(min, max): (T::Native, T::Native), v: T::Native| (min.min(v), max.max(v));
     let first = array.iter().flatten().next()?;
     let (min, max) = if array.null_count() == 0 {
-        array.values().iter().copied().fold((first, first), fold)
+        let quads = array.values().chunks_exact(4);
+        let rest = quads.remainder().iter().copied().fold((first, first), fold);
+        let mut lanes = [(first, first); 4];
+        for quad in quads {
+            for (lane, &v) in lanes.iter_mut().zip(quad) {
+                *lane = fold(*lane, v);
+            }
+        }
+        lanes.into_iter().fold(rest, |bounds, (min, max)| fold(fold(bounds, min), max))
     } else {
         array.iter().flatten().fold((first, first), fold)
     };
@@ -203,6 +231,8 @@ pub struct ColumnChunk {
     scratch: Vec<u8>,
     /// Data pages written so far, with their headers.
     pages: Vec<u8>,
+    /// The encodings of the chunk's pages so far, for its metadata.
+    encodings: Vec<Encoding>,
     uncompressed: u64,
     rows: u64,
     nulls: u64,
@@ -244,6 +274,7 @@ impl ColumnChunk {
             batch_keys: Vec::new(),
             scratch: Vec::new(),
             pages: Vec::new(),
+            encodings: Vec::new(),
             uncompressed: 0,
             rows: 0,
             nulls: 0,
@@ -295,24 +326,49 @@ impl ColumnChunk {
     /// A batch of a required integer column as a page of its own, compressed straight from the
     /// array's buffer: the copy into a page buffer was a twentieth of the writer's time, more
     /// than the few extra page headers and zstd frames of batch-sized pages cost.
+    ///
+    /// A batch of one repeated number (a process id, a block's height, the graph and cluster
+    /// columns that are zero on AMD) is written as a DELTA_BINARY_PACKED page of zero deltas
+    /// instead: a few hundred bytes rather than the whole buffer for zstd to scan, which is
+    /// where most of the compressor's time went. Pages of one chunk may differ in encoding;
+    /// readers decode each page by its header (as they do after a writer's dictionary falls
+    /// back to PLAIN).
     fn append_page(&mut self, array: &ArrayRef, codec: &mut Codec) -> Result<()> {
-        macro_rules! bytes {
-            ($t:ty) => {{
+        macro_rules! page {
+            ($t:ty, $bits:expr) => {{
                 let values = array.as_primitive::<$t>();
+                let all = values.values();
+                let first = all[0];
+                // In blocks, so the comparison vectorizes and a varying page stops early.
+                let constant = all.chunks(64).all(|block| block.iter().fold(true, |same, &v| same & (v == first)));
                 if self.statistics {
-                    Range::widen(&mut self.range, bounds(values));
+                    let range =
+                        if constant { Some(Range { min: first.into(), max: first.into() }) } else { bounds(values) };
+                    Range::widen(&mut self.range, range);
                 }
-                values.values().inner().as_slice()
+                (all.inner().as_slice(), constant.then(|| $bits(first)))
             }};
         }
-        let bytes = match self.data_type {
-            DataType::Int64 => bytes!(Int64Type),
-            DataType::UInt64 => bytes!(UInt64Type),
-            DataType::Int32 => bytes!(Int32Type),
-            _ => bytes!(UInt32Type),
+        // The number's bits as the page's physical type holds them: unsigned columns are
+        // stored in the signed type of their width.
+        let (plain, constant) = match self.data_type {
+            DataType::Int64 => page!(Int64Type, |v: i64| v),
+            DataType::UInt64 => page!(UInt64Type, |v: u64| v as i64),
+            DataType::Int32 => page!(Int32Type, i64::from),
+            _ => page!(UInt32Type, |v: u32| i64::from(v as i32)),
         };
-        self.rows += array.len() as u64;
-        self.uncompressed += write_data_page(&mut self.pages, codec, bytes, Encoding::PLAIN, array.len())? as u64;
+        let rows = array.len();
+        self.rows += rows as u64;
+        let (encoding, bytes) = match constant {
+            Some(value) => {
+                self.scratch.clear();
+                encoding::delta_constant(&mut self.scratch, value, rows);
+                (Encoding::DELTA_BINARY_PACKED, &self.scratch[..])
+            }
+            None => (Encoding::PLAIN, plain),
+        };
+        note(&mut self.encodings, encoding);
+        self.uncompressed += write_data_page(&mut self.pages, codec, bytes, encoding, rows)? as u64;
         Ok(())
     }
 
@@ -368,23 +424,28 @@ impl ColumnChunk {
         }
     }
 
+    /// Maps the batch's keys to the chunk's. The map is an array indexed by the batch key,
+    /// filled the first time a key is met; the loop is written so the common case (a key
+    /// already met) is a load and a store.
     fn append_keys(&mut self, array: &ArrayRef) {
         let dictionary = array.as_dictionary::<Int32Type>();
         let strings = dictionary.values().as_string::<i32>();
-        self.batch_keys.clear();
-        self.batch_keys.resize(strings.len(), u32::MAX);
-        for key in dictionary.keys().iter().flatten() {
-            let slot = &mut self.batch_keys[key as usize];
+        let Self { batch_keys, dictionary: chunk_keys, dictionary_page, keys, .. } = self;
+        batch_keys.clear();
+        batch_keys.resize(strings.len(), u32::MAX);
+        let mut key_of = |key: i32| {
+            let slot = &mut batch_keys[key as usize];
             if *slot == u32::MAX {
-                let value = strings.value(key as usize).as_bytes();
-                let next = self.dictionary.len() as u32;
-                *slot = *self.dictionary.entry(value.into()).or_insert_with(|| {
-                    self.dictionary_page.extend_from_slice(&(value.len() as u32).to_le_bytes());
-                    self.dictionary_page.extend_from_slice(value);
-                    next
-                });
+                *slot = intern(chunk_keys, dictionary_page, strings.value(key as usize).as_bytes());
             }
-            self.keys.push(*slot);
+            *slot
+        };
+        let batch = dictionary.keys();
+        keys.reserve(batch.len());
+        if batch.null_count() == 0 {
+            keys.extend(batch.values().iter().map(|&key| key_of(key)));
+        } else {
+            keys.extend(batch.iter().flatten().map(key_of));
         }
     }
 
@@ -423,6 +484,7 @@ impl ColumnChunk {
                 (Encoding::PLAIN_DICTIONARY, &*page)
             }
         };
+        note(&mut self.encodings, encoding);
         self.uncompressed += write_data_page(&mut self.pages, codec, bytes, encoding, self.page_rows)? as u64;
         self.plain.clear();
         self.page_rows = 0;
@@ -435,6 +497,7 @@ impl ColumnChunk {
         self.flush_page(codec)?;
         let mut uncompressed = self.uncompressed;
         let mut encodings = vec![Encoding::RLE];
+        encodings.append(&mut self.encodings);
         // The next chunk's pages start with room for as many bytes as this one's.
         let room = self.pages.len();
         let data = std::mem::replace(&mut self.pages, Vec::with_capacity(room));
@@ -449,15 +512,10 @@ impl ColumnChunk {
             uncompressed += write_page(&mut chunk, page, self.dictionary_page.len())? as u64;
             self.dictionary.clear();
             self.dictionary_page.clear();
-            encodings.push(Encoding::PLAIN_DICTIONARY);
             let data_offset = chunk.len() as i64;
             chunk.extend_from_slice(&data);
             (chunk, data_offset, Some(0))
         } else {
-            encodings.push(match self.kind {
-                Kind::Delta => Encoding::DELTA_BINARY_PACKED,
-                _ => Encoding::PLAIN,
-            });
             (data, 0, None)
         };
         let mut metadata = ColumnChunkMetaData::builder(self.descr.clone())

@@ -264,10 +264,13 @@ mod tests {
     use std::collections::BTreeMap;
 
     use arrow_array::cast::AsArray;
-    use arrow_array::types::{Int32Type, Int64Type, UInt64Type};
-    use arrow_array::{ArrayRef, DictionaryArray, Float64Array, Int32Array, Int64Array, StringArray, UInt64Array};
+    use arrow_array::types::{Int32Type, Int64Type, UInt32Type, UInt64Type};
+    use arrow_array::{
+        ArrayRef, DictionaryArray, Float64Array, Int32Array, Int64Array, StringArray, UInt32Array, UInt64Array,
+    };
     use arrow_schema::{DataType, Field};
     use parquet::arrow::arrow_reader::ParquetRecordBatchReaderBuilder;
+    use parquet::basic::Encoding;
     use parquet::file::statistics::Statistics;
 
     use super::*;
@@ -284,8 +287,10 @@ mod tests {
     }
 
     /// Rows `from..to` of a table with every column kind the writer has: delta-encoded ids
-    /// (rising, falling, beyond `i64::MAX`), plain numbers, nullable numbers, strings and a
-    /// dictionary whose batch dictionaries grow, as `columns::Dict` makes them.
+    /// (rising, falling, beyond `i64::MAX`), plain numbers, nullable numbers, strings, a
+    /// dictionary whose batch dictionaries grow, as `columns::Dict` makes them, and numbers that
+    /// repeat for whole batches (written as zero deltas) but for one row (written plain), in
+    /// both widths and beyond the signed types' range.
     fn batch(schema: &Arc<Schema>, names: &[&str], from: u64, to: u64) -> RecordBatch {
         let n = from..to;
         let columns: Vec<ArrayRef> = vec![
@@ -301,6 +306,9 @@ mod tests {
                     DictionaryArray::<Int32Type>::try_new(keys, Arc::new(StringArray::from(names.to_vec()))).unwrap(),
                 )
             },
+            Arc::new(UInt32Array::from_iter_values(n.clone().map(|_| u32::MAX - (from % 3) as u32))),
+            Arc::new(Int32Array::from_iter_values(n.clone().map(|i| if i == 3_500 { 9 } else { -2 }))),
+            Arc::new(UInt64Array::from_iter_values(n.clone().map(|_| u64::MAX - 1))),
         ];
         RecordBatch::try_new(schema.clone(), columns).unwrap()
     }
@@ -314,6 +322,9 @@ mod tests {
             Field::new("value", DataType::Float64, false),
             Field::new("message", DataType::Utf8, false),
             Field::new("kernel_name", DataType::Dictionary(Box::new(DataType::Int32), Box::new(DataType::Utf8)), false),
+            Field::new("pid", DataType::UInt32, false),
+            Field::new("cluster_x", DataType::Int32, false),
+            Field::new("graph_node_id", DataType::UInt64, false),
         ])
     }
 
@@ -362,6 +373,21 @@ mod tests {
                 other => panic!("correlation_id statistics: {other:?}"),
             }
             assert_eq!(group.column(3).statistics().and_then(|s| s.null_count_opt()), Some(342), "stream_id nulls");
+            match group.column(9).statistics() {
+                Some(Statistics::Int64(s)) => {
+                    assert_eq!([*s.min_opt().unwrap(), *s.max_opt().unwrap()].map(|v| v as u64), [u64::MAX - 1; 2]);
+                }
+                other => panic!("graph_node_id statistics: {other:?}"),
+            }
+            // Repeated numbers are zero deltas. Row group 3 holds a page with the one other
+            // value (plain) and two pages without it (zero deltas).
+            let encodings = |g: usize, c: usize| {
+                let mut e: Vec<Encoding> = metadata.row_group(g).column(c).encodings().collect();
+                e.sort_by_key(|e| *e as u8);
+                e
+            };
+            assert_eq!(encodings(0, 7), [Encoding::RLE, Encoding::DELTA_BINARY_PACKED], "pid");
+            assert_eq!(encodings(3, 8), [Encoding::PLAIN, Encoding::RLE, Encoding::DELTA_BINARY_PACKED], "cluster_x");
             let _ = std::fs::remove_dir_all(&dir);
         }
     }
@@ -376,6 +402,7 @@ mod tests {
                 }
                 DataType::Int64 => array.as_primitive::<Int64Type>().value(i).to_string(),
                 DataType::UInt64 => array.as_primitive::<UInt64Type>().value(i).to_string(),
+                DataType::UInt32 => array.as_primitive::<UInt32Type>().value(i).to_string(),
                 DataType::Int32 => format!("{:?}", array.as_primitive::<Int32Type>().iter().nth(i).unwrap()),
                 DataType::Float64 => array.as_primitive::<arrow_array::types::Float64Type>().value(i).to_string(),
                 _ => array.as_string::<i32>().value(i).to_owned(),
@@ -417,6 +444,9 @@ mod tests {
             }
             DataType::Int32 => {
                 Arc::new(Int32Array::from_iter(parts.iter().flat_map(|p| p.as_primitive::<Int32Type>().iter())))
+            }
+            DataType::UInt32 => {
+                Arc::new(UInt32Array::from_iter(parts.iter().flat_map(|p| p.as_primitive::<UInt32Type>().iter())))
             }
             DataType::Float64 => Arc::new(Float64Array::from_iter(
                 parts.iter().flat_map(|p| p.as_primitive::<arrow_array::types::Float64Type>().iter()),
