@@ -301,13 +301,16 @@ impl ColumnChunk {
             return Ok(());
         }
         if self.nullable {
+            // A column the backend never fills (AMD's stream ids) is all nulls: no bits to read.
+            let (rows, nulls) = (array.len(), array.null_count());
             match array.logical_nulls() {
-                Some(nulls) => self.levels.extend(nulls.iter().map(u32::from)),
-                None => self.levels.resize(self.levels.len() + array.len(), 1),
+                Some(valid) if nulls < rows => self.levels.extend(valid.iter().map(u32::from)),
+                _ => self.levels.resize(self.levels.len() + rows, u32::from(nulls == 0)),
             }
         }
         self.nulls += array.null_count() as u64;
-        if self.kind == Kind::Fixed && self.page_rows == 0 && !self.nullable && self.data_type != DataType::Float64 {
+        let integers = matches!(self.kind, Kind::Fixed | Kind::Delta) && self.data_type != DataType::Float64;
+        if integers && self.page_rows == 0 && !self.nullable {
             return self.append_page(array, codec);
         }
         match self.kind {
@@ -330,9 +333,10 @@ impl ColumnChunk {
         Ok(())
     }
 
-    /// A batch of a required integer column as a page of its own, compressed straight from the
-    /// array's buffer: the copy into a page buffer was a twentieth of the writer's time, more
-    /// than the few extra page headers and zstd frames of batch-sized pages cost.
+    /// A batch of a required integer column as a page of its own, encoded (delta) or compressed
+    /// (plain) straight from the array's buffer: the copy into a page buffer was a twentieth of
+    /// the writer's time, more than the few extra page headers and zstd frames of batch-sized
+    /// pages cost.
     ///
     /// A batch of one repeated number (a process id, a block's height, the graph and cluster
     /// columns that are zero on AMD) is written as a DELTA_BINARY_PACKED page of zero deltas
@@ -352,7 +356,7 @@ impl ColumnChunk {
                         if constant { Some(Range { min: first.into(), max: first.into() }) } else { bounds(values) };
                     Range::widen(&mut self.range, range);
                 }
-                (all.inner().as_slice(), constant.then(|| $bits(first)))
+                (all.inner(), constant.then(|| $bits(first)))
             }};
         }
         // The number's bits as the page's physical type holds them: unsigned columns are
@@ -365,13 +369,19 @@ impl ColumnChunk {
         };
         let rows = array.len();
         self.rows += rows as u64;
-        let (encoding, bytes) = match constant {
-            Some(value) => {
+        let (encoding, bytes) = match (constant, self.kind) {
+            (Some(value), _) => {
                 self.scratch.clear();
                 encoding::delta_constant(&mut self.scratch, value, rows);
                 (Encoding::DELTA_BINARY_PACKED, &self.scratch[..])
             }
-            None => (Encoding::PLAIN, plain),
+            (None, Kind::Delta) => {
+                self.scratch.clear();
+                // Delta columns are 64-bit (`Kind::of`), and u64's bits are INT64's.
+                encoding::delta_binary_packed(&mut self.scratch, plain.typed_data::<i64>());
+                (Encoding::DELTA_BINARY_PACKED, &self.scratch[..])
+            }
+            (None, _) => (Encoding::PLAIN, plain.as_slice()),
         };
         note(&mut self.encodings, encoding);
         self.uncompressed += write_data_page(&mut self.pages, codec, bytes, encoding, rows)? as u64;

@@ -304,7 +304,7 @@ mod tests {
     /// (rising, falling, beyond `i64::MAX`), plain numbers, nullable numbers, strings, a
     /// dictionary whose batch dictionaries grow, as `columns::Dict` makes them, and numbers that
     /// repeat for whole batches (written as zero deltas) but for one row (written plain), in
-    /// both widths and beyond the signed types' range.
+    /// both widths and beyond the signed types' range, and nullable delta-encoded timestamps.
     fn batch(schema: &Arc<Schema>, names: &[&str], from: u64, to: u64) -> RecordBatch {
         let n = from..to;
         let columns: Vec<ArrayRef> = vec![
@@ -323,6 +323,7 @@ mod tests {
             Arc::new(UInt32Array::from_iter_values(n.clone().map(|_| u32::MAX - (from % 3) as u32))),
             Arc::new(Int32Array::from_iter_values(n.clone().map(|i| if i == 3_500 { 9 } else { -2 }))),
             Arc::new(UInt64Array::from_iter_values(n.clone().map(|_| u64::MAX - 1))),
+            Arc::new(Int64Array::from_iter(n.clone().map(|i| (i % 4 != 0).then_some(i as i64 * 3 - 7)))),
         ];
         RecordBatch::try_new(schema.clone(), columns).unwrap()
     }
@@ -339,6 +340,7 @@ mod tests {
             Field::new("pid", DataType::UInt32, false),
             Field::new("cluster_x", DataType::Int32, false),
             Field::new("graph_node_id", DataType::UInt64, false),
+            Field::new("end_ns", DataType::Int64, true),
         ])
     }
 
@@ -414,7 +416,7 @@ mod tests {
                     let d = array.as_dictionary::<Int32Type>();
                     d.values().as_string::<i32>().value(d.keys().value(i) as usize).to_owned()
                 }
-                DataType::Int64 => array.as_primitive::<Int64Type>().value(i).to_string(),
+                DataType::Int64 => format!("{:?}", array.as_primitive::<Int64Type>().iter().nth(i).unwrap()),
                 DataType::UInt64 => array.as_primitive::<UInt64Type>().value(i).to_string(),
                 DataType::UInt32 => array.as_primitive::<UInt32Type>().value(i).to_string(),
                 DataType::Int32 => format!("{:?}", array.as_primitive::<Int32Type>().iter().nth(i).unwrap()),
