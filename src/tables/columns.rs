@@ -57,6 +57,114 @@ primitive!(U32, u32, UInt32Array, DataType::UInt32);
 primitive!(I32, i32, Int32Array, DataType::Int32);
 primitive!(F64, f64, Float64Array, DataType::Float64);
 
+/// Runs of equal values: for a column whose value rarely changes (the process id; on AMD, the
+/// columns only CUDA fills), a row costs a compare and a count rather than a store into a
+/// buffer of its own, and the values are laid out once, when the batch is finished. On the
+/// dispatch table, a third of the columns are such; a change of value costs a cold call.
+#[derive(Debug, Default)]
+pub struct Runs<T> {
+    last: T,
+    /// Rows of `last` since the last change (0 before the first row, when `last` is a default
+    /// that any first value may extend).
+    count: usize,
+    earlier: Vec<(T, usize)>,
+}
+
+impl<T: Copy + PartialEq> Runs<T> {
+    #[inline]
+    fn push(&mut self, value: T) {
+        if value == self.last {
+            self.count += 1;
+        } else {
+            self.change(value);
+        }
+    }
+
+    #[cold]
+    #[inline(never)]
+    fn change(&mut self, value: T) {
+        if self.count > 0 {
+            self.earlier.push((self.last, self.count));
+        }
+        self.last = value;
+        self.count = 1;
+    }
+
+    /// Every run, in row order, leaving none.
+    fn take(&mut self) -> impl Iterator<Item = (T, usize)> + '_ {
+        let last = (self.last, std::mem::take(&mut self.count));
+        self.earlier.drain(..).chain(std::iter::once(last).filter(|&(_, n)| n > 0))
+    }
+
+    /// Every value, in row order, leaving none.
+    fn values(&mut self) -> Vec<T> {
+        let rows = self.earlier.iter().map(|&(_, n)| n).sum::<usize>() + self.count;
+        let mut values = Vec::with_capacity(rows);
+        for (value, n) in self.take() {
+            values.resize(values.len() + n, value);
+        }
+        values
+    }
+}
+
+macro_rules! runs {
+    ($name:ident, $t:ty, $array:ident, $dt:expr) => {
+        #[doc = concat!("A non-null `", stringify!($t), "` column whose value rarely changes: see [`Runs`].")]
+        #[derive(Debug, Default)]
+        pub struct $name(Runs<$t>);
+
+        impl Column for $name {
+            type Value<'a> = $t;
+            fn data_type() -> DataType {
+                $dt
+            }
+            const NULLABLE: bool = false;
+            #[inline]
+            fn push(&mut self, value: $t) {
+                self.0.push(value);
+            }
+            fn finish(&mut self) -> ArrayRef {
+                Arc::new($array::from(self.0.values()))
+            }
+        }
+    };
+}
+
+runs!(SameU64, u64, UInt64Array, DataType::UInt64);
+runs!(SameU32, u32, UInt32Array, DataType::UInt32);
+runs!(SameI32, i32, Int32Array, DataType::Int32);
+
+/// A nullable `i32` column whose value rarely changes (AMD's stream and pipe ids are always
+/// null): see [`Runs`].
+#[derive(Debug, Default)]
+pub struct SameOptI32(Runs<Option<i32>>);
+
+impl Column for SameOptI32 {
+    type Value<'a> = Option<i32>;
+    fn data_type() -> DataType {
+        DataType::Int32
+    }
+    const NULLABLE: bool = true;
+    #[inline]
+    fn push(&mut self, value: Option<i32>) {
+        self.0.push(value);
+    }
+    fn finish(&mut self) -> ArrayRef {
+        let runs: Vec<(Option<i32>, usize)> = self.0.take().collect();
+        let rows = runs.iter().map(|&(_, n)| n).sum();
+        if runs.iter().all(|(value, _)| value.is_none()) {
+            return Arc::new(Int32Array::new_null(rows));
+        }
+        let (mut values, mut valid) = (Vec::with_capacity(rows), Vec::with_capacity(rows));
+        for (value, n) in runs {
+            values.resize(values.len() + n, value.unwrap_or_default());
+            valid.resize(valid.len() + n, value.is_some());
+        }
+        let nulls = valid.contains(&false).then(|| NullBuffer::from(valid.as_slice()));
+        Arc::new(Int32Array::new(values.into(), nulls))
+    }
+}
+
 /// A nullable `i32` column (a value the SDK version may not provide): values and validity
 /// kept apart, as Arrow holds them, and validity as plain flags until the batch is finished,
 /// so a row costs two stores rather than a bitmap update.
@@ -257,3 +365,43 @@ macro_rules! columns {
     };
 }
 pub(crate) use columns;
+
+#[cfg(test)]
+mod tests {
+    use arrow_array::Array as _;
+    use arrow_array::cast::AsArray;
+    use arrow_array::types::{Int32Type, UInt64Type};
+
+    use super::*;
+
+    #[test]
+    fn runs_lay_out_every_row_in_order_and_start_again_after_a_batch() {
+        let mut column = SameU64::default();
+        // Starts with the default value, changes, comes back, and ends on a run of one.
+        let rows = [0, 0, 7, 7, 7, 0, u64::MAX];
+        for batch in 0..2 {
+            for &v in &rows[batch..] {
+                column.push(v);
+            }
+            let array = column.finish();
+            assert_eq!(array.as_primitive::<UInt64Type>().values().as_ref(), &rows[batch..], "batch {batch}");
+        }
+        assert_eq!(column.finish().len(), 0, "nothing left over");
+    }
+
+    #[test]
+    fn nullable_runs_keep_their_nulls() {
+        let mut column = SameOptI32::default();
+        for _ in 0..5 {
+            column.push(None);
+        }
+        let array = column.finish();
+        assert_eq!((array.len(), array.null_count()), (5, 5));
+        let rows = [None, Some(3), Some(3), None, Some(0)];
+        for v in rows {
+            column.push(v);
+        }
+        let array = column.finish();
+        assert_eq!(array.as_primitive::<Int32Type>().iter().collect::<Vec<_>>(), rows);
+    }
+}

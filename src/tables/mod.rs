@@ -54,28 +54,28 @@ columns! {
         block_z: I32,
         regs: I32,
         shared_mem: I32,
-        stream_id: OptI32,
+        stream_id: SameOptI32,
         end_ns: I64,
         dispatch_id: U64,
         correlation_id: U64,
-        external_id: U64,
+        external_id: SameU64,
         kernel_id: U64,
         agent_id: U64,
         queue_id: U64,
         thread_id: U64,
-        pid: U32,
+        pid: SameU32,
         mangled_name: Dict,
         accum_vgpr: I32,
         sgpr: I32,
         scratch_size: I32,
         kernarg_size: I32,
-        pipe_id: OptI32,
+        pipe_id: SameOptI32,
         vendor: Dict,
-        graph_id: U32,
-        graph_node_id: U64,
-        cluster_x: I32,
-        cluster_y: I32,
-        cluster_z: I32,
+        graph_id: SameU32,
+        graph_node_id: SameU64,
+        cluster_x: SameI32,
+        cluster_y: SameI32,
+        cluster_z: SameI32,
     }
 }
 
@@ -90,7 +90,7 @@ columns! {
         correlation_id: U64,
         ancestor_id: U64,
         thread_id: U64,
-        pid: U32,
+        pid: SameU32,
     }
 }
 
@@ -109,7 +109,7 @@ columns! {
         dst_address: U64,
         correlation_id: U64,
         thread_id: U64,
-        pid: U32,
+        pid: SameU32,
         vendor: Dict,
         stream_id: OptI32,
     }
@@ -128,7 +128,7 @@ columns! {
         queue_id: U64,
         correlation_id: U64,
         thread_id: U64,
-        pid: U32,
+        pid: SameU32,
     }
 }
 
@@ -144,7 +144,7 @@ columns! {
         agent_id: U64,
         correlation_id: U64,
         thread_id: U64,
-        pid: U32,
+        pid: SameU32,
     }
 }
 
@@ -161,7 +161,7 @@ columns! {
         depth: OptI32,
         correlation_id: U64,
         thread_id: U64,
-        pid: U32,
+        pid: SameU32,
         vendor: Dict,
         domain: OptStr,
     }
@@ -180,7 +180,7 @@ columns! {
         sgpr: U32,
         arch_vgpr: U32,
         accum_vgpr: U32,
-        pid: U32,
+        pid: SameU32,
     }
 }
 
@@ -206,7 +206,7 @@ columns! {
         max_engine_clock_mhz: U32,
         local_mem_bytes: U64,
         device_id: U32,
-        pid: U32,
+        pid: SameU32,
     }
 }
 
@@ -228,7 +228,7 @@ columns! {
         counter_group: U32,
         instances: U32,
         instance: OptI32,
-        pid: U32,
+        pid: SameU32,
     }
 }
 
@@ -247,7 +247,7 @@ columns! {
         mean: F64,
         min: F64,
         max: F64,
-        pid: U32,
+        pid: SameU32,
     }
 }
 
