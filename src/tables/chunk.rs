@@ -159,13 +159,6 @@ fn intern(keys: &mut HashMap<Box<[u8]>, u32>, page: &mut Vec<u8>, value: &[u8]) 
     })
 }
 
-/// Whether every value equals the first; in blocks, so the comparison vectorizes and a page
-/// that varies stops early.
-fn is_constant<T: PartialEq + Copy>(values: &[T]) -> bool {
-    let Some(&first) = values.first() else { return true };
-    values.chunks(64).all(|block| block.iter().fold(true, |same, &v| same & (v == first)))
-}
-
 /// Adds `encoding` to a chunk's list of the encodings its pages use.
 fn note(encodings: &mut Vec<Encoding>, encoding: Encoding) {
     if !encodings.contains(&encoding) {
@@ -350,7 +343,7 @@ impl ColumnChunk {
                 let values = array.as_primitive::<$t>();
                 let all = values.values();
                 let first = all[0];
-                let constant = is_constant(all);
+                let constant = encoding::is_constant(all);
                 if self.statistics {
                     let range =
                         if constant { Some(Range { min: first.into(), max: first.into() }) } else { bounds(values) };
@@ -487,12 +480,7 @@ impl ColumnChunk {
                 (Encoding::PLAIN, &*page)
             }
             Kind::Delta => {
-                match self.deltas[..] {
-                    [first, ..] if is_constant(&self.deltas) => {
-                        encoding::delta_constant(page, first, self.deltas.len());
-                    }
-                    _ => encoding::delta_binary_packed(page, &self.deltas),
-                }
+                encoding::delta_binary_packed(page, &self.deltas);
                 self.deltas.clear();
                 (Encoding::DELTA_BINARY_PACKED, &*page)
             }

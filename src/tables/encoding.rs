@@ -95,8 +95,19 @@ const DELTA_MINIBLOCKS: usize = 4;
 const DELTA_MINIBLOCK: usize = DELTA_BLOCK / DELTA_MINIBLOCKS;
 
 /// Appends `values` as one DELTA_BINARY_PACKED stream. Deltas wrap in 64 bits, as the format
-/// and every reader compute them, so unsigned ids above `i64::MAX` round-trip.
+/// and every reader compute them, so unsigned ids above `i64::MAX` round-trip. A stream of one
+/// repeated value skips the delta pass (see [`delta_constant`]).
 pub fn delta_binary_packed(out: &mut Vec<u8>, values: &[i64]) {
+    if let [first, ..] = *values
+        && is_constant(values)
+    {
+        return delta_constant(out, first, values.len());
+    }
+    delta_packed(out, values);
+}
+
+/// DELTA_BINARY_PACKED computed block by block, whatever the values.
+fn delta_packed(out: &mut Vec<u8>, values: &[i64]) {
     varint(out, DELTA_BLOCK as u64);
     varint(out, DELTA_MINIBLOCKS as u64);
     varint(out, values.len() as u64);
@@ -141,6 +152,13 @@ fn min_of(values: &[i64]) -> i64 {
         }
     }
     lanes.into_iter().fold(rest, i64::min)
+}
+
+/// Whether every value equals the first; in blocks, so the comparison vectorizes and a page
+/// that varies stops early.
+pub fn is_constant<T: PartialEq + Copy>(values: &[T]) -> bool {
+    let Some(&first) = values.first() else { return true };
+    values.chunks(64).all(|block| block.iter().fold(true, |same, &v| same & (v == first)))
 }
 
 /// Appends `count` copies of `value` as one DELTA_BINARY_PACKED stream, without computing a
@@ -228,7 +246,7 @@ mod tests {
         for count in [1, 2, 127, 128, 129, 130, 257, 8192] {
             for value in [0, 7, -1, i64::MIN, i64::MAX, i64::from(u32::MAX as i32)] {
                 let (mut general, mut constant) = (Vec::new(), Vec::new());
-                delta_binary_packed(&mut general, &vec![value; count]);
+                delta_packed(&mut general, &vec![value; count]);
                 delta_constant(&mut constant, value, count);
                 assert_eq!(constant, general, "{count} copies of {value}");
             }
