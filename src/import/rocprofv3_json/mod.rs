@@ -16,7 +16,7 @@
 
 mod schema;
 
-use std::collections::HashMap;
+use std::collections::{BTreeMap, HashMap};
 use std::io::BufReader;
 use std::path::Path;
 use std::sync::Arc;
@@ -58,7 +58,8 @@ struct Reader<'a> {
     /// The process's JSON path, for errors.
     at: String,
     pid: u32,
-    symbols: HashMap<u64, &'a schema::KernelSymbol>,
+    /// By id, in id order: rows come out the same for the same file.
+    symbols: BTreeMap<u64, &'a schema::KernelSymbol>,
     /// Counter names by (agent, counter id), and by id alone for records of another agent.
     counters: HashMap<(u64, u64), Arc<str>>,
     counter_ids: HashMap<u64, Arc<str>>,
