@@ -9,6 +9,7 @@
 //! The dataset is the tool's own writer's output (`Tables`, zstd, default row groups and
 //! rotation), kept under `target/bench-data/` between runs. Medians of 5 runs.
 
+use rocprof_rs_format::Table;
 use std::collections::BTreeMap;
 use std::fs::File;
 use std::path::{Path, PathBuf};
@@ -18,10 +19,10 @@ use std::time::Instant;
 use parquet::arrow::ProjectionMask;
 use parquet::arrow::arrow_reader::{ArrowReaderMetadata, ArrowReaderOptions, ParquetRecordBatchReaderBuilder};
 use rocprof_rs::config::{Config, Placeholders};
-use rocprof_rs::stats::{self, Options, Section};
 use rocprof_rs::tool::records::{Dispatch, Record};
 use rocprof_rs::tool::rows::Tables;
 use rocprof_rs::tool::{Backend, Seed};
+use rocprof_rs_analysis::stats::{self, Options, Section};
 use rocprof_sim::kernels::CATALOG;
 
 mod common;
@@ -126,7 +127,7 @@ fn dataset(dir: &Path, rows: u64) {
 /// Decodes `kernel_name` and `duration_ns` of every row group, on `threads` threads, and
 /// nothing else.
 fn decode_only(dir: &Path, threads: usize) {
-    let files: Vec<PathBuf> = stats::scan::table_files(dir, "kernel_dispatch").unwrap();
+    let files: Vec<PathBuf> = rocprof_rs_format::dataset::table_files(dir, Table::KernelDispatch).unwrap();
     let mut work = Vec::new();
     let mut footers = Vec::new();
     for (f, path) in files.iter().enumerate() {

@@ -7,7 +7,9 @@
 //!
 //! Without an AMD GPU it says what is missing and exits 0, so it runs anywhere.
 
-use rocprof_rs::workload;
+// The demo's HIP program, which the `rocprof-rs demo` command runs too.
+#[path = "../src/workload.rs"]
+mod workload;
 
 fn main() {
     let hip = match workload::gpu() {

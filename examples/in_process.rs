@@ -16,7 +16,9 @@ use std::path::PathBuf;
 
 use clap::Parser;
 use rocprof_rs::config::Domain;
-use rocprof_rs::workload;
+// The demo's HIP program, which the `rocprof-rs demo` command runs too.
+#[path = "../src/workload.rs"]
+mod workload;
 use rocprof_rs::{Error, Profiler, ProfilerBuilder};
 use rocprof_sim::app::{Machine, default_sdk_path};
 use rocprof_sim::workload::{Workload, mix};

@@ -5,6 +5,8 @@ use std::process::ExitCode;
 use clap::{Parser, Subcommand};
 
 mod cli;
+mod doctor;
+mod workload;
 
 /// A Rust-native GPU kernel profiler for AMD's rocprofiler-sdk (ROCm 7.0+).
 #[derive(Debug, Parser)]
@@ -94,7 +96,7 @@ fn main() -> ExitCode {
 }
 
 fn doctor(json: bool) -> ExitCode {
-    let report = rocprof_rs::doctor::gather();
+    let report = doctor::gather();
     if json {
         match serde_json::to_string_pretty(&report) {
             Ok(text) => println!("{text}"),
@@ -104,7 +106,7 @@ fn doctor(json: bool) -> ExitCode {
             }
         }
     } else {
-        print!("{}", rocprof_rs::doctor::render_text(&report));
+        print!("{}", doctor::render_text(&report));
     }
     ExitCode::SUCCESS
 }

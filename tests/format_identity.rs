@@ -262,7 +262,7 @@ fn cuda_records(n: usize) -> Vec<Record> {
                     timestamp_ns: at,
                     thread_id: 7,
                     name,
-                    domain: (range % 2 == 0).then(|| domain.clone()),
+                    domain: range.is_multiple_of(2).then(|| domain.clone()),
                 })));
             }
         }
@@ -480,7 +480,7 @@ fn the_importers_write_the_same_bytes() {
     for (case, inputs) in cases {
         let dir = common::scratch(case);
         let out = dir.join("out");
-        rocprof_rs::import::import(&inputs, &out, "golden").unwrap_or_else(|e| panic!("{case}: {e}"));
+        rocprof_rs_analysis::import::import(&inputs, &out, "golden").unwrap_or_else(|e| panic!("{case}: {e}"));
         assert_same_as_golden(case, &out);
         let _ = std::fs::remove_dir_all(&dir);
     }

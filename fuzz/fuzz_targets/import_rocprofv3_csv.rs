@@ -22,6 +22,6 @@ fuzz_target!(|data: &[u8]| {
     let input = dir.join("in");
     std::fs::create_dir_all(&input).unwrap();
     std::fs::write(input.join(NAMES[pick as usize % NAMES.len()]), body).unwrap();
-    let _ = rocprof_rs::import::import(&[input], &dir.join("out"), "fuzz");
+    let _ = rocprof_rs_analysis::import::import(&[input], &dir.join("out"), "fuzz");
     let _ = std::fs::remove_dir_all(&dir);
 });

@@ -10,6 +10,6 @@ fuzz_target!(|data: &[u8]| {
     std::fs::create_dir_all(&dir).unwrap();
     let input = dir.join("results.json");
     std::fs::write(&input, data).unwrap();
-    let _ = rocprof_rs::import::import(&[input], &dir.join("out"), "fuzz");
+    let _ = rocprof_rs_analysis::import::import(&[input], &dir.join("out"), "fuzz");
     let _ = std::fs::remove_dir_all(&dir);
 });

@@ -7,9 +7,9 @@ use std::process::ExitCode;
 
 use clap::Args;
 use comfy_table::{Cell, CellAlignment, ContentArrangement, Table, presets::UTF8_FULL_CONDENSED};
-use rocprof_rs::analysis::specs::{Level, Pipe, Precision};
-use rocprof_rs::analysis::{self, Analysis, KernelAnalysis, Options};
-use rocprof_rs::stats::render::human_ns;
+use rocprof_rs_analysis::analyze::specs::{Level, Pipe, Precision};
+use rocprof_rs_analysis::analyze::{self, Analysis, KernelAnalysis, Options};
+use rocprof_rs_analysis::stats::render::human_ns;
 
 use super::stats::Format;
 
@@ -78,7 +78,7 @@ pub fn analyze(args: AnalyzeArgs) -> ExitCode {
         estimated: args.estimated,
         timings: args.timings.clone(),
     };
-    let analysis = match analysis::analyze(&args.path, &options) {
+    let analysis = match analyze::analyze(&args.path, &options) {
         Ok(a) => a,
         Err(e) => {
             eprintln!("rocprof-rs: {e}");
@@ -90,7 +90,7 @@ pub fn analyze(args: AnalyzeArgs) -> ExitCode {
         return ExitCode::FAILURE;
     }
     if let Some(path) = &args.svg {
-        let charts = analysis::svg::charts(&analysis);
+        let charts = analyze::svg::charts(&analysis);
         if charts.is_empty() {
             eprintln!("rocprof-rs: no roofline chart: no kernel has counters (or estimates) and a known GPU");
         }

@@ -40,7 +40,7 @@ pub fn avail(args: AvailArgs) -> ExitCode {
         Some(path) => rocprof_rs::sdk::sdk_from(path),
         None => rocprof_rs::sdk::sdk(),
     };
-    let result = sdk.and_then(inventory);
+    let result = sdk.map_err(rocprof_rs::Error::from).and_then(inventory);
     let mut inventory = match result {
         Ok(inventory) => inventory,
         Err(e) => {

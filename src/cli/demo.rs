@@ -1,7 +1,7 @@
 //! `rocprof-rs demo`: the whole product in one command.
 //!
 //! Where HIP finds a GPU (and hiprtc), it profiles a small real HIP program
-//! ([`rocprof_rs::workload`], a hiprtc vector add) through `rocprof-rs run`, so the real
+//! ([`crate::workload`], a hiprtc vector add) through `rocprof-rs run`, so the real
 //! rocprofiler-sdk loads the real tool library. Elsewhere (here, and in CI) it runs the simulated
 //! application (`rocprof-sim`, built with the workspace) under the real tool library and the
 //! simulated rocprofiler-sdk, and everything it prints says SIMULATED: those are a model's
@@ -11,7 +11,7 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, ExitCode};
 
 use clap::Args;
-use rocprof_rs::stats::{self, Options, Section, render};
+use rocprof_rs_analysis::stats::{self, Options, Section, render};
 
 /// The options of `rocprof-rs demo`.
 #[derive(Debug, Args)]
@@ -94,7 +94,7 @@ pub fn demo(args: DemoArgs) -> ExitCode {
         eprintln!("rocprof-rs: {} is not empty and holds no earlier demo: choose another with -d", out.display());
         return ExitCode::FAILURE;
     }
-    let (mode, why) = match (args.simulate, rocprof_rs::workload::gpu()) {
+    let (mode, why) = match (args.simulate, crate::workload::gpu()) {
         (false, Ok(_)) => (Mode::Gpu, None),
         (true, _) => (Mode::Simulated, None),
         (false, Err(why)) => (Mode::Simulated, Some(why)),
@@ -119,7 +119,7 @@ pub fn demo(args: DemoArgs) -> ExitCode {
         }
     };
     let trace = out.join(format!("{NAME}.pftrace"));
-    if let Err(e) = rocprof_rs::export::perfetto::export(out, &trace) {
+    if let Err(e) = rocprof_rs_analysis::export::perfetto::export(out, &trace) {
         eprintln!("rocprof-rs: cannot write the Perfetto trace: {e}");
         return ExitCode::FAILURE;
     }
@@ -236,9 +236,9 @@ impl Say {
 
 /// Runs `demo-workload`: the real HIP program, in the process `rocprof-rs run` profiles.
 pub fn workload(args: WorkloadArgs) -> ExitCode {
-    let outcome = rocprof_rs::workload::gpu().and_then(|hip| {
+    let outcome = crate::workload::gpu().and_then(|hip| {
         let rtc = hip.rtc().ok_or("hiprtc disappeared")?;
-        rocprof_rs::workload::run(hip.api(), rtc, args.launches)
+        crate::workload::run(hip.api(), rtc, args.launches)
     });
     match outcome {
         Ok(ms) => {

@@ -7,9 +7,9 @@ use std::process::ExitCode;
 
 use clap::Args;
 use comfy_table::{Cell, CellAlignment, ContentArrangement, Table, presets::UTF8_FULL_CONDENSED};
-use rocprof_rs::analysis::diff::{self, KernelDiff, Options, Report, Verdict};
-use rocprof_rs::stats::render::human_ns;
-use rocprof_rs::stats::scan;
+use rocprof_rs_analysis::analyze::diff::{self, KernelDiff, Options, Report, Verdict};
+use rocprof_rs_analysis::stats::render::human_ns;
+use rocprof_rs_analysis::stats::scan;
 
 use super::stats::Format;
 
@@ -58,7 +58,8 @@ pub fn diff(args: DiffArgs) -> ExitCode {
         if !dir.is_dir() {
             return Err(format!("{}: not a directory (give the directory a run or an import wrote)", dir.display()));
         }
-        let files = scan::table_files(dir, "kernel_dispatch").map_err(|e| e.to_string())?;
+        let files = rocprof_rs_format::dataset::table_files(dir, rocprof_rs_format::Table::KernelDispatch)
+            .map_err(|e| e.to_string())?;
         if files.is_empty() {
             return Err(format!("{}: no kernel_dispatch table", dir.display()));
         }

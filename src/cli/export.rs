@@ -47,11 +47,11 @@ struct Written {
 /// Runs `export`.
 pub fn export(args: ExportArgs) -> ExitCode {
     let result = match args.format {
-        ExportFormat::Rocprofv3Csv => rocprof_rs::export::rocprofv3::export(&args.dir, &args.output),
-        ExportFormat::Rocpd => rocprof_rs::rocpd::write::export(&args.dir, &args.output),
+        ExportFormat::Rocprofv3Csv => rocprof_rs_analysis::export::rocprofv3::export(&args.dir, &args.output),
+        ExportFormat::Rocpd => rocprof_rs_analysis::rocpd::write::export(&args.dir, &args.output),
         ExportFormat::Perfetto => {
             let file = if args.output.is_dir() { args.output.join("trace.pftrace") } else { args.output.clone() };
-            rocprof_rs::export::perfetto::export(&args.dir, &file).map(|slices| {
+            rocprof_rs_analysis::export::perfetto::export(&args.dir, &file).map(|slices| {
                 vec![(file.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default(), slices)]
             })
         }

@@ -24,7 +24,7 @@ pub struct ImportArgs {
 
 /// Runs `import`.
 pub fn import(args: ImportArgs) -> ExitCode {
-    match rocprof_rs::import::import(&args.inputs, &args.output, &args.name) {
+    match rocprof_rs_analysis::import::import(&args.inputs, &args.output, &args.name) {
         Ok(report) => {
             if args.format == super::TextOrJson::Json {
                 println!("{}", serde_json::to_string_pretty(&report).unwrap_or_default());

@@ -1,13 +1,14 @@
 //! `rocprof-rs score`: one fitness number for an optimiser, from a run, seed 001's results
 //! JSON, or a list of latencies.
 
+use rocprof_rs_format::Table;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 use clap::Args;
-use rocprof_rs::analysis::fitness::{self, Config, Measurement};
-use rocprof_rs::analysis::{self, Options};
-use rocprof_rs::stats::scan;
+use rocprof_rs_analysis::analyze::fitness::{self, Config, Measurement};
+use rocprof_rs_analysis::analyze::{self, Options};
+use rocprof_rs_analysis::stats::scan;
 
 /// The options of `rocprof-rs score`.
 #[derive(Debug, Args)]
@@ -155,7 +156,7 @@ fn dataset_pipeline(dir: &Path, kernel: Option<&regex::Regex>) -> Result<(f64, f
     if !dir.is_dir() {
         return Err(format!("{}: not a dataset directory or a JSON file", dir.display()));
     }
-    let files = scan::table_files(dir, "kernel_dispatch").map_err(|e| e.to_string())?;
+    let files = rocprof_rs_format::dataset::table_files(dir, Table::KernelDispatch).map_err(|e| e.to_string())?;
     let threads = std::thread::available_parallelism().map_or(2, |n| n.get());
     let by_name = scan::summarise(&files, "kernel_name", None, threads).map_err(|e| e.to_string())?;
     let (mut center, mut variance, mut repeats) = (0.0, 0.0, usize::MAX);
@@ -179,7 +180,7 @@ fn dataset_pipeline(dir: &Path, kernel: Option<&regex::Regex>) -> Result<(f64, f
 
 /// Time-weighted roofline efficiency of the analysed kernels that have one (each capped at 1).
 fn efficiency(path: &Path, options: &Options) -> Option<f64> {
-    let analysis = analysis::analyze(path, options).ok()?;
+    let analysis = analyze::analyze(path, options).ok()?;
     let (mut weighted, mut time) = (0.0, 0.0);
     for k in &analysis.kernels {
         if let Some(e) = k.points.first().and_then(|p| p.efficiency) {

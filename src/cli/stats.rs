@@ -4,7 +4,7 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 
 use clap::{Args, ValueEnum};
-use rocprof_rs::stats::{self, Options, Section, render};
+use rocprof_rs_analysis::stats::{self, Options, Section, render};
 
 /// How a command that prints rows prints them (stats, diff, analyze).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]

@@ -272,7 +272,10 @@ fn rocm_version(root: &Path) -> Option<String> {
 }
 
 fn sdk_status() -> SdkStatus {
-    match crate::sdk::sdk().and_then(|sdk| crate::sdk::abi_checked_version(sdk).map(|v| (sdk, v))) {
+    match rocprof_rs::sdk::sdk()
+        .map_err(rocprof_rs::Error::from)
+        .and_then(|sdk| rocprof_rs::compat::abi_checked_version(sdk).map(|v| (sdk, v)))
+    {
         Ok((sdk, (major, minor, patch))) => SdkStatus {
             loadable: true,
             version: Some(format!("{major}.{minor}.{patch}")),

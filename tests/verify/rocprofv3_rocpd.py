@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """A rocpd database shaped as rocprofv3 writes one, and a check of what `rocprof-rs import` made of it.
 
-    rocprofv3_rocpd.py make DB          write the database (AMD's schema from src/rocpd/sql)
+    rocprofv3_rocpd.py make DB          write the database (AMD's schema from crates/analysis/src/rocpd/sql)
     rocprofv3_rocpd.py check DATASET    check the imported dataset
 
 No rocprofv3 database from a real GPU is at hand, so this one is written by hand, following
@@ -18,7 +18,7 @@ from pathlib import Path
 import pyarrow.dataset as ds
 
 GUID = "0000ddb5-8903-7903-b269-cd8d3745bb8a"
-SQL = Path(__file__).resolve().parents[2] / "src" / "rocpd" / "sql"
+SQL = Path(__file__).resolve().parents[2] / "crates" / "analysis" / "src" / "rocpd" / "sql"
 PID, TID = 4242, 4243
 
 

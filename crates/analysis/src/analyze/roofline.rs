@@ -1,0 +1,580 @@
+//! The roofline of one kernel: its operations per precision and its bytes per memory level,
+//! from hardware counters, placed against the device's ceilings.
+//!
+//! The counting conventions are rocprofiler-compute's where they are right, and are written out
+//! in this folder's README.md (§1, §4). In short:
+//!
+//! - A VALU instruction counts 64 lanes (the execution mask is ignored, as the counters cannot
+//!   see it); FMA is 2 operations, add, multiply and transcendental 1. A packed instruction is
+//!   counted once, so VALU FLOPs are held against the non-packed ceiling, the one counters can
+//!   reach.
+//! - MFMA operations are 512 per `SQ_INSTS_VALU_MFMA_MOPS_*` count.
+//! - DRAM bytes come from the L2's requests to the fabric by request size (32, 64 and, from
+//!   gfx94x on, 128 bytes); L2 bytes are the vector L1's requests to the L2 at 64 bytes; vector
+//!   L1 bytes are its tag accesses times its line (64 bytes up to gfx90a, 128 from gfx94x); LDS
+//!   bytes are its active, conflict-free cycles times 128 bytes, an upper bound.
+//!
+//! A quantity whose counters were not collected is reported missing, never taken as zero.
+
+use std::collections::BTreeMap;
+
+use serde::Serialize;
+
+use super::specs::{Device, Level, Pipe, Precision};
+
+/// Which counter formulas an architecture takes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+pub enum Family {
+    /// gfx908 (MI100): no per-precision FLOP counters.
+    Cdna1,
+    /// gfx90a (MI200).
+    Cdna2,
+    /// gfx940, gfx941, gfx942 (MI300).
+    Cdna3,
+    /// gfx950 (MI350).
+    Cdna4,
+    /// gfx10, gfx11, gfx12: VALU instructions without their precision.
+    Rdna,
+    /// An NVIDIA compute capability: CUPTI's metrics.
+    Nvidia,
+    Unknown,
+}
+
+impl Family {
+    /// The family of an LLVM target (`gfx942`) or a compute capability (`9.0`).
+    pub fn of(target: &str) -> Family {
+        let target = target.trim().to_ascii_lowercase();
+        match target.as_str() {
+            "gfx908" => Family::Cdna1,
+            "gfx90a" => Family::Cdna2,
+            "gfx940" | "gfx941" | "gfx942" => Family::Cdna3,
+            "gfx950" => Family::Cdna4,
+            t if t.starts_with("gfx10") || t.starts_with("gfx11") || t.starts_with("gfx12") => Family::Rdna,
+            t if t.split('.').count() == 2 && t.split('.').all(|p| p.parse::<u32>().is_ok()) => Family::Nvidia,
+            _ => Family::Unknown,
+        }
+    }
+
+    /// The vector L1's line: what one tag access moves.
+    fn l1_line_bytes(self) -> f64 {
+        match self {
+            Family::Cdna3 | Family::Cdna4 => 128.0,
+            _ => 64.0,
+        }
+    }
+}
+
+/// A kernel's work: operations per precision and pipe, bytes per level.
+#[derive(Debug, Clone, Default, Serialize)]
+pub struct Work {
+    /// FLOPs (operations, for integer precisions), by precision and pipe.
+    #[serde(serialize_with = "ops_list")]
+    pub ops: BTreeMap<(Precision, Pipe), f64>,
+    /// Bytes moved at each level.
+    pub bytes: BTreeMap<Level, f64>,
+    /// What could not be counted, and why.
+    pub missing: Vec<String>,
+    /// Caveats on what was counted.
+    pub notes: Vec<String>,
+}
+
+/// `ops` as JSON can hold it: a list of `{precision, pipe, ops}`.
+fn ops_list<S: serde::Serializer>(ops: &BTreeMap<(Precision, Pipe), f64>, s: S) -> Result<S::Ok, S::Error> {
+    use serde::ser::SerializeSeq as _;
+    #[derive(Serialize)]
+    struct Entry {
+        precision: Precision,
+        pipe: Pipe,
+        ops: f64,
+    }
+    let mut seq = s.serialize_seq(Some(ops.len()))?;
+    for (&(precision, pipe), &ops) in ops {
+        seq.serialize_element(&Entry { precision, pipe, ops })?;
+    }
+    seq.end()
+}
+
+/// Counter values by name (summed over instances and over the kernel's dispatches).
+pub trait Counters {
+    fn get(&self, name: &str) -> Option<f64>;
+}
+
+impl<S: std::hash::BuildHasher> Counters for std::collections::HashMap<String, f64, S> {
+    fn get(&self, name: &str) -> Option<f64> {
+        std::collections::HashMap::get(self, name).copied()
+    }
+}
+
+impl Counters for BTreeMap<String, f64> {
+    fn get(&self, name: &str) -> Option<f64> {
+        BTreeMap::get(self, name).copied()
+    }
+}
+
+/// The first of `names` the counters hold, each also tried with and without the SDK's `_sum`
+/// suffix (the sum over a block's instances, which is what our rows hold either way).
+pub fn any(c: &dyn Counters, names: &[&str]) -> Option<f64> {
+    names.iter().find_map(|name| {
+        c.get(name).or_else(|| match name.strip_suffix("_sum") {
+            Some(bare) => c.get(bare),
+            None => c.get(&format!("{name}_sum")),
+        })
+    })
+}
+
+/// Every one of `names` (with the same fallbacks), or None if any is missing.
+fn all<const N: usize>(c: &dyn Counters, names: [&[&str]; N]) -> Option<[f64; N]> {
+    let mut out = [0.0; N];
+    for (slot, alternatives) in out.iter_mut().zip(names) {
+        *slot = any(c, alternatives)?;
+    }
+    Some(out)
+}
+
+/// Counts a kernel's work from its counters, on an architecture of `family` whose waves are
+/// `wave_size` lanes wide.
+pub fn work(family: Family, wave_size: f64, c: &dyn Counters) -> Work {
+    let mut w = Work::default();
+    match family {
+        Family::Cdna2 | Family::Cdna3 | Family::Cdna4 => {
+            cdna_valu(&mut w, c);
+            cdna_mfma(&mut w, c, family);
+        }
+        Family::Cdna1 => {
+            w.missing.push("FLOPs: gfx908 has no per-precision VALU or MFMA counters".into());
+        }
+        Family::Rdna => match any(c, &["SQ_INSTS_VALU"]) {
+            Some(valu) => {
+                w.ops.insert((Precision::Fp32, Pipe::Vector), wave_size * valu);
+                w.notes.push(format!(
+                    "RDNA counts VALU instructions without their precision: every one is taken as one \
+                     {wave_size}-lane FP32 operation (WMMA is not broken out)"
+                ));
+            }
+            None => w.missing.push("FLOPs: SQ_INSTS_VALU was not collected".into()),
+        },
+        Family::Nvidia => nvidia_flops(&mut w, c),
+        Family::Unknown => w.missing.push("FLOPs: an architecture this analysis does not know".into()),
+    }
+    match family {
+        Family::Nvidia => nvidia_bytes(&mut w, c),
+        Family::Unknown => w.missing.push("bytes: an architecture this analysis does not know".into()),
+        _ => amd_bytes(&mut w, c, family),
+    }
+    w
+}
+
+fn cdna_valu(w: &mut Work, c: &dyn Counters) {
+    for (precision, suffix) in [(Precision::Fp16, "F16"), (Precision::Fp32, "F32"), (Precision::Fp64, "F64")] {
+        let name = |op: &str| format!("SQ_INSTS_VALU_{op}_{suffix}");
+        let (add, mul, fma, trans) = (name("ADD"), name("MUL"), name("FMA"), name("TRANS"));
+        match all(c, [&[add.as_str()], &[mul.as_str()], &[fma.as_str()], &[trans.as_str()]]) {
+            Some([add, mul, fma, trans]) => {
+                w.ops.insert((precision, Pipe::Vector), 64.0 * (add + mul + 2.0 * fma + trans));
+            }
+            None => w.missing.push(format!("{} VALU FLOPs: {add}, {mul}, {fma} or {trans} missing", precision.name())),
+        }
+    }
+}
+
+fn cdna_mfma(w: &mut Work, c: &dyn Counters, family: Family) {
+    let mut kinds = vec![
+        (Precision::Fp16, "F16"),
+        (Precision::Bf16, "BF16"),
+        (Precision::Fp32, "F32"),
+        (Precision::Fp64, "F64"),
+        (Precision::Int8, "I8"),
+    ];
+    if matches!(family, Family::Cdna3 | Family::Cdna4) {
+        kinds.push((Precision::Fp8, "F8"));
+    }
+    if family == Family::Cdna4 {
+        // One counter for FP6 and FP4, which run at the same rate on gfx950.
+        kinds.push((Precision::Fp6, "F6F4"));
+    }
+    for (precision, suffix) in kinds {
+        let name = format!("SQ_INSTS_VALU_MFMA_MOPS_{suffix}");
+        match any(c, &[name.as_str()]) {
+            Some(mops) => {
+                w.ops.insert((precision, Pipe::Matrix), 512.0 * mops);
+            }
+            None => w.missing.push(format!("{} MFMA FLOPs: {name} missing", precision.name())),
+        }
+    }
+}
+
+fn amd_bytes(w: &mut Work, c: &dyn Counters, family: Family) {
+    let dram = match family {
+        Family::Cdna3 | Family::Cdna4 => all(
+            c,
+            [
+                &["TCC_BUBBLE_sum"],
+                &["TCC_EA0_RDREQ_32B_sum"],
+                &["TCC_EA0_RDREQ_sum"],
+                &["TCC_EA0_WRREQ_sum"],
+                &["TCC_EA0_WRREQ_64B_sum"],
+            ],
+        )
+        .map(|[bubble, rd32, rd, wr, wr64]| {
+            128.0 * bubble + 32.0 * rd32 + 64.0 * (rd - bubble - rd32) + 32.0 * (wr - wr64) + 64.0 * wr64
+        }),
+        Family::Cdna1 | Family::Cdna2 => all(
+            c,
+            [
+                &["TCC_EA_RDREQ_32B_sum", "TCC_EA0_RDREQ_32B_sum"],
+                &["TCC_EA_RDREQ_sum", "TCC_EA0_RDREQ_sum"],
+                &["TCC_EA_WRREQ_sum", "TCC_EA0_WRREQ_sum"],
+                &["TCC_EA_WRREQ_64B_sum", "TCC_EA0_WRREQ_64B_sum"],
+            ],
+        )
+        .map(|[rd32, rd, wr, wr64]| 32.0 * rd32 + 64.0 * (rd - rd32) + 32.0 * (wr - wr64) + 64.0 * wr64),
+        _ => all(
+            c,
+            [
+                &["GL2C_EA_RDREQ_32B_sum"],
+                &["GL2C_EA_RDREQ_64B_sum"],
+                &["GL2C_EA_RDREQ_96B_sum"],
+                &["GL2C_EA_RDREQ_128B_sum"],
+                &["GL2C_MC_WRREQ_sum"],
+                &["GL2C_EA_WRREQ_64B_sum"],
+            ],
+        )
+        .map(|[r32, r64, r96, r128, wr, wr64]| {
+            32.0 * r32 + 64.0 * r64 + 96.0 * r96 + 128.0 * r128 + 32.0 * (wr - wr64) + 64.0 * wr64
+        }),
+    };
+    // rocprof v1's derived FETCH_SIZE and WRITE_SIZE are the same sums, in KiB.
+    let dram = dram.or_else(|| all(c, [&["FETCH_SIZE"], &["WRITE_SIZE"]]).map(|[f, w]| 1024.0 * (f + w)));
+    put(w, Level::Dram, dram, "DRAM bytes: the L2's read and write requests by size");
+    if family == Family::Rdna {
+        w.missing.push("L2, L1 and LDS bytes: RDNA's counters do not give them".into());
+        return;
+    }
+    let l2 = all(
+        c,
+        [
+            &["TCP_TCC_READ_REQ_sum"],
+            &["TCP_TCC_WRITE_REQ_sum"],
+            &["TCP_TCC_ATOMIC_WITH_RET_REQ_sum"],
+            &["TCP_TCC_ATOMIC_WITHOUT_RET_REQ_sum"],
+        ],
+    )
+    .map(|r| 64.0 * r.iter().sum::<f64>());
+    put(w, Level::L2, l2, "L2 bytes: TCP_TCC_{READ,WRITE,ATOMIC_WITH_RET,ATOMIC_WITHOUT_RET}_REQ");
+    let l1 = any(c, &["TCP_TOTAL_CACHE_ACCESSES_sum"]).map(|a| a * family.l1_line_bytes());
+    put(w, Level::L1, l1, "L1 bytes: TCP_TOTAL_CACHE_ACCESSES");
+    let lds = all(c, [&["SQ_LDS_IDX_ACTIVE"], &["SQ_LDS_BANK_CONFLICT"]])
+        .map(|[active, conflict]| (active - conflict).max(0.0) * 128.0);
+    put(w, Level::Lds, lds, "LDS bytes: SQ_LDS_IDX_ACTIVE and SQ_LDS_BANK_CONFLICT");
+}
+
+/// NVIDIA: per-thread instruction counts that honour predication (`_pred_on`), FMA as two.
+fn nvidia_flops(w: &mut Work, c: &dyn Counters) {
+    let metric = |op: &str| format!("smsp__sass_thread_inst_executed_op_{op}_pred_on.sum");
+    for (precision, [fma, add, mul]) in [
+        (Precision::Fp64, ["dfma", "dadd", "dmul"]),
+        (Precision::Fp32, ["ffma", "fadd", "fmul"]),
+        (Precision::Fp16, ["hfma", "hadd", "hmul"]),
+    ] {
+        let (f, a, m) = (metric(fma), metric(add), metric(mul));
+        match all(c, [&[f.as_str()], &[a.as_str()], &[m.as_str()]]) {
+            Some([f, a, m]) => {
+                w.ops.insert((precision, Pipe::Vector), 2.0 * f + a + m);
+            }
+            None => w.missing.push(format!("{} FLOPs: {f}, {a} or {m} missing", precision.name())),
+        }
+    }
+}
+
+fn nvidia_bytes(w: &mut Work, c: &dyn Counters) {
+    let dram = all(c, [&["dram__bytes_read.sum"], &["dram__bytes_write.sum"]]).map(|[r, w]| r + w);
+    put(w, Level::Dram, dram, "DRAM bytes: dram__bytes_read.sum and dram__bytes_write.sum");
+    put(w, Level::L2, any(c, &["lts__t_bytes.sum"]), "L2 bytes: lts__t_bytes.sum");
+    put(w, Level::L1, any(c, &["l1tex__t_bytes.sum"]), "L1 bytes: l1tex__t_bytes.sum");
+}
+
+fn put(w: &mut Work, level: Level, bytes: Option<f64>, what: &str) {
+    match bytes {
+        Some(b) => {
+            w.bytes.insert(level, b.max(0.0));
+        }
+        None => w.missing.push(format!("{what}: not collected")),
+    }
+}
+
+/// The ceiling counters can reach for `precision` on `pipe`: VALU FP16 and FP32 at the
+/// non-packed FP32 rate (a packed instruction counts once), the rest at their own peaks.
+pub fn counted_peak(device: &Device<'_>, precision: Precision, pipe: Pipe) -> Option<f64> {
+    let amd = device.gpu.vendor == "AMD";
+    match (pipe, precision) {
+        (Pipe::Vector, Precision::Fp16 | Precision::Fp32) if amd => device.peak(Precision::Fp32, Pipe::Vector),
+        _ => device.peak(precision, pipe),
+    }
+}
+
+/// One kernel at one precision against one memory level.
+#[derive(Debug, Clone, Serialize)]
+pub struct LevelPoint {
+    pub level: Level,
+    pub bytes: f64,
+    /// FLOP (operation) per byte.
+    pub intensity: f64,
+    /// The level's bandwidth, TB/s.
+    pub bandwidth_tbps: f64,
+    /// min(peak, intensity × bandwidth), TFLOP/s.
+    pub attainable_tflops: f64,
+    /// The intensity from which the peak, not this level, bounds the kernel.
+    pub ridge: f64,
+}
+
+/// One kernel's position for one precision and pipe.
+#[derive(Debug, Clone, Serialize)]
+pub struct Point {
+    pub precision: Precision,
+    pub pipe: Pipe,
+    pub ops: f64,
+    /// TFLOP/s (TOP/s) achieved over the kernel's time.
+    pub achieved_tflops: f64,
+    /// The ceiling counters can reach (see [`counted_peak`]).
+    pub peak_tflops: Option<f64>,
+    /// Against each level with bytes and a bandwidth.
+    pub levels: Vec<LevelPoint>,
+    /// The level whose roof is lowest at this intensity, or None when the compute roof is.
+    pub bound_by: Option<Level>,
+    /// achieved / the lowest attainable roof.
+    pub efficiency: Option<f64>,
+}
+
+/// The kernel's points: one per precision and pipe that did work, largest first.
+pub fn position(work: &Work, seconds: f64, device: &Device<'_>) -> Vec<Point> {
+    let mut points: Vec<Point> = work
+        .ops
+        .iter()
+        .filter(|&(_, &ops)| ops > 0.0)
+        .map(|(&(precision, pipe), &ops)| {
+            let peak = counted_peak(device, precision, pipe);
+            let achieved = if seconds > 0.0 { ops / seconds / 1e12 } else { 0.0 };
+            let levels: Vec<LevelPoint> = work
+                .bytes
+                .iter()
+                .filter(|&(_, &bytes)| bytes > 0.0)
+                .filter_map(|(&level, &bytes)| {
+                    let bandwidth = device.bandwidth(level)?;
+                    let intensity = ops / bytes;
+                    let roof = intensity * bandwidth;
+                    Some(LevelPoint {
+                        level,
+                        bytes,
+                        intensity,
+                        bandwidth_tbps: bandwidth,
+                        attainable_tflops: peak.map_or(roof, |p| roof.min(p)),
+                        ridge: peak.map_or(f64::INFINITY, |p| p / bandwidth),
+                    })
+                })
+                .collect();
+            let lowest = levels.iter().min_by(|a, b| a.attainable_tflops.total_cmp(&b.attainable_tflops));
+            let bound_by = lowest.filter(|l| peak.is_none_or(|p| l.attainable_tflops < p)).map(|l| l.level);
+            let roof = lowest.map(|l| l.attainable_tflops).or(peak);
+            let efficiency = roof.filter(|&r| r > 0.0).map(|r| achieved / r);
+            Point { precision, pipe, ops, achieved_tflops: achieved, peak_tflops: peak, levels, bound_by, efficiency }
+        })
+        .collect();
+    points.sort_by(|a, b| b.ops.total_cmp(&a.ops));
+    points
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::analyze::specs::{Agent, Database};
+
+    fn counters(pairs: &[(&str, f64)]) -> BTreeMap<String, f64> {
+        pairs.iter().map(|&(k, v)| (k.to_owned(), v)).collect()
+    }
+
+    fn close(a: f64, b: f64) -> bool {
+        (a - b).abs() <= 1e-9 * b.abs().max(1.0)
+    }
+
+    /// The VALU and LDS counters every CDNA family from gfx90a on shares, and `more`.
+    fn cdna(more: &[(&str, f64)]) -> BTreeMap<String, f64> {
+        let mut c = counters(&[
+            ("SQ_INSTS_VALU_ADD_F32", 10.0),
+            ("SQ_INSTS_VALU_MUL_F32", 0.0),
+            ("SQ_INSTS_VALU_FMA_F32", 1000.0),
+            ("SQ_INSTS_VALU_TRANS_F32", 0.0),
+            ("SQ_INSTS_VALU_MFMA_MOPS_F16", 2.0),
+            ("SQ_INSTS_VALU_MFMA_MOPS_BF16", 0.0),
+            ("SQ_INSTS_VALU_MFMA_MOPS_F32", 0.0),
+            ("SQ_INSTS_VALU_MFMA_MOPS_F64", 0.0),
+            ("SQ_INSTS_VALU_MFMA_MOPS_I8", 0.0),
+            ("SQ_LDS_IDX_ACTIVE", 50.0),
+            ("SQ_LDS_BANK_CONFLICT", 10.0),
+            ("TCP_TOTAL_CACHE_ACCESSES_sum", 100.0),
+            ("TCP_TCC_READ_REQ_sum", 10.0),
+            ("TCP_TCC_WRITE_REQ_sum", 5.0),
+            ("TCP_TCC_ATOMIC_WITH_RET_REQ_sum", 1.0),
+            ("TCP_TCC_ATOMIC_WITHOUT_RET_REQ_sum", 1.0),
+        ]);
+        for p in ["F16", "F64"] {
+            for op in ["ADD", "MUL", "FMA", "TRANS"] {
+                c.insert(format!("SQ_INSTS_VALU_{op}_{p}"), 0.0);
+            }
+        }
+        c.extend(counters(more));
+        c
+    }
+
+    #[test]
+    fn families_come_from_targets_and_compute_capabilities() {
+        assert_eq!(Family::of("gfx942"), Family::Cdna3);
+        assert_eq!(Family::of("gfx950"), Family::Cdna4);
+        assert_eq!(Family::of("gfx90a"), Family::Cdna2);
+        assert_eq!(Family::of("gfx908"), Family::Cdna1);
+        assert_eq!(Family::of("gfx1100"), Family::Rdna);
+        assert_eq!(Family::of("gfx1151"), Family::Rdna);
+        assert_eq!(Family::of("9.0"), Family::Nvidia);
+        assert_eq!(Family::of("gfx803"), Family::Unknown);
+    }
+
+    /// gfx942: 64 × (10 + 2 × 1000) VALU FP32 FLOPs, 512 × 2 MFMA FP16 FLOPs; DRAM with the
+    /// 128-byte reads; 128-byte L1 lines.
+    #[test]
+    fn cdna3_counts_by_hand() {
+        let c = cdna(&[
+            ("SQ_INSTS_VALU_MFMA_MOPS_F8", 0.0),
+            ("TCC_BUBBLE_sum", 10.0),
+            ("TCC_EA0_RDREQ_32B_sum", 20.0),
+            ("TCC_EA0_RDREQ_sum", 100.0),
+            ("TCC_EA0_WRREQ_sum", 50.0),
+            ("TCC_EA0_WRREQ_64B_sum", 30.0),
+        ]);
+        let w = work(Family::Cdna3, 64.0, &c);
+        assert!(w.missing.is_empty(), "{:?}", w.missing);
+        assert!(close(w.ops[&(Precision::Fp32, Pipe::Vector)], 128_640.0));
+        assert!(close(w.ops[&(Precision::Fp16, Pipe::Matrix)], 1024.0));
+        // 128×10 + 32×20 + 64×(100−10−20) reads, 32×(50−30) + 64×30 writes.
+        assert!(close(w.bytes[&Level::Dram], 6400.0 + 2560.0));
+        assert!(close(w.bytes[&Level::L2], 64.0 * 17.0));
+        assert!(close(w.bytes[&Level::L1], 12_800.0));
+        assert!(close(w.bytes[&Level::Lds], 40.0 * 128.0));
+    }
+
+    /// gfx90a: no 128-byte reads, `TCC_EA_*` names (or rocprof-compute's `TCC_EA0_*`), 64-byte
+    /// L1 lines, no FP8.
+    #[test]
+    fn cdna2_counts_by_hand() {
+        let c = cdna(&[
+            ("TCC_EA_RDREQ_32B_sum", 20.0),
+            ("TCC_EA_RDREQ_sum", 100.0),
+            ("TCC_EA0_WRREQ_sum", 50.0),
+            ("TCC_EA_WRREQ_64B", 30.0),
+        ]);
+        let w = work(Family::Cdna2, 64.0, &c);
+        assert!(w.missing.is_empty(), "{:?}", w.missing);
+        assert!(!w.ops.contains_key(&(Precision::Fp8, Pipe::Matrix)));
+        assert!(close(w.bytes[&Level::Dram], 32.0 * 20.0 + 64.0 * 80.0 + 32.0 * 20.0 + 64.0 * 30.0));
+        assert!(close(w.bytes[&Level::L1], 6400.0));
+    }
+
+    /// gfx950: FP6/FP4 MFMA through one counter.
+    #[test]
+    fn cdna4_counts_fp6_fp4_mfma() {
+        let c = cdna(&[("SQ_INSTS_VALU_MFMA_MOPS_F8", 1.0), ("SQ_INSTS_VALU_MFMA_MOPS_F6F4", 3.0)]);
+        let w = work(Family::Cdna4, 64.0, &c);
+        assert!(close(w.ops[&(Precision::Fp8, Pipe::Matrix)], 512.0));
+        assert!(close(w.ops[&(Precision::Fp6, Pipe::Matrix)], 1536.0));
+        assert!(w.missing.iter().any(|m| m.starts_with("DRAM bytes")), "no EA counters given: {:?}", w.missing);
+    }
+
+    /// rocprof v1's FETCH_SIZE and WRITE_SIZE (KiB) where the request counters are absent.
+    #[test]
+    fn fetch_and_write_size_stand_in_for_the_requests() {
+        let c = counters(&[("FETCH_SIZE", 2.0), ("WRITE_SIZE", 1.5), ("TCP_TOTAL_CACHE_ACCESSES_sum", 10.0)]);
+        let w = work(Family::Cdna2, 64.0, &c);
+        assert!(close(w.bytes[&Level::Dram], 3584.0));
+        assert!(close(w.bytes[&Level::L1], 640.0));
+    }
+
+    #[test]
+    fn cdna1_says_it_cannot_count_flops() {
+        let c = counters(&[
+            ("TCC_EA0_RDREQ_32B", 4.0),
+            ("TCC_EA0_RDREQ", 4.0),
+            ("TCC_EA0_WRREQ", 2.0),
+            ("TCC_EA0_WRREQ_64B", 2.0),
+        ]);
+        let w = work(Family::Cdna1, 64.0, &c);
+        assert!(w.ops.is_empty());
+        assert!(w.missing[0].contains("gfx908 has no per-precision"));
+        assert!(close(w.bytes[&Level::Dram], 32.0 * 4.0 + 64.0 * 2.0));
+    }
+
+    /// gfx1100: wave32 VALU instructions, GL2C request sizes.
+    #[test]
+    fn rdna_counts_by_hand() {
+        let c = counters(&[
+            ("SQ_INSTS_VALU", 1000.0),
+            ("GL2C_EA_RDREQ_32B_sum", 1.0),
+            ("GL2C_EA_RDREQ_64B_sum", 1.0),
+            ("GL2C_EA_RDREQ_96B_sum", 1.0),
+            ("GL2C_EA_RDREQ_128B_sum", 1.0),
+            ("GL2C_MC_WRREQ_sum", 3.0),
+            ("GL2C_EA_WRREQ_64B_sum", 1.0),
+        ]);
+        let w = work(Family::Rdna, 32.0, &c);
+        assert!(close(w.ops[&(Precision::Fp32, Pipe::Vector)], 32_000.0));
+        assert!(close(w.bytes[&Level::Dram], 320.0 + 64.0 + 64.0));
+        assert!(!w.notes.is_empty());
+    }
+
+    #[test]
+    fn nvidia_counts_by_hand() {
+        let c = counters(&[
+            ("smsp__sass_thread_inst_executed_op_dfma_pred_on.sum", 100.0),
+            ("smsp__sass_thread_inst_executed_op_dadd_pred_on.sum", 10.0),
+            ("smsp__sass_thread_inst_executed_op_dmul_pred_on.sum", 5.0),
+            ("dram__bytes_read.sum", 1000.0),
+            ("dram__bytes_write.sum", 500.0),
+        ]);
+        let w = work(Family::Nvidia, 32.0, &c);
+        assert!(close(w.ops[&(Precision::Fp64, Pipe::Vector)], 215.0));
+        assert!(close(w.bytes[&Level::Dram], 1500.0));
+        assert!(w.missing.iter().any(|m| m.starts_with("fp32 FLOPs")));
+    }
+
+    /// MI300X, FP64 VALU: 1 TFLOP of work and 1 TB of HBM traffic in 1 s sits at intensity 1,
+    /// under the ridge (81.7 / 5.3 = 15.4), so HBM bounds it at 5.3 TFLOP/s.
+    #[test]
+    fn a_memory_bound_kernel_on_mi300x() {
+        let db = Database::builtin().unwrap();
+        let device = Device::new(db.get("mi300x").unwrap(), &Agent::default());
+        let mut w = Work::default();
+        w.ops.insert((Precision::Fp64, Pipe::Vector), 1e12);
+        w.bytes.insert(Level::Dram, 1e12);
+        let points = position(&w, 1.0, &device);
+        let p = &points[0];
+        assert_eq!(p.bound_by, Some(Level::Dram));
+        assert!(close(p.achieved_tflops, 1.0));
+        let dram = &p.levels[0];
+        assert!(close(dram.intensity, 1.0));
+        assert!(close(dram.attainable_tflops, 5.3));
+        assert!((dram.ridge - 81.7 / 5.3).abs() < 0.01);
+        assert!(close(p.efficiency.unwrap(), 1.0 / 5.3));
+    }
+
+    /// FP32 VALU on MI300X is held against the non-packed 81.7, not AMD's packed 163.4.
+    #[test]
+    fn valu_fp32_uses_the_ceiling_counters_can_reach() {
+        let db = Database::builtin().unwrap();
+        let device = Device::new(db.get("mi300x").unwrap(), &Agent::default());
+        let peak = counted_peak(&device, Precision::Fp32, Pipe::Vector).unwrap();
+        assert!((peak - 81.72).abs() < 0.01);
+        let mut w = Work::default();
+        w.ops.insert((Precision::Fp32, Pipe::Vector), 40e12);
+        w.bytes.insert(Level::Dram, 1e9);
+        let p = &position(&w, 1.0, &device)[0];
+        assert_eq!(p.bound_by, None, "compute-bound at intensity 40,000");
+        assert!((p.efficiency.unwrap() - 40.0 / 81.72).abs() < 1e-3);
+    }
+}

@@ -1,0 +1,6 @@
+//! `rocprof-rs export`: a dataset in the formats other tools read: rocprofv3's CSV files and a
+//! Perfetto trace (rocpd SQLite is [`crate::rocpd`]).
+
+pub mod perfetto;
+pub mod proto;
+pub mod rocprofv3;

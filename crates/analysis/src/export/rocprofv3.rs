@@ -1,0 +1,367 @@
+//! A dataset as rocprofv3 1.0's CSV files, so scripts written for rocprofv3 run unchanged:
+//! the same file names (`<pid>_kernel_trace.csv`, as rocprofv3's default `%pid%` prefix gives),
+//! headers, quoting (strings quoted, nothing escaped), number formats and agent names
+//! (`Agent <node id>`).
+//!
+//! What rocprofv3 knows and a dataset does not is written as rocprofv3 writes its absence:
+//! a copy's stream (`0`), a memory-copy or marker domain derived from the operation name.
+
+use rocprof_rs_format::Table;
+use std::collections::HashMap;
+use std::fmt::Write as _;
+use std::fs::File;
+use std::io::{BufWriter, Write};
+use std::path::{Path, PathBuf};
+
+use crate::error::{Error, Result};
+use crate::read::{Batch, batches};
+use crate::stats::render::{c_exp, quoted};
+
+const KERNEL: &str = "\"Kind\",\"Agent_Id\",\"Queue_Id\",\"Stream_Id\",\"Thread_Id\",\"Dispatch_Id\",\"Kernel_Id\",\"Kernel_Name\",\"Correlation_Id\",\"Start_Timestamp\",\"End_Timestamp\",\"LDS_Block_Size\",\"Scratch_Size\",\"VGPR_Count\",\"Accum_VGPR_Count\",\"SGPR_Count\",\"Workgroup_Size_X\",\"Workgroup_Size_Y\",\"Workgroup_Size_Z\",\"Grid_Size_X\",\"Grid_Size_Y\",\"Grid_Size_Z\"";
+const API: &str =
+    "\"Domain\",\"Function\",\"Process_Id\",\"Thread_Id\",\"Correlation_Id\",\"Start_Timestamp\",\"End_Timestamp\"";
+const COPY: &str = "\"Kind\",\"Direction\",\"Stream_Id\",\"Source_Agent_Id\",\"Destination_Agent_Id\",\"Correlation_Id\",\"Start_Timestamp\",\"End_Timestamp\"";
+const ALLOCATION: &str = "\"Kind\",\"Operation\",\"Agent_Id\",\"Allocation_Size\",\"Address\",\"Correlation_Id\",\"Start_Timestamp\",\"End_Timestamp\"";
+const SCRATCH: &str = "\"Kind\",\"Operation\",\"Agent_Id\",\"Queue_Id\",\"Thread_Id\",\"Alloc_Flags\",\"Start_Timestamp\",\"End_Timestamp\"";
+const COUNTER: &str = "\"Correlation_Id\",\"Dispatch_Id\",\"Agent_Id\",\"Queue_Id\",\"Process_Id\",\"Thread_Id\",\"Grid_Size\",\"Kernel_Id\",\"Kernel_Name\",\"Workgroup_Size\",\"LDS_Block_Size\",\"Scratch_Size\",\"VGPR_Count\",\"Accum_VGPR_Count\",\"SGPR_Count\",\"Counter_Name\",\"Counter_Value\",\"Start_Timestamp\",\"End_Timestamp\"";
+
+/// The files of one export, opened as rows arrive: one per (process, kind).
+struct Files {
+    dir: PathBuf,
+    open: HashMap<(u32, &'static str), (BufWriter<File>, u64)>,
+}
+
+impl Files {
+    fn row(&mut self, pid: u32, name: &'static str, header: &str, line: &str) -> Result<()> {
+        let key = (pid, name);
+        if !self.open.contains_key(&key) {
+            let path = self.dir.join(format!("{pid}_{name}.csv"));
+            let file = File::create(&path).map_err(|source| io(&path, source))?;
+            let mut writer = BufWriter::with_capacity(1 << 20, file);
+            writeln!(writer, "{header}").map_err(|source| io(&path, source))?;
+            self.open.insert(key, (writer, 0));
+        }
+        let (writer, rows) = self.open.get_mut(&key).expect("opened above");
+        writeln!(writer, "{line}").map_err(|source| io(&self.dir, source))?;
+        *rows += 1;
+        Ok(())
+    }
+
+    fn finish(self) -> Result<Vec<(String, u64)>> {
+        let mut written = Vec::new();
+        for ((pid, name), (mut writer, rows)) in self.open {
+            writer.flush().map_err(|source| io(&self.dir, source))?;
+            written.push((format!("{pid}_{name}.csv"), rows));
+        }
+        written.sort();
+        Ok(written)
+    }
+}
+
+fn io(path: &Path, source: std::io::Error) -> Error {
+    Error::Io { path: path.display().to_string(), source }
+}
+
+/// `Counter_Value` as rocprofv3 prints it: six decimals from 1, `%.8e` below.
+fn counter_value(v: f64) -> String {
+    if v >= 1.0 { format!("{v:.6}") } else { c_exp(v, 8) }
+}
+
+/// The domain rocprofv3 files a HIP, HSA or RCCL function under.
+pub(crate) fn domain(table: Table, function: &str) -> &'static str {
+    match table {
+        Table::HipApi if function.starts_with("__hip") => "HIP_COMPILER_API_EXT",
+        Table::HipApi => "HIP_RUNTIME_API_EXT",
+        Table::HsaApi if function.starts_with("hsa_amd_") => "HSA_AMD_EXT_API",
+        Table::HsaApi if function.starts_with("hsa_ext_image") => "HSA_IMAGE_EXT_API",
+        Table::HsaApi if function.starts_with("hsa_ext_program") => "HSA_FINALIZE_EXT_API",
+        Table::HsaApi => "HSA_CORE_API",
+        _ => "RCCL_API",
+    }
+}
+
+/// Writes `dir`'s tables as rocprofv3 CSV files into `out`; returns the files and their rows.
+pub fn export(dir: &Path, out: &Path) -> Result<Vec<(String, u64)>> {
+    let progress = crate::progress::bar(6, "writing rocprofv3 CSV");
+    std::fs::create_dir_all(out).map_err(|source| io(out, source))?;
+    let mut agents: HashMap<u64, u64> = HashMap::new();
+    batches(dir, Table::Agent, |b| {
+        let (id, node) = (b.col("agent_id")?, b.col("node_id")?);
+        for i in 0..b.rows() {
+            agents.insert(id.u64(i), node.u64(i));
+        }
+        Ok(())
+    })?;
+    progress.inc(1);
+    let agent = |id: u64| format!("\"Agent {}\"", agents.get(&id).copied().unwrap_or(id));
+    let mut files = Files { dir: out.to_owned(), open: HashMap::new() };
+    let mut dispatches: HashMap<(u32, u64), String> = HashMap::new();
+    let counters = !rocprof_rs_format::dataset::table_files(dir, Table::Counter)?.is_empty();
+    batches(dir, Table::KernelDispatch, |b| {
+        let c = |n| b.col(n);
+        let (name, start, end, pid) = (c("kernel_name")?, c("start_ns")?, c("end_ns")?, c("pid")?);
+        let (agent_id, queue, stream, thread) = (c("agent_id")?, c("queue_id")?, c("stream_id")?, c("thread_id")?);
+        let (dispatch, kernel, correlation) = (c("dispatch_id")?, c("kernel_id")?, c("correlation_id")?);
+        let (lds, scratch, vgpr, accum, sgpr) =
+            (c("shared_mem")?, c("scratch_size")?, c("regs")?, c("accum_vgpr")?, c("sgpr")?);
+        let (bx, by, bz, gx, gy, gz) =
+            (c("block_x")?, c("block_y")?, c("block_z")?, c("grid_x")?, c("grid_y")?, c("grid_z")?);
+        for i in 0..b.rows() {
+            let lds_block = (lds.u64(i) + 511) & !511;
+            let line = format!(
+                "\"KERNEL_DISPATCH\",{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{}",
+                agent(agent_id.u64(i)),
+                queue.u64(i),
+                stream.opt_u64(i).unwrap_or(0),
+                thread.u64(i),
+                dispatch.u64(i),
+                kernel.u64(i),
+                quoted(name.text(i)),
+                correlation.u64(i),
+                start.u64(i),
+                end.u64(i),
+                lds_block,
+                scratch.u64(i),
+                vgpr.u64(i),
+                accum.u64(i),
+                sgpr.u64(i),
+                bx.u64(i),
+                by.u64(i),
+                bz.u64(i),
+                gx.u64(i),
+                gy.u64(i),
+                gz.u64(i),
+            );
+            files.row(pid.u64(i) as u32, "kernel_trace", KERNEL, &line)?;
+            if counters {
+                let (grid, wg) = (
+                    (gx.u64(i) as u32).wrapping_mul(gy.u64(i) as u32).wrapping_mul(gz.u64(i) as u32),
+                    (bx.u64(i) as u32).wrapping_mul(by.u64(i) as u32).wrapping_mul(bz.u64(i) as u32),
+                );
+                let mut context = format!(
+                    "{},{},{},{},{},{},",
+                    queue.u64(i),
+                    pid.u64(i),
+                    thread.u64(i),
+                    grid,
+                    kernel.u64(i),
+                    quoted(name.text(i))
+                );
+                let _ = write!(
+                    context,
+                    "{wg},{lds_block},{},{},{},{},",
+                    scratch.u64(i),
+                    vgpr.u64(i),
+                    accum.u64(i),
+                    sgpr.u64(i)
+                );
+                dispatches
+                    .insert((pid.u64(i) as u32, dispatch.u64(i)), format!("{context}|{},{}", start.u64(i), end.u64(i)));
+            }
+        }
+        Ok(())
+    })?;
+    progress.inc(1);
+    for (table, file) in
+        [(Table::HipApi, "hip_api_trace"), (Table::HsaApi, "hsa_api_trace"), (Table::RcclApi, "rccl_api_trace")]
+    {
+        batches(dir, table, |b| api_rows(b, table, file, &mut files))?;
+    }
+    batches(dir, Table::Marker, |b| {
+        let c = |n| b.col(n);
+        let (message, operation, pid, thread) = (c("message")?, c("operation")?, c("pid")?, c("thread_id")?);
+        let (correlation, start, end) = (c("correlation_id")?, c("start_ns")?, c("end_ns")?);
+        for i in 0..b.rows() {
+            let op = operation.text(i);
+            let domain = if op.starts_with("MARKER_") { op } else { "MARKER_CORE_RANGE_API" };
+            let function = if message.text(i).is_empty() { op } else { message.text(i) };
+            let line = format!(
+                "{},{},{},{},{},{},{}",
+                quoted(domain),
+                quoted(function),
+                pid.u64(i),
+                thread.u64(i),
+                correlation.u64(i),
+                start.u64(i),
+                end.u64(i)
+            );
+            files.row(pid.u64(i) as u32, "marker_api_trace", API, &line)?;
+        }
+        Ok(())
+    })?;
+    progress.inc(1);
+    batches(dir, Table::MemoryCopy, |b| {
+        let c = |n| b.col(n);
+        let (op, src, dst, pid) = (c("operation")?, c("src_agent_id")?, c("dst_agent_id")?, c("pid")?);
+        let (correlation, start, end) = (c("correlation_id")?, c("start_ns")?, c("end_ns")?);
+        for i in 0..b.rows() {
+            let line = format!(
+                "\"MEMORY_COPY\",{},0,{},{},{},{},{}",
+                quoted(op.text(i)),
+                agent(src.u64(i)),
+                agent(dst.u64(i)),
+                correlation.u64(i),
+                start.u64(i),
+                end.u64(i)
+            );
+            files.row(pid.u64(i) as u32, "memory_copy_trace", COPY, &line)?;
+        }
+        Ok(())
+    })?;
+    progress.inc(1);
+    batches(dir, Table::MemoryAllocation, |b| {
+        let c = |n| b.col(n);
+        let (op, agent_id, bytes, address, pid) =
+            (c("operation")?, c("agent_id")?, c("bytes")?, c("address")?, c("pid")?);
+        let (correlation, start, end) = (c("correlation_id")?, c("start_ns")?, c("end_ns")?);
+        for i in 0..b.rows() {
+            let operation = op.text(i);
+            let on_agent = operation.ends_with("_ALLOCATE");
+            let line = format!(
+                "\"MEMORY_ALLOCATION\",{},{},{},\"0x{:016x}\",{},{},{}",
+                quoted(operation),
+                if on_agent { agent(agent_id.u64(i)) } else { "\"\"".to_owned() },
+                bytes.u64(i),
+                address.u64(i),
+                correlation.u64(i),
+                start.u64(i),
+                end.u64(i)
+            );
+            files.row(pid.u64(i) as u32, "memory_allocation_trace", ALLOCATION, &line)?;
+        }
+        Ok(())
+    })?;
+    progress.inc(1);
+    batches(dir, Table::ScratchMemory, |b| {
+        let c = |n| b.col(n);
+        let (op, agent_id, queue, thread, flags, pid) =
+            (c("operation")?, c("agent_id")?, c("queue_id")?, c("thread_id")?, c("flags")?, c("pid")?);
+        let (start, end) = (c("start_ns")?, c("end_ns")?);
+        for i in 0..b.rows() {
+            let line = format!(
+                "\"SCRATCH_MEMORY\",{},{},{},{},{},{},{}",
+                quoted(op.text(i)),
+                agent(agent_id.u64(i)),
+                queue.u64(i),
+                thread.u64(i),
+                flags.u64(i),
+                start.u64(i),
+                end.u64(i)
+            );
+            files.row(pid.u64(i) as u32, "scratch_memory_trace", SCRATCH, &line)?;
+        }
+        Ok(())
+    })?;
+    progress.inc(1);
+    counter_rows(dir, &dispatches, &agent, &mut files)?;
+    progress.finish_and_clear();
+    files.finish()
+}
+
+fn api_rows(b: &Batch<'_>, table: Table, file: &'static str, files: &mut Files) -> Result<()> {
+    let c = |n| b.col(n);
+    let (op, pid, thread, correlation, start, end) =
+        (c("operation")?, c("pid")?, c("thread_id")?, c("correlation_id")?, c("start_ns")?, c("end_ns")?);
+    for i in 0..b.rows() {
+        let function = op.text(i);
+        let line = format!(
+            "{},{},{},{},{},{},{}",
+            quoted(domain(table, function)),
+            quoted(function),
+            pid.u64(i),
+            thread.u64(i),
+            correlation.u64(i),
+            start.u64(i),
+            end.u64(i)
+        );
+        files.row(pid.u64(i) as u32, file, API, &line)?;
+    }
+    Ok(())
+}
+
+/// One dispatch's value of one counter, summed over the rows (instances) that hold it.
+struct CounterRow {
+    pid: u32,
+    dispatch: u64,
+    counter: String,
+    correlation: u64,
+    agent: u64,
+    kernel_id: u64,
+    kernel: String,
+    value: f64,
+}
+
+impl CounterRow {
+    fn write(
+        self,
+        dispatches: &HashMap<(u32, u64), String>,
+        agent: &dyn Fn(u64) -> String,
+        files: &mut Files,
+    ) -> Result<()> {
+        let (context, times) = match dispatches.get(&(self.pid, self.dispatch)).and_then(|d| d.split_once('|')) {
+            Some((context, times)) => (context.to_owned(), times.to_owned()),
+            None => (
+                format!("0,{},0,0,{},{},0,0,0,0,0,0,", self.pid, self.kernel_id, quoted(&self.kernel)),
+                "0,0".to_owned(),
+            ),
+        };
+        let line = format!(
+            "{},{},{},{context}{},{},{times}",
+            self.correlation,
+            self.dispatch,
+            agent(self.agent),
+            quoted(&self.counter),
+            counter_value(self.value)
+        );
+        files.row(self.pid, "counter_collection", COUNTER, &line)
+    }
+}
+
+/// One row per dispatch and counter, instances summed, in the order the dataset has them.
+fn counter_rows(
+    dir: &Path,
+    dispatches: &HashMap<(u32, u64), String>,
+    agent: &dyn Fn(u64) -> String,
+    files: &mut Files,
+) -> Result<()> {
+    let mut pending: Option<CounterRow> = None;
+    batches(dir, Table::Counter, |b| {
+        let c = |n| b.col(n);
+        let kernel_id = c("kernel_id")?;
+        let (dispatch, correlation, agent_id, kernel, counter, value, pid) = (
+            c("dispatch_id")?,
+            c("correlation_id")?,
+            c("agent_id")?,
+            c("kernel_name")?,
+            c("counter")?,
+            c("value")?,
+            c("pid")?,
+        );
+        for i in 0..b.rows() {
+            let (p, d, name) = (pid.u64(i) as u32, dispatch.u64(i), counter.text(i));
+            match &mut pending {
+                Some(row) if row.pid == p && row.dispatch == d && row.counter == name => row.value += value.f64(i),
+                _ => {
+                    if let Some(row) = pending.take() {
+                        row.write(dispatches, agent, files)?;
+                    }
+                    pending = Some(CounterRow {
+                        pid: p,
+                        dispatch: d,
+                        counter: name.to_owned(),
+                        correlation: correlation.u64(i),
+                        agent: agent_id.u64(i),
+                        kernel_id: kernel_id.u64(i),
+                        kernel: kernel.text(i).to_owned(),
+                        value: value.f64(i),
+                    });
+                }
+            }
+        }
+        Ok(())
+    })?;
+    match pending {
+        Some(row) => row.write(dispatches, agent, files),
+        None => Ok(()),
+    }
+}

@@ -1,0 +1,170 @@
+//! `rocprof-rs import`: other profilers' outputs turned into a rocprof-rs dataset, so `stats`
+//! and every other command work on them.
+//!
+//! Everything is written under a hidden staging folder in the output directory and moved into
+//! place only once every input has been read: a malformed input (reported with its file, line
+//! and column) leaves nothing behind.
+
+pub mod aggregate;
+pub mod rocprof_v1;
+pub mod rocprof_v1_csv;
+pub mod rocprofv3;
+pub mod rocprofv3_json;
+pub mod sink;
+
+use std::path::{Path, PathBuf};
+
+use serde::Serialize;
+
+use crate::error::{Error, Result};
+use sink::Sink;
+
+/// What one input was taken for.
+#[derive(Debug, Clone, Serialize)]
+pub struct Imported {
+    pub input: String,
+    /// `rocprofv3 CSV`, `rocprofv3 JSON`, `rocpd SQLite`, `rocprof v1 CSV` or `rocprof v1 JSON`.
+    pub format: &'static str,
+    /// Rows read per source file (or, for a database, per kind).
+    pub files: Vec<(String, u64)>,
+    /// Rows of kinds no table of ours holds, which were left out (rocDecode calls, say).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub skipped: Vec<(String, u64)>,
+}
+
+/// What one database or JSON file held: rows read per kind, and rows of kinds no table of ours
+/// holds (rocDecode calls, say).
+#[derive(Debug, Default)]
+pub struct Read {
+    pub rows: Vec<(String, u64)>,
+    pub skipped: Vec<(String, u64)>,
+}
+
+/// Rows written per table.
+pub type TableRows = Vec<(&'static str, u64)>;
+
+/// What an import did.
+#[derive(Debug, Clone, Serialize)]
+pub struct Report {
+    pub output: String,
+    pub inputs: Vec<Imported>,
+    /// Rows written per table.
+    pub rows: TableRows,
+}
+
+/// Imports `inputs` into a dataset under `output` (created if needed), with file stems
+/// `<stem>-NNNNN.parquet`.
+pub fn import(inputs: &[PathBuf], output: &Path, stem: &str) -> Result<Report> {
+    if inputs.is_empty() {
+        return Err(Error::Invalid("nothing to import: name a rocprofv3 output directory or a results.json".into()));
+    }
+    std::fs::create_dir_all(output).map_err(|source| Error::Io { path: output.display().to_string(), source })?;
+    let staging = output.join(format!(".import-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&staging);
+    let result = import_into(inputs, &staging, stem).and_then(|(imported, rows)| {
+        commit(&staging, output)?;
+        Ok(Report { output: output.display().to_string(), inputs: imported, rows })
+    });
+    let _ = std::fs::remove_dir_all(&staging);
+    result
+}
+
+fn import_into(inputs: &[PathBuf], staging: &Path, stem: &str) -> Result<(Vec<Imported>, TableRows)> {
+    let sources: Vec<String> = inputs.iter().map(|p| p.display().to_string()).collect();
+    let mut sink = Sink::new(staging, stem, &sources.join(", "))?;
+    let mut imported = Vec::new();
+    for input in inputs {
+        let shown = input.display().to_string();
+        let meta = std::fs::metadata(input).map_err(|source| Error::Io { path: shown.clone(), source })?;
+        if meta.is_dir() {
+            let files = rocprofv3::files(input)?;
+            if files.is_empty() {
+                return Err(Error::Io {
+                    path: shown,
+                    source: std::io::Error::other(
+                        "no rocprofv3 CSV output here (kernel_trace.csv, hip_api_trace.csv, ...)",
+                    ),
+                });
+            }
+            let pid = rocprofv3::directory_pid(&files);
+            let mut read = Vec::new();
+            let progress = crate::progress::bar(files.len() as u64, &format!("importing {shown}"));
+            for (kind, path) in files {
+                let rows = rocprofv3::read(kind, &path, pid, &mut sink)?;
+                progress.inc(1);
+                read.push((path.display().to_string(), rows));
+            }
+            progress.finish_and_clear();
+            imported.push(Imported { input: shown, format: "rocprofv3 CSV", files: read, skipped: Vec::new() });
+        } else {
+            let head = read_head(input)?;
+            if crate::rocpd::read::looks_like(head.as_bytes()) {
+                let read = crate::rocpd::read::read(input, &mut sink)?;
+                imported.push(Imported {
+                    input: shown,
+                    format: "rocpd SQLite",
+                    files: read.rows,
+                    skipped: read.skipped,
+                });
+            } else if rocprofv3_json::looks_like(&head) {
+                let read = rocprofv3_json::read(input, &mut sink)?;
+                imported.push(Imported {
+                    input: shown,
+                    format: "rocprofv3 JSON",
+                    files: read.rows,
+                    skipped: read.skipped,
+                });
+            } else if rocprof_v1_csv::looks_like(&head) {
+                let rows = rocprof_v1_csv::read(input, &mut sink)?;
+                let files = vec![(shown.clone(), rows)];
+                imported.push(Imported { input: shown, format: "rocprof v1 CSV", files, skipped: Vec::new() });
+            } else if rocprof_v1::looks_like(&head) {
+                let rows = rocprof_v1::read(input, &mut sink)?;
+                let files = vec![(shown.clone(), rows)];
+                imported.push(Imported { input: shown, format: "rocprof v1 JSON", files, skipped: Vec::new() });
+            } else {
+                return Err(Error::Io {
+                    path: shown,
+                    source: std::io::Error::other(
+                        "not a format rocprof-rs imports: a rocprofv3 CSV directory, rocprofv3's results.json, \
+                         a rocpd database (.db), or rocprof v1's results.csv or results.json",
+                    ),
+                });
+            }
+        }
+    }
+    let rows = sink.finish()?;
+    Ok((imported, rows.into_iter().map(|(table, n)| (table.name(), n)).collect()))
+}
+
+/// The first 64 KiB of a file, to tell formats apart.
+fn read_head(path: &Path) -> Result<String> {
+    use std::io::Read;
+    let shown = path.display().to_string();
+    let mut file = std::fs::File::open(path).map_err(|source| Error::Io { path: shown.clone(), source })?;
+    let mut head = vec![0; 64 << 10];
+    let n = file.read(&mut head).map_err(|source| Error::Io { path: shown, source })?;
+    head.truncate(n);
+    Ok(String::from_utf8_lossy(&head).into_owned())
+}
+
+/// Moves every staged table file into `output`, refusing to overwrite.
+fn commit(staging: &Path, output: &Path) -> Result<()> {
+    let io = |path: &Path, source| Error::Io { path: path.display().to_string(), source };
+    let mut moves = Vec::new();
+    for table in std::fs::read_dir(staging).map_err(|e| io(staging, e))?.flatten() {
+        for file in std::fs::read_dir(table.path()).map_err(|e| io(&table.path(), e))?.flatten() {
+            let target = output.join(table.file_name()).join(file.file_name());
+            if target.exists() {
+                return Err(io(&target, std::io::Error::other("already exists; import into another directory")));
+            }
+            moves.push((file.path(), target));
+        }
+    }
+    for (from, to) in moves {
+        let parent = to.parent().expect("a table folder");
+        std::fs::create_dir_all(parent).map_err(|e| io(parent, e))?;
+        std::fs::rename(&from, &to).map_err(|e| io(&to, e))?;
+    }
+    Ok(())
+}

@@ -1,0 +1,422 @@
+//! rocprofv3's CSV output directories: `kernel_trace.csv`, `hip_api_trace.csv` (or 0.x's
+//! `hip_trace.csv`), `hsa_api_trace.csv`, `memory_copy_trace.csv`, `marker_api_trace.csv`,
+//! `memory_allocation_trace.csv`, `scratch_memory_trace.csv` and `counter_collection.csv`, each
+//! optionally prefixed with the process id (`1234_kernel_trace.csv`).
+//!
+//! Columns are found by name, so their order does not matter and columns a later rocprofv3
+//! adds are ignored. A column the table needs that is missing, or a value that does not parse,
+//! is an error naming the file, line and column.
+
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+
+use csv::StringRecord;
+
+use super::sink::{CounterRow, DispatchRow, Sink};
+use crate::error::{Error, Result};
+
+/// The CSV files of a rocprofv3 output directory that this reads, by kind.
+pub fn files(dir: &Path) -> Result<Vec<(Kind, PathBuf)>> {
+    let entries = std::fs::read_dir(dir).map_err(|source| Error::Io { path: dir.display().to_string(), source })?;
+    let mut found: Vec<(Kind, PathBuf)> = entries
+        .flatten()
+        .map(|e| e.path())
+        .filter_map(|path| {
+            let name = path.file_name()?.to_str()?.to_owned();
+            Kind::ALL
+                .into_iter()
+                .find(|k| k.suffixes().iter().any(|s| name == *s || name.ends_with(&format!("_{s}"))))
+                .map(|k| (k, path))
+        })
+        .collect();
+    // Kernels first: counter rows of a dispatch the kernel trace lacks bring their own.
+    found.sort_by(|a, b| (a.0 != Kind::Kernel, &a.1).cmp(&(b.0 != Kind::Kernel, &b.1)));
+    Ok(found)
+}
+
+/// The kinds of file read.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Kind {
+    Kernel,
+    HipApi,
+    HsaApi,
+    MemoryCopy,
+    Marker,
+    MemoryAllocation,
+    ScratchMemory,
+    Counter,
+}
+
+impl Kind {
+    const ALL: [Kind; 8] = [
+        Kind::Kernel,
+        Kind::HipApi,
+        Kind::HsaApi,
+        Kind::MemoryCopy,
+        Kind::Marker,
+        Kind::MemoryAllocation,
+        Kind::ScratchMemory,
+        Kind::Counter,
+    ];
+
+    fn suffixes(self) -> &'static [&'static str] {
+        match self {
+            Kind::Kernel => &["kernel_trace.csv"],
+            Kind::HipApi => &["hip_api_trace.csv", "hip_trace.csv"],
+            Kind::HsaApi => &["hsa_api_trace.csv", "hsa_trace.csv"],
+            Kind::MemoryCopy => &["memory_copy_trace.csv"],
+            Kind::Marker => &["marker_api_trace.csv"],
+            Kind::MemoryAllocation => &["memory_allocation_trace.csv"],
+            Kind::ScratchMemory => &["scratch_memory_trace.csv"],
+            Kind::Counter => &["counter_collection.csv"],
+        }
+    }
+}
+
+/// One CSV file being read: its header, and the line of the record in hand.
+pub(super) struct Table {
+    path: String,
+    columns: HashMap<String, usize>,
+    record: StringRecord,
+    line: u64,
+    reader: csv::Reader<std::fs::File>,
+    /// The process id from a `<pid>_` file-name prefix, for files without a `Process_Id`.
+    pid: u32,
+}
+
+impl Table {
+    pub(super) fn open(path: &Path, default_pid: Option<u32>) -> Result<Table> {
+        let shown = path.display().to_string();
+        let file = std::fs::File::open(path).map_err(|source| Error::Io { path: shown.clone(), source })?;
+        let mut reader = csv::ReaderBuilder::new().flexible(false).from_reader(file);
+        let headers = reader.headers().map_err(|e| csv_error(&shown, &e))?.clone();
+        let columns = headers.iter().enumerate().map(|(i, h)| (h.trim().to_owned(), i)).collect();
+        let pid = prefix_pid(path).or(default_pid).unwrap_or(0);
+        Ok(Table { path: shown, columns, record: StringRecord::new(), line: 1, reader, pid })
+    }
+
+    /// The header's column names.
+    pub(super) fn header(&self) -> impl Iterator<Item = &str> {
+        let mut columns: Vec<(&str, usize)> = self.columns.iter().map(|(c, &i)| (c.as_str(), i)).collect();
+        columns.sort_by_key(|&(_, i)| i);
+        columns.into_iter().map(|(c, _)| c)
+    }
+
+    /// Reads the next record; false at the end.
+    pub(super) fn next(&mut self) -> Result<bool> {
+        let more = self.reader.read_record(&mut self.record).map_err(|e| csv_error(&self.path, &e))?;
+        self.line = self.record.position().map_or(self.line + 1, |p| p.line());
+        Ok(more)
+    }
+
+    pub(super) fn error(&self, column: &str, message: impl Into<String>) -> Error {
+        Error::Parse { path: self.path.clone(), line: self.line, column: column.to_owned(), message: message.into() }
+    }
+
+    pub(super) fn has(&self, column: &str) -> bool {
+        self.columns.contains_key(column)
+    }
+
+    pub(super) fn text(&self, column: &str) -> Result<&str> {
+        let index = *self.columns.get(column).ok_or_else(|| self.error(column, "missing from the header"))?;
+        Ok(self.record.get(index).unwrap_or(""))
+    }
+
+    pub(super) fn u64(&self, column: &str) -> Result<u64> {
+        let text = self.text(column)?.trim();
+        text.parse().map_err(|_| self.error(column, format!("expected an unsigned integer, found {text:?}")))
+    }
+
+    /// An unsigned integer that fits a 32-bit column.
+    pub(super) fn i32(&self, column: &str) -> Result<i32> {
+        let value = self.u64(column)?;
+        i32::try_from(value).map_err(|_| self.error(column, format!("{value} is too large (at most {})", i32::MAX)))
+    }
+
+    /// An unsigned integer that fits a 64-bit signed column.
+    pub(super) fn i64(&self, column: &str) -> Result<i64> {
+        let value = self.u64(column)?;
+        i64::try_from(value).map_err(|_| self.error(column, format!("{value} is too large (at most {})", i64::MAX)))
+    }
+
+    pub(super) fn i32_or(&self, column: &str) -> Result<i32> {
+        if self.has(column) { self.i32(column) } else { Ok(0) }
+    }
+
+    pub(super) fn u64_or(&self, column: &str, default: u64) -> Result<u64> {
+        if self.has(column) { self.u64(column) } else { Ok(default) }
+    }
+
+    pub(super) fn f64(&self, column: &str) -> Result<f64> {
+        let text = self.text(column)?.trim();
+        text.parse().map_err(|_| self.error(column, format!("expected a number, found {text:?}")))
+    }
+
+    /// `Agent 4` (rocprofv3's form) or a bare number; empty (rocprofv3 leaves it so for frees)
+    /// is agent 0.
+    fn agent(&self, column: &str) -> Result<u64> {
+        let text = self.text(column)?.trim();
+        if text.is_empty() {
+            return Ok(0);
+        }
+        text.strip_prefix("Agent ")
+            .unwrap_or(text)
+            .trim()
+            .parse()
+            .map_err(|_| self.error(column, format!("expected `Agent N`, found {text:?}")))
+    }
+
+    /// `0x00007ffb26354000` or decimal.
+    fn address(&self, column: &str) -> Result<u64> {
+        let text = self.text(column)?.trim();
+        let parsed = match text.strip_prefix("0x").or_else(|| text.strip_prefix("0X")) {
+            Some(hex) => u64::from_str_radix(hex, 16).ok(),
+            None => text.parse().ok(),
+        };
+        parsed.ok_or_else(|| self.error(column, format!("expected an address, found {text:?}")))
+    }
+
+    fn pid(&self) -> Result<u32> {
+        Ok(if self.has("Process_Id") { self.u64("Process_Id")? as u32 } else { self.pid })
+    }
+
+    fn span(&self) -> Result<(i64, i64)> {
+        let start = self.u64("Start_Timestamp")?;
+        let end = self.u64("End_Timestamp")?;
+        if end < start {
+            return Err(self.error("End_Timestamp", format!("{end} is before Start_Timestamp {start}")));
+        }
+        let end = i64::try_from(end).map_err(|_| self.error("End_Timestamp", format!("{end} is beyond 2^63 ns")))?;
+        Ok((start as i64, end))
+    }
+}
+
+/// The process id in a `<pid>_` file-name prefix.
+fn prefix_pid(path: &Path) -> Option<u32> {
+    path.file_name()?.to_str()?.split_once('_')?.0.parse().ok()
+}
+
+/// The one process the files of a directory that name their process agree on, if they do: the
+/// process of the files that do not (rocprofv3's kernel trace has no `Process_Id` column, and
+/// `-o NAME` drops the pid from file names).
+pub fn directory_pid(files: &[(Kind, PathBuf)]) -> Option<u32> {
+    let mut seen = std::collections::BTreeSet::new();
+    for (_, path) in files {
+        if let Some(pid) = prefix_pid(path) {
+            seen.insert(pid);
+            continue;
+        }
+        let Ok(mut t) = Table::open(path, None) else { continue };
+        if t.has("Process_Id") && t.next().unwrap_or(false) {
+            seen.extend(t.u64("Process_Id").ok().map(|p| p as u32));
+        }
+    }
+    if seen.len() == 1 { seen.into_iter().next() } else { None }
+}
+
+fn csv_error(path: &str, e: &csv::Error) -> Error {
+    let line = e.position().map_or(0, |p| p.line());
+    Error::Parse { path: path.to_owned(), line, column: "(row)".into(), message: e.to_string() }
+}
+
+/// Reads one file of `kind` into `sink`, files without a process of their own taking
+/// `default_pid`; returns the rows read.
+pub fn read(kind: Kind, path: &Path, default_pid: Option<u32>, sink: &mut Sink) -> Result<u64> {
+    let mut t = Table::open(path, default_pid)?;
+    let mut rows = 0;
+    while t.next()? {
+        rows += 1;
+        match kind {
+            Kind::Kernel => kernel(&t, sink)?,
+            Kind::HipApi => {
+                let name = sink.name(t.text("Function")?);
+                api(&t, name, &mut sink.hip_api.rows)?
+            }
+            Kind::HsaApi => {
+                let name = sink.name(t.text("Function")?);
+                api(&t, name, &mut sink.hsa_api.rows)?
+            }
+            Kind::MemoryCopy => copy(&t, sink)?,
+            Kind::Marker => marker(&t, sink)?,
+            Kind::MemoryAllocation => allocation(&t, sink)?,
+            Kind::ScratchMemory => scratch(&t, sink)?,
+            Kind::Counter => counter(&t, sink)?,
+        }
+        sink.write_full()?;
+    }
+    Ok(rows)
+}
+
+fn kernel(t: &Table, sink: &mut Sink) -> Result<()> {
+    let (start_ns, end_ns) = t.span()?;
+    let name = sink.name(t.text("Kernel_Name")?);
+    sink.push_dispatch(DispatchRow {
+        name,
+        start_ns,
+        end_ns,
+        grid: [t.i64("Grid_Size_X")?, t.i64("Grid_Size_Y")?, t.i64("Grid_Size_Z")?],
+        workgroup: [t.i32("Workgroup_Size_X")?, t.i32("Workgroup_Size_Y")?, t.i32("Workgroup_Size_Z")?],
+        vgpr: t.i32("VGPR_Count")?,
+        lds: t.i32("LDS_Block_Size")?,
+        stream: if t.has("Stream_Id") { Some(t.i32("Stream_Id")?) } else { None },
+        dispatch_id: t.u64("Dispatch_Id")?,
+        correlation_id: t.u64("Correlation_Id")?,
+        kernel_id: t.u64("Kernel_Id")?,
+        agent_id: t.agent("Agent_Id")?,
+        queue_id: t.u64("Queue_Id")?,
+        thread_id: t.u64("Thread_Id")?,
+        pid: t.pid()?,
+        accum_vgpr: t.i32_or("Accum_VGPR_Count")?,
+        sgpr: t.i32_or("SGPR_Count")?,
+        scratch: t.i32_or("Scratch_Size")?,
+        ..DispatchRow::default()
+    });
+    Ok(())
+}
+
+fn api(t: &Table, name: std::sync::Arc<str>, a: &mut rocprof_rs_format::ApiCall) -> Result<()> {
+    let (start, end) = t.span()?;
+    a.push(rocprof_rs_format::ApiCallRow {
+        operation: &name,
+        start_ns: start,
+        end_ns: end,
+        duration_ns: end - start,
+        correlation_id: t.u64("Correlation_Id")?,
+        ancestor_id: t.u64_or("Ancestor_Id", 0)?,
+        thread_id: t.u64("Thread_Id")?,
+        pid: t.pid()?,
+    });
+    Ok(())
+}
+
+fn copy(t: &Table, sink: &mut Sink) -> Result<()> {
+    let (start, end) = t.span()?;
+    let (src, dst) = (t.agent("Source_Agent_Id")?, t.agent("Destination_Agent_Id")?);
+    let pid = t.pid()?;
+    sink.agent_seen(pid, src);
+    sink.agent_seen(pid, dst);
+    let c = &mut sink.copy.rows;
+    c.push(rocprof_rs_format::MemoryCopyRow {
+        operation: t.text("Direction")?,
+        start_ns: start,
+        end_ns: end,
+        duration_ns: end - start,
+        bytes: t.u64_or("Copy_Bytes", 0)?,
+        src_agent_id: src,
+        dst_agent_id: dst,
+        src_address: if t.has("Source_Address") { t.address("Source_Address")? } else { 0 },
+        dst_address: if t.has("Destination_Address") { t.address("Destination_Address")? } else { 0 },
+        correlation_id: t.u64("Correlation_Id")?,
+        thread_id: t.u64_or("Thread_Id", 0)?,
+        pid: t.pid()?,
+        vendor: &rocprof_rs_format::vendor::AMD,
+        stream_id: None,
+    });
+    Ok(())
+}
+
+fn marker(t: &Table, sink: &mut Sink) -> Result<()> {
+    let (start, end) = t.span()?;
+    let m = &mut sink.marker.rows;
+    m.push(rocprof_rs_format::MarkerRow {
+        message: t.text("Function")?,
+        operation: t.text("Domain")?,
+        start_ns: start,
+        end_ns: end,
+        duration_ns: end - start,
+        depth: None,
+        correlation_id: t.u64("Correlation_Id")?,
+        thread_id: t.u64("Thread_Id")?,
+        pid: t.pid()?,
+        vendor: &rocprof_rs_format::vendor::AMD,
+        domain: None,
+    });
+    Ok(())
+}
+
+fn allocation(t: &Table, sink: &mut Sink) -> Result<()> {
+    let (start, end) = t.span()?;
+    let agent = t.agent("Agent_Id")?;
+    sink.agent_seen(t.pid()?, agent);
+    let a = &mut sink.allocation.rows;
+    a.push(rocprof_rs_format::MemoryAllocationRow {
+        operation: t.text("Operation")?,
+        start_ns: start,
+        end_ns: end,
+        duration_ns: end - start,
+        address: t.address("Address")?,
+        bytes: t.u64("Allocation_Size")?,
+        agent_id: agent,
+        correlation_id: t.u64("Correlation_Id")?,
+        thread_id: t.u64_or("Thread_Id", 0)?,
+        pid: t.pid()?,
+    });
+    Ok(())
+}
+
+fn scratch(t: &Table, sink: &mut Sink) -> Result<()> {
+    let (start, end) = t.span()?;
+    let agent = t.agent("Agent_Id")?;
+    sink.agent_seen(t.pid()?, agent);
+    let s = &mut sink.scratch.rows;
+    s.push(rocprof_rs_format::ScratchMemoryRow {
+        operation: t.text("Operation")?,
+        start_ns: start,
+        end_ns: end,
+        duration_ns: end - start,
+        bytes: t.u64_or("Allocation_Size", 0)?,
+        flags: t.u64("Alloc_Flags")? as u32,
+        agent_id: agent,
+        queue_id: t.u64("Queue_Id")?,
+        correlation_id: t.u64_or("Correlation_Id", 0)?,
+        thread_id: t.u64("Thread_Id")?,
+        pid: t.pid()?,
+    });
+    Ok(())
+}
+
+fn counter(t: &Table, sink: &mut Sink) -> Result<()> {
+    let agent = t.agent("Agent_Id")?;
+    sink.agent_seen(t.pid()?, agent);
+    let kernel = sink.name(t.text("Kernel_Name")?);
+    let unknown_times = t.u64("Start_Timestamp")? == 0 && t.u64("End_Timestamp")? == 0;
+    if !unknown_times && !sink.dispatches.contains(&(t.pid()?, t.u64("Dispatch_Id")?)) {
+        // A dispatch only the counter file knows: its row carries the dispatch's facts (grid and
+        // workgroup as their products), which would otherwise be lost.
+        let (start_ns, end_ns) = t.span()?;
+        sink.push_dispatch(DispatchRow {
+            name: kernel.clone(),
+            start_ns,
+            end_ns,
+            grid: [t.i64("Grid_Size")?, 1, 1],
+            workgroup: [t.i32("Workgroup_Size")?, 1, 1],
+            vgpr: t.i32("VGPR_Count")?,
+            lds: t.i32("LDS_Block_Size")?,
+            stream: None,
+            dispatch_id: t.u64("Dispatch_Id")?,
+            correlation_id: t.u64("Correlation_Id")?,
+            kernel_id: t.u64("Kernel_Id")?,
+            agent_id: agent,
+            queue_id: t.u64("Queue_Id")?,
+            thread_id: t.u64("Thread_Id")?,
+            pid: t.pid()?,
+            accum_vgpr: t.i32("Accum_VGPR_Count")?,
+            sgpr: t.i32("SGPR_Count")?,
+            scratch: t.i32("Scratch_Size")?,
+            ..DispatchRow::default()
+        });
+    }
+    let counter = sink.name(t.text("Counter_Name")?);
+    sink.push_counter(CounterRow {
+        dispatch_id: t.u64("Dispatch_Id")?,
+        correlation_id: t.u64("Correlation_Id")?,
+        agent_id: agent,
+        kernel_id: t.u64("Kernel_Id")?,
+        kernel,
+        counter,
+        value: t.f64("Counter_Value")?,
+        pid: t.pid()?,
+        ..CounterRow::default()
+    });
+    Ok(())
+}

@@ -1,0 +1,351 @@
+//! Where importers put rows: the dataset's own tables, written as Parquet files exactly as the
+//! tool writes them (same schemas, same encodings, the format version in the metadata), so
+//! every command reads an imported dataset as it reads a traced one.
+
+use rocprof_rs_format::Table;
+use std::collections::BTreeSet;
+use std::path::Path;
+use std::sync::Arc;
+
+use parquet::file::metadata::KeyValue;
+
+use crate::error::Result;
+use rocprof_rs_format as tables;
+use rocprof_rs_format::files::WriteOptions;
+use rocprof_rs_format::writer::{AnyTableWriter, TableWriter};
+
+/// Rows handed to a table's writer at a time.
+const BATCH_ROWS: usize = 64 * 1024;
+
+/// One kernel dispatch as an importer knows it; what it does not know is zero or none.
+#[derive(Debug, Default)]
+pub struct DispatchRow {
+    pub name: std::sync::Arc<str>,
+    pub start_ns: i64,
+    pub end_ns: i64,
+    pub grid: [i64; 3],
+    pub workgroup: [i32; 3],
+    pub vgpr: i32,
+    pub lds: i32,
+    pub stream: Option<i32>,
+    pub dispatch_id: u64,
+    pub correlation_id: u64,
+    pub kernel_id: u64,
+    pub agent_id: u64,
+    pub queue_id: u64,
+    pub thread_id: u64,
+    pub pid: u32,
+    pub accum_vgpr: i32,
+    pub sgpr: i32,
+    pub scratch: i32,
+    /// The mangled name where the source has one apart from `name`.
+    pub mangled: Option<Arc<str>>,
+    pub external_id: u64,
+    pub kernarg: i32,
+    pub pipe: Option<i32>,
+}
+
+/// One `kernel_symbol` row.
+#[derive(Debug, Default)]
+pub struct SymbolRow {
+    pub kernel_id: u64,
+    pub code_object_id: u64,
+    pub name: String,
+    pub mangled: String,
+    pub kernarg: u32,
+    pub lds: u32,
+    pub scratch: u32,
+    pub sgpr: u32,
+    pub vgpr: u32,
+    pub accum: u32,
+    pub pid: u32,
+}
+
+/// One `counter` row as an importer knows it.
+#[derive(Debug, Default)]
+pub struct CounterRow {
+    pub dispatch_id: u64,
+    pub correlation_id: u64,
+    pub agent_id: u64,
+    pub kernel_id: u64,
+    pub kernel: Arc<str>,
+    pub counter: Arc<str>,
+    pub value: f64,
+    pub group: u32,
+    pub instances: u32,
+    pub instance: Option<i32>,
+    pub pid: u32,
+}
+
+/// The tables being filled.
+pub struct Sink {
+    pub dispatch: TableWriter<tables::KernelDispatch>,
+    pub hip_api: TableWriter<tables::ApiCall>,
+    pub hsa_api: TableWriter<tables::ApiCall>,
+    pub rccl_api: TableWriter<tables::ApiCall>,
+    pub cuda_api: TableWriter<tables::ApiCall>,
+    pub copy: TableWriter<tables::MemoryCopy>,
+    pub marker: TableWriter<tables::Marker>,
+    pub allocation: TableWriter<tables::MemoryAllocation>,
+    pub scratch: TableWriter<tables::ScratchMemory>,
+    pub counter: TableWriter<tables::Counter>,
+    pub agent: TableWriter<tables::Agent>,
+    pub symbol: TableWriter<tables::KernelSymbol>,
+    pub kernel_counter: TableWriter<tables::KernelCounter>,
+    /// (process, agent id) of every agent rows refer to, for the agent table.
+    agents: BTreeSet<(u32, u64)>,
+    /// (process, agent id) of the agents the source described, which need no made-up row.
+    described: BTreeSet<(u32, u64)>,
+    aggregates: super::aggregate::KernelCounters,
+    /// (process, dispatch id) of every dispatch row written.
+    pub dispatches: std::collections::HashSet<(u32, u64)>,
+    /// One shared copy of each name, so dictionary columns hold it once.
+    names: std::collections::HashMap<String, std::sync::Arc<str>>,
+    /// Rows written per table.
+    pub rows: Vec<(Table, u64)>,
+}
+
+impl std::fmt::Debug for Sink {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Sink").field("agents", &self.agents).finish()
+    }
+}
+
+impl Sink {
+    /// Tables under `dir`, files named `<stem>-NNNNN.parquet`, with `source` in their metadata.
+    pub fn new(dir: &Path, stem: &str, source: &str) -> Result<Sink> {
+        let options = WriteOptions::new(dir, stem);
+        let kv = |k: &str, v: &str| KeyValue::new(format!("rocprof_rs.{k}"), v.to_owned());
+        let metadata = vec![
+            kv("format_version", tables::FORMAT_VERSION),
+            kv("tool_version", env!("CARGO_PKG_VERSION")),
+            kv("clock", "as the imported profiler recorded it (rocprofiler-sdk: CLOCK_BOOTTIME nanoseconds)"),
+            kv("imported_from", source),
+        ];
+        Ok(Sink {
+            dispatch: TableWriter::new(&options, Table::KernelDispatch, metadata.clone()),
+            hip_api: TableWriter::new(&options, Table::HipApi, metadata.clone()),
+            hsa_api: TableWriter::new(&options, Table::HsaApi, metadata.clone()),
+            rccl_api: TableWriter::new(&options, Table::RcclApi, metadata.clone()),
+            cuda_api: TableWriter::new(&options, Table::CudaApi, metadata.clone()),
+            copy: TableWriter::new(&options, Table::MemoryCopy, metadata.clone()),
+            marker: TableWriter::new(&options, Table::Marker, metadata.clone()),
+            allocation: TableWriter::new(&options, Table::MemoryAllocation, metadata.clone()),
+            scratch: TableWriter::new(&options, Table::ScratchMemory, metadata.clone()),
+            counter: TableWriter::new(&options, Table::Counter, metadata.clone()),
+            agent: TableWriter::new(&options, Table::Agent, metadata.clone()),
+            symbol: TableWriter::new(&options, Table::KernelSymbol, metadata.clone()),
+            kernel_counter: TableWriter::new(&options, Table::KernelCounter, metadata.clone()),
+            agents: BTreeSet::new(),
+            described: BTreeSet::new(),
+            aggregates: Default::default(),
+            dispatches: Default::default(),
+            names: Default::default(),
+            rows: Vec::new(),
+        })
+    }
+
+    /// The shared copy of `text`.
+    pub fn name(&mut self, text: &str) -> std::sync::Arc<str> {
+        if let Some(name) = self.names.get(text) {
+            return name.clone();
+        }
+        let name: std::sync::Arc<str> = text.into();
+        self.names.insert(text.to_owned(), name.clone());
+        name
+    }
+
+    /// Notes that rows of `pid` refer to agent `id`, so the agent table describes it.
+    pub fn agent_seen(&mut self, pid: u32, id: u64) {
+        self.agents.insert((pid, id));
+    }
+
+    /// Adds an agent the source describes.
+    pub fn push_agent(&mut self, a: &crate::rocpd::agent::AgentRow) {
+        self.described.insert((a.pid, a.agent_id));
+        let t = &mut self.agent.rows;
+        t.push(rocprof_rs_format::AgentRow {
+            agent_id: a.agent_id,
+            node_id: a.node_id,
+            logical_index: a.logical_index,
+            agent_type: &a.agent_type,
+            name: &a.name,
+            product_name: &a.product_name,
+            vendor_name: &a.vendor_name,
+            model_name: &a.model_name,
+            gfx_target_version: a.gfx_target_version,
+            cu_count: a.cu_count,
+            simd_count: a.simd_count,
+            simd_per_cu: a.simd_per_cu,
+            wave_front_size: a.wave_front_size,
+            max_waves_per_cu: a.max_waves_per_cu,
+            num_xcc: a.num_xcc,
+            lds_size_kb: a.lds_size_kb,
+            max_engine_clock_mhz: a.max_engine_clock_mhz,
+            local_mem_bytes: a.local_mem_bytes,
+            device_id: a.device_id,
+            pid: a.pid,
+        });
+    }
+
+    /// Adds a `kernel_symbol` row.
+    pub fn push_symbol(&mut self, r: &SymbolRow) {
+        let t = &mut self.symbol.rows;
+        t.push(rocprof_rs_format::KernelSymbolRow {
+            kernel_id: r.kernel_id,
+            code_object_id: r.code_object_id,
+            kernel_name: &r.name,
+            mangled_name: &r.mangled,
+            kernarg_size: r.kernarg,
+            lds_size: r.lds,
+            scratch_size: r.scratch,
+            sgpr: r.sgpr,
+            arch_vgpr: r.vgpr,
+            accum_vgpr: r.accum,
+            pid: r.pid,
+        });
+    }
+
+    /// Adds a `counter` row (and its share of `kernel_counter`).
+    pub fn push_counter(&mut self, r: CounterRow) {
+        self.agents.insert((r.pid, r.agent_id));
+        let key = (r.kernel.clone(), r.agent_id, r.counter.clone(), r.group);
+        self.aggregates.value(r.pid, r.dispatch_id, key, r.value);
+        let c = &mut self.counter.rows;
+        c.push(rocprof_rs_format::CounterRow {
+            dispatch_id: r.dispatch_id,
+            correlation_id: r.correlation_id,
+            agent_id: r.agent_id,
+            kernel_id: r.kernel_id,
+            kernel_name: &r.kernel,
+            counter: &r.counter,
+            value: r.value,
+            counter_group: r.group,
+            instances: r.instances,
+            instance: r.instance,
+            pid: r.pid,
+        });
+    }
+
+    /// Adds a `kernel_dispatch` row.
+    pub fn push_dispatch(&mut self, r: DispatchRow) {
+        self.agents.insert((r.pid, r.agent_id));
+        self.aggregates.dispatch(r.pid, &r.name, r.agent_id);
+        self.dispatches.insert((r.pid, r.dispatch_id));
+        let d = &mut self.dispatch.rows;
+        d.push(rocprof_rs_format::KernelDispatchRow {
+            kernel_name: &r.name,
+            start_ns: r.start_ns,
+            duration_ns: r.end_ns - r.start_ns,
+            grid_x: r.grid[0],
+            grid_y: r.grid[1],
+            grid_z: r.grid[2],
+            block_x: r.workgroup[0],
+            block_y: r.workgroup[1],
+            block_z: r.workgroup[2],
+            regs: r.vgpr,
+            shared_mem: r.lds,
+            stream_id: r.stream,
+            end_ns: r.end_ns,
+            dispatch_id: r.dispatch_id,
+            correlation_id: r.correlation_id,
+            external_id: r.external_id,
+            kernel_id: r.kernel_id,
+            agent_id: r.agent_id,
+            queue_id: r.queue_id,
+            thread_id: r.thread_id,
+            pid: r.pid,
+            mangled_name: r.mangled.as_ref().unwrap_or(&r.name),
+            accum_vgpr: r.accum_vgpr,
+            sgpr: r.sgpr,
+            scratch_size: r.scratch,
+            kernarg_size: r.kernarg,
+            pipe_id: r.pipe,
+            vendor: &rocprof_rs_format::vendor::AMD,
+            graph_id: 0,
+            graph_node_id: 0,
+            cluster_x: 0,
+            cluster_y: 0,
+            cluster_z: 0,
+        });
+    }
+
+    /// Writes tables that have a batch's worth of rows.
+    pub fn write_full(&mut self) -> Result<()> {
+        self.write(BATCH_ROWS)
+    }
+
+    fn write(&mut self, at_least: usize) -> Result<()> {
+        let mut written = Vec::new();
+        for writer in self.writers_mut() {
+            let rows = writer.write_if(at_least, &Vec::new)?;
+            if rows > 0 {
+                written.push((writer.table(), rows));
+            }
+        }
+        for (table, rows) in written {
+            match self.rows.iter_mut().find(|(t, _)| *t == table) {
+                Some((_, n)) => *n += rows,
+                None => self.rows.push((table, rows)),
+            }
+        }
+        Ok(())
+    }
+
+    /// Every table, in the order the import's report lists them.
+    fn writers_mut(&mut self) -> [&mut dyn AnyTableWriter; 13] {
+        [
+            &mut self.dispatch,
+            &mut self.hip_api,
+            &mut self.hsa_api,
+            &mut self.rccl_api,
+            &mut self.cuda_api,
+            &mut self.copy,
+            &mut self.marker,
+            &mut self.allocation,
+            &mut self.scratch,
+            &mut self.counter,
+            &mut self.agent,
+            &mut self.symbol,
+            &mut self.kernel_counter,
+        ]
+    }
+
+    /// Adds an agent row for every agent referred to and not described (its name is all the
+    /// source said: `Agent N`), the kernel-counter aggregates, writes everything and completes
+    /// the files.
+    pub fn finish(mut self) -> Result<Vec<(Table, u64)>> {
+        std::mem::take(&mut self.aggregates).finish(&mut self.kernel_counter.rows);
+        let undescribed: Vec<(u32, u64)> = self.agents.difference(&self.described).copied().collect();
+        for (pid, id) in undescribed {
+            let t = &mut self.agent.rows;
+            t.push(rocprof_rs_format::AgentRow {
+                agent_id: id,
+                node_id: id as u32,
+                logical_index: -1,
+                agent_type: "UNKNOWN",
+                name: &format!("Agent {id}"),
+                product_name: "",
+                vendor_name: "",
+                model_name: "",
+                gfx_target_version: 0,
+                cu_count: 0,
+                simd_count: 0,
+                simd_per_cu: 0,
+                wave_front_size: 0,
+                max_waves_per_cu: 0,
+                num_xcc: 0,
+                lds_size_kb: 0,
+                max_engine_clock_mhz: 0,
+                local_mem_bytes: 0,
+                device_id: 0,
+                pid,
+            });
+        }
+        self.write(1)?;
+        for writer in self.writers_mut() {
+            writer.files_mut().close(Vec::new())?;
+        }
+        Ok(self.rows)
+    }
+}

@@ -1,0 +1,21 @@
+//! rocprof-rs's post-processing: everything done with a dataset after the run, never inside
+//! the profiled process.
+//!
+//! - [`stats`]: per-kernel and per-API summaries, streamed a row group at a time;
+//! - [`analyze`]: the roofline, bottleneck classes, occupancy, `diff` and `score`;
+//! - [`import`]: rocprofv3's CSV and JSON, rocprof v1's CSV and JSON, and rocpd databases, into
+//!   the dataset's own tables;
+//! - [`export`] and [`rocpd`]: rocprofv3's CSV, Perfetto and rocpd SQLite.
+//!
+//! It reads and writes the tables through [`rocprof_rs_format`], as the recorder writes them.
+
+pub mod analyze;
+pub mod error;
+pub mod export;
+pub mod import;
+pub mod progress;
+pub mod read;
+pub mod rocpd;
+pub mod stats;
+
+pub use error::{Error, Result};

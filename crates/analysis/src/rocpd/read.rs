@@ -1,0 +1,602 @@
+//! `rocprof-rs import DB.db`: a rocpd database (rocprofv3's, or ours) into a dataset.
+//!
+//! Read through the un-suffixed views every rocpd database has (`rocpd_kernel_dispatch`, ...),
+//! as AMD's own tools read them, so one reader serves rocprofv3's files and ours alike. What
+//! rocprofv3 stores per hardware instance (`rocpd_pmc_event`) becomes one summed counter row
+//! per dispatch, as our tool writes them; what we stored under `extdata.rocprof_rs` is restored.
+
+use std::collections::HashMap;
+use std::path::Path;
+use std::sync::Arc;
+
+use rusqlite::{Connection, OpenFlags, Row};
+use serde_json::Value;
+
+use super::EXTRA;
+use super::agent::{AgentRow, Columns};
+use crate::error::{Error, Result};
+use crate::import::sink::{CounterRow, DispatchRow, Sink, SymbolRow};
+
+/// Whether a file's first bytes are SQLite's.
+pub fn looks_like(head: &[u8]) -> bool {
+    head.starts_with(b"SQLite format 3\0")
+}
+
+pub use crate::import::Read;
+
+/// Reads the database at `path` into `sink`.
+pub fn read(path: &Path, sink: &mut Sink) -> Result<Read> {
+    let shown = path.display().to_string();
+    let conn = Connection::open_with_flags(path, OpenFlags::SQLITE_OPEN_READ_ONLY | OpenFlags::SQLITE_OPEN_NO_MUTEX)
+        .map_err(|source| Error::Database { path: shown.clone(), what: "open".into(), source })?;
+    let mut reader = Reader {
+        conn,
+        path: shown,
+        pids: HashMap::new(),
+        agents: HashMap::new(),
+        symbols: HashMap::new(),
+        dispatches: HashMap::new(),
+        read: Read::default(),
+    };
+    reader.check()?;
+    reader.processes()?;
+    reader.agents(sink)?;
+    reader.symbols(sink)?;
+    reader.dispatches(sink)?;
+    reader.counters(sink)?;
+    reader.regions(sink)?;
+    reader.markers(sink)?;
+    reader.copies(sink)?;
+    reader.memory(sink)?;
+    Ok(reader.read)
+}
+
+/// What the reader has learnt so far, to resolve later rows' references.
+struct Reader {
+    conn: Connection,
+    path: String,
+    /// `rocpd_info_process.id` to pid.
+    pids: HashMap<i64, u32>,
+    /// (process id, rocpd agent id) to the SDK agent handle.
+    agents: HashMap<(i64, i64), u64>,
+    symbols: HashMap<(i64, i64), Symbol>,
+    /// Dispatch events: what their counters need.
+    dispatches: HashMap<i64, Dispatch>,
+    read: Read,
+}
+
+struct Symbol {
+    name: Arc<str>,
+    mangled: Arc<str>,
+    vgpr: i32,
+    accum: i32,
+    sgpr: i32,
+    kernarg: i32,
+}
+
+struct Dispatch {
+    pid: u32,
+    dispatch_id: u64,
+    kernel_id: u64,
+    name: Arc<str>,
+    agent: u64,
+    correlation: u64,
+}
+
+/// Why reading rows stopped: SQLite's error (named with the database by [`Reader::each`]) or
+/// ours (a table file that could not be written).
+enum Stop {
+    Sql(rusqlite::Error),
+    Ours(Error),
+}
+
+impl From<rusqlite::Error> for Stop {
+    fn from(e: rusqlite::Error) -> Stop {
+        Stop::Sql(e)
+    }
+}
+
+impl From<Error> for Stop {
+    fn from(e: Error) -> Stop {
+        Stop::Ours(e)
+    }
+}
+
+fn json(text: Option<String>) -> Value {
+    text.and_then(|t| serde_json::from_str(&t).ok()).unwrap_or(Value::Null)
+}
+
+fn extra<'a>(data: &'a Value, key: &str) -> Option<&'a Value> {
+    data.get(EXTRA).and_then(|e| e.get(key))
+}
+
+fn synthesized(data: &Value) -> bool {
+    extra(data, "synthesized").and_then(Value::as_bool).unwrap_or(false)
+}
+
+impl Reader {
+    fn error(&self, what: &str, source: rusqlite::Error) -> Error {
+        Error::Database { path: self.path.clone(), what: what.to_owned(), source }
+    }
+
+    /// Runs `sql` and calls `each` per row.
+    fn each(&self, what: &str, sql: &str, mut each: impl FnMut(&Row) -> Result<(), Stop>) -> Result<u64> {
+        let mut statement = self.conn.prepare(sql).map_err(|e| self.error(what, e))?;
+        let mut rows = statement.query([]).map_err(|e| self.error(what, e))?;
+        let mut n = 0;
+        while let Some(row) = rows.next().map_err(|e| self.error(what, e))? {
+            match each(row) {
+                Ok(()) => n += 1,
+                Err(Stop::Sql(e)) => return Err(self.error(what, e)),
+                Err(Stop::Ours(e)) => return Err(e),
+            }
+        }
+        Ok(n)
+    }
+
+    fn count(&mut self, kind: &str, n: u64) {
+        if n > 0 {
+            self.read.rows.push((kind.to_owned(), n));
+        }
+    }
+
+    fn check(&self) -> Result<()> {
+        let version: rusqlite::Result<String> =
+            self.conn.query_row("SELECT value FROM rocpd_metadata WHERE tag = 'schema_version'", [], |r| r.get(0));
+        match version {
+            Ok(v) if v.parse::<u32>().is_ok_and(|v| v >= 3) => Ok(()),
+            Ok(v) => Err(Error::Invalid(format!(
+                "{}: rocpd schema version {v}; rocprof-rs reads version 3 (ROCm 7.0)",
+                self.path
+            ))),
+            Err(e) => Err(self.error("not a rocpd database (no rocpd_metadata schema_version)", e)),
+        }
+    }
+
+    fn pid(&self, id: i64) -> u32 {
+        self.pids.get(&id).copied().unwrap_or(id as u32)
+    }
+
+    fn processes(&mut self) -> Result<()> {
+        let mut pids = HashMap::new();
+        self.each("reading rocpd_info_process", "SELECT id, pid FROM rocpd_info_process", |r| {
+            pids.insert(r.get::<_, i64>(0)?, r.get::<_, i64>(1)? as u32);
+            Ok(())
+        })?;
+        self.pids = pids;
+        Ok(())
+    }
+
+    fn agents(&mut self, sink: &mut Sink) -> Result<()> {
+        let mut rows = Vec::new();
+        self.each(
+            "reading rocpd_info_agent",
+            "SELECT pid, id, logical_index, type, name, product_name, vendor_name, model_name, extdata \
+             FROM rocpd_info_agent ORDER BY id",
+            |r| {
+                let columns = Columns {
+                    node_id: r.get::<_, i64>(1)? as u32,
+                    logical_index: r.get::<_, Option<i64>>(2)?.unwrap_or(-1) as i32,
+                    agent_type: r.get(3)?,
+                    name: r.get::<_, Option<String>>(4)?.unwrap_or_default(),
+                    product_name: r.get::<_, Option<String>>(5)?.unwrap_or_default(),
+                    vendor_name: r.get::<_, Option<String>>(6)?.unwrap_or_default(),
+                    model_name: r.get::<_, Option<String>>(7)?.unwrap_or_default(),
+                };
+                rows.push((r.get::<_, i64>(0)?, r.get::<_, i64>(1)?, columns, json(r.get(8)?)));
+                Ok(())
+            },
+        )?;
+        let n = rows.len() as u64;
+        for (process, id, columns, data) in rows {
+            let agent = AgentRow::from_rocpd(columns, &data, self.pid(process));
+            self.agents.insert((process, id), agent.agent_id);
+            if !synthesized(&data) {
+                sink.push_agent(&agent);
+            }
+        }
+        self.count("agents", n);
+        Ok(())
+    }
+
+    fn agent(&self, process: i64, id: Option<i64>) -> u64 {
+        id.map_or(0, |id| self.agents.get(&(process, id)).copied().unwrap_or(id as u64))
+    }
+
+    fn symbols(&mut self, sink: &mut Sink) -> Result<()> {
+        let mut symbols = HashMap::new();
+        let n = self.each(
+            "reading rocpd_info_kernel_symbol",
+            "SELECT pid, id, code_object_id, kernel_name, display_name, kernarg_segment_size, group_segment_size, \
+             private_segment_size, sgpr_count, arch_vgpr_count, accum_vgpr_count, extdata FROM rocpd_info_kernel_symbol \
+             ORDER BY id",
+            |r| {
+                let int = |i| r.get::<_, Option<i64>>(i).map(|v| v.unwrap_or(0));
+                let mangled: String = r.get::<_, Option<String>>(3)?.unwrap_or_default();
+                let name: String = r.get::<_, Option<String>>(4)?.unwrap_or_else(|| mangled.clone());
+                let (process, kernel_id) = (r.get::<_, i64>(0)?, r.get::<_, i64>(1)?);
+                let symbol = Symbol {
+                    name: name.as_str().into(),
+                    mangled: mangled.as_str().into(),
+                    vgpr: int(9)? as i32,
+                    accum: int(10)? as i32,
+                    sgpr: int(8)? as i32,
+                    kernarg: int(5)? as i32,
+                };
+                if !synthesized(&json(r.get(11)?)) {
+                    sink.push_symbol(&SymbolRow {
+                        kernel_id: kernel_id as u64,
+                        code_object_id: int(2)? as u64,
+                        name,
+                        mangled,
+                        kernarg: int(5)? as u32,
+                        lds: int(6)? as u32,
+                        scratch: int(7)? as u32,
+                        sgpr: int(8)? as u32,
+                        vgpr: int(9)? as u32,
+                        accum: int(10)? as u32,
+                        pid: self.pids.get(&process).copied().unwrap_or(process as u32),
+                    });
+                }
+                symbols.insert((process, kernel_id), symbol);
+                Ok(())
+            },
+        )?;
+        self.symbols = symbols;
+        self.count("kernel symbols", n);
+        Ok(())
+    }
+
+    fn dispatches(&mut self, sink: &mut Sink) -> Result<()> {
+        let mut dispatches = HashMap::new();
+        let mut written = 0;
+        self.each(
+            "reading rocpd_kernel_dispatch",
+            "SELECT K.pid, K.tid, K.agent_id, K.kernel_id, K.dispatch_id, K.queue_id, K.stream_id, K.start, K.end, \
+             K.private_segment_size, K.group_segment_size, K.workgroup_size_x, K.workgroup_size_y, \
+             K.workgroup_size_z, K.grid_size_x, K.grid_size_y, K.grid_size_z, K.extdata, E.id, E.stack_id, \
+             E.correlation_id FROM rocpd_kernel_dispatch K JOIN rocpd_event E ON E.id = K.event_id ORDER BY K.id",
+            |r| {
+                let int = |i| r.get::<_, Option<i64>>(i).map(|v| v.unwrap_or(0));
+                let (process, kernel_id) = (r.get::<_, i64>(0)?, r.get::<_, i64>(3)?);
+                let data = json(r.get(17)?);
+                let symbol = self.symbols.get(&(process, kernel_id));
+                let text = |key: &str, default: Option<&Arc<str>>| -> Arc<str> {
+                    match extra(&data, key).and_then(Value::as_str) {
+                        Some(t) => t.into(),
+                        None => default.cloned().unwrap_or_else(|| "".into()),
+                    }
+                };
+                let number =
+                    |key: &str, default: i32| extra(&data, key).and_then(Value::as_i64).map_or(default, |v| v as i32);
+                let name = sink.name(&text("kernel_name", symbol.map(|s| &s.name)));
+                let agent = self.agent(process, r.get(2)?);
+                let pid = self.pid(process);
+                let (dispatch_id, correlation) = (int(4)? as u64, int(19)? as u64);
+                dispatches.insert(
+                    r.get::<_, i64>(18)?,
+                    Dispatch { pid, dispatch_id, kernel_id: kernel_id as u64, name: name.clone(), agent, correlation },
+                );
+                if synthesized(&data) {
+                    return Ok(());
+                }
+                let stream = (!extra(&data, "no_stream").is_some_and(|v| v == true)).then(|| int(6).map(|s| s as i32));
+                let mangled = sink.name(&text("mangled_name", symbol.map(|s| &s.mangled)));
+                sink.push_dispatch(DispatchRow {
+                    mangled: Some(mangled),
+                    name,
+                    start_ns: int(7)?,
+                    end_ns: int(8)?,
+                    grid: [int(14)?, int(15)?, int(16)?],
+                    workgroup: [int(11)? as i32, int(12)? as i32, int(13)? as i32],
+                    vgpr: number("regs", symbol.map_or(0, |s| s.vgpr)),
+                    lds: int(10)? as i32,
+                    stream: stream.transpose()?,
+                    dispatch_id,
+                    correlation_id: correlation,
+                    kernel_id: kernel_id as u64,
+                    agent_id: agent,
+                    queue_id: int(5)? as u64,
+                    thread_id: int(1)? as u64,
+                    pid,
+                    accum_vgpr: number("accum_vgpr", symbol.map_or(0, |s| s.accum)),
+                    sgpr: number("sgpr", symbol.map_or(0, |s| s.sgpr)),
+                    scratch: int(9)? as i32,
+                    external_id: int(20)? as u64,
+                    kernarg: number("kernarg_size", symbol.map_or(0, |s| s.kernarg)),
+                    pipe: extra(&data, "pipe_id").and_then(Value::as_i64).map(|p| p as i32),
+                });
+                written += 1;
+                sink.write_full()?;
+                Ok(())
+            },
+        )?;
+        self.dispatches = dispatches;
+        sink.write_full()?;
+        self.count("kernel dispatches", written);
+        Ok(())
+    }
+
+    /// Counter values. rocprofv3 stores one row per hardware instance; consecutive rows of a
+    /// dispatch and counter become one row, their sum, with `instances` saying how many.
+    fn counters(&mut self, sink: &mut Sink) -> Result<()> {
+        let mut open: Option<(i64, String, CounterRow)> = None;
+        let mut rows = Vec::new();
+        self.each(
+            "reading rocpd_pmc_event",
+            "SELECT P.event_id, I.name, P.value, P.extdata FROM rocpd_pmc_event P \
+             JOIN rocpd_info_pmc I ON I.id = P.pmc_id ORDER BY P.id",
+            |r| {
+                let (event, counter, value): (i64, String, f64) =
+                    (r.get(0)?, r.get(1)?, r.get::<_, Option<f64>>(2)?.unwrap_or(0.0));
+                let data = json(r.get(3)?);
+                let Some(d) = self.dispatches.get(&event) else { return Ok(()) };
+                if extra(&data, "instances").is_some() {
+                    // Ours: one row as the tool wrote it.
+                    rows.extend(open.take().map(|(_, _, row)| row));
+                    let u = |key: &str| extra(&data, key).and_then(Value::as_u64);
+                    rows.push(CounterRow {
+                        dispatch_id: d.dispatch_id,
+                        correlation_id: u("correlation_id").unwrap_or(d.correlation),
+                        agent_id: u("agent_id").unwrap_or(d.agent),
+                        kernel_id: u("kernel_id").unwrap_or(d.kernel_id),
+                        kernel: extra(&data, "kernel_name").and_then(Value::as_str).map_or(d.name.clone(), Into::into),
+                        counter: counter.as_str().into(),
+                        value,
+                        group: u("counter_group").unwrap_or(0) as u32,
+                        instances: u("instances").unwrap_or(1) as u32,
+                        instance: extra(&data, "instance").and_then(Value::as_i64).map(|i| i as i32),
+                        pid: d.pid,
+                    });
+                    return Ok(());
+                }
+                match &mut open {
+                    Some((e, c, row)) if *e == event && *c == counter => {
+                        row.value += value;
+                        row.instances += 1;
+                    }
+                    _ => {
+                        rows.extend(open.take().map(|(_, _, row)| row));
+                        let row = CounterRow {
+                            dispatch_id: d.dispatch_id,
+                            correlation_id: d.correlation,
+                            agent_id: d.agent,
+                            kernel_id: d.kernel_id,
+                            kernel: d.name.clone(),
+                            counter: counter.as_str().into(),
+                            value,
+                            instances: 1,
+                            pid: d.pid,
+                            ..CounterRow::default()
+                        };
+                        open = Some((event, counter, row));
+                    }
+                }
+                Ok(())
+            },
+        )?;
+        rows.extend(open.map(|(_, _, row)| row));
+        let n = rows.len() as u64;
+        for mut row in rows {
+            row.kernel = sink.name(&row.kernel);
+            row.counter = sink.name(&row.counter);
+            sink.push_counter(row);
+        }
+        sink.write_full()?;
+        self.count("counter values", n);
+        Ok(())
+    }
+
+    /// API calls: regions whose category is not a marker's, by their category's prefix.
+    fn regions(&mut self, sink: &mut Sink) -> Result<()> {
+        let mut skipped: HashMap<String, u64> = HashMap::new();
+        let mut n = 0;
+        self.each(
+            "reading rocpd_region",
+            "SELECT R.pid, R.tid, R.start, R.end, S.string, C.string, E.stack_id, E.parent_stack_id \
+             FROM rocpd_region R JOIN rocpd_event E ON E.id = R.event_id JOIN rocpd_string S ON S.id = R.name_id \
+             LEFT JOIN rocpd_string C ON C.id = E.category_id WHERE C.string IS NULL OR C.string NOT LIKE 'MARKER%' \
+             ORDER BY R.id",
+            |r| {
+                let category: String = r.get::<_, Option<String>>(5)?.unwrap_or_default();
+                let table = if category.starts_with("HIP_") {
+                    &mut sink.hip_api.rows
+                } else if category.starts_with("HSA_") {
+                    &mut sink.hsa_api.rows
+                } else if category.starts_with("RCCL_") {
+                    &mut sink.rccl_api.rows
+                } else {
+                    *skipped
+                        .entry(if category.is_empty() { "regions without a category".into() } else { category })
+                        .or_default() += 1;
+                    return Ok(());
+                };
+                let (start, end): (i64, i64) = (r.get(2)?, r.get(3)?);
+                let operation: String = r.get(4)?;
+                table.push(rocprof_rs_format::ApiCallRow {
+                    operation: &Arc::from(operation.as_str()),
+                    start_ns: start,
+                    end_ns: end,
+                    duration_ns: end - start,
+                    correlation_id: r.get::<_, Option<i64>>(6)?.unwrap_or(0) as u64,
+                    ancestor_id: r.get::<_, Option<i64>>(7)?.unwrap_or(0) as u64,
+                    thread_id: r.get::<_, i64>(1)? as u64,
+                    pid: self.pid(r.get(0)?),
+                });
+                n += 1;
+                sink.write_full()?;
+                Ok(())
+            },
+        )?;
+        sink.write_full()?;
+        self.count("API calls", n);
+        let mut skipped: Vec<(String, u64)> = skipped.into_iter().collect();
+        skipped.sort();
+        self.read.skipped.extend(skipped);
+        Ok(())
+    }
+
+    /// ROCTx: ranges are regions, marks are samples; both in the order they were recorded.
+    fn markers(&mut self, sink: &mut Sink) -> Result<()> {
+        let n = self.each(
+            "reading markers",
+            "SELECT pid, tid, start, end, name, category, stack_id, extdata FROM ( \
+               SELECT R.pid AS pid, R.tid AS tid, R.start AS start, R.end AS end, S.string AS name, \
+                 C.string AS category, E.stack_id AS stack_id, E.extdata AS extdata, E.id AS event \
+               FROM rocpd_region R JOIN rocpd_event E ON E.id = R.event_id \
+               JOIN rocpd_string S ON S.id = R.name_id JOIN rocpd_string C ON C.id = E.category_id \
+               WHERE C.string LIKE 'MARKER%' \
+             UNION ALL \
+               SELECT T.pid, T.tid, M.timestamp, M.timestamp, NULL, C.string, E.stack_id, E.extdata, E.id \
+               FROM rocpd_sample M JOIN rocpd_track T ON T.id = M.track_id JOIN rocpd_event E ON E.id = M.event_id \
+               LEFT JOIN rocpd_string C ON C.id = E.category_id \
+               WHERE C.string LIKE 'MARKER%') ORDER BY event",
+            |r| {
+                let data = json(r.get(7)?);
+                let name: Option<String> = r.get(4)?;
+                let operation = match extra(&data, "operation").and_then(Value::as_str) {
+                    Some(op) => op.to_owned(),
+                    None => name.unwrap_or_else(|| "roctxMarkA".to_owned()),
+                };
+                let start: i64 = r.get(2)?;
+                let end = extra(&data, "end_ns").and_then(Value::as_i64).unwrap_or(r.get(3)?);
+                let m = &mut sink.marker.rows;
+                m.push(rocprof_rs_format::MarkerRow {
+                    message: data.get("message").and_then(Value::as_str).unwrap_or(""),
+                    operation: &operation,
+                    start_ns: start,
+                    end_ns: end,
+                    duration_ns: end - start,
+                    depth: extra(&data, "depth").and_then(Value::as_i64).map(|d| d as i32),
+                    correlation_id: r.get::<_, Option<i64>>(6)?.unwrap_or(0) as u64,
+                    thread_id: r.get::<_, i64>(1)? as u64,
+                    pid: self.pid(r.get(0)?),
+                    vendor: &rocprof_rs_format::vendor::AMD,
+                    domain: None,
+                });
+                Ok(())
+            },
+        )?;
+        sink.write_full()?;
+        self.count("markers", n);
+        Ok(())
+    }
+
+    fn copies(&mut self, sink: &mut Sink) -> Result<()> {
+        let n = self.each(
+            "reading rocpd_memory_copy",
+            "SELECT M.pid, M.tid, M.start, M.end, S.string, M.src_agent_id, M.dst_agent_id, M.src_address, \
+             M.dst_address, M.size, E.stack_id FROM rocpd_memory_copy M JOIN rocpd_event E ON E.id = M.event_id \
+             JOIN rocpd_string S ON S.id = M.name_id ORDER BY M.id",
+            |r| {
+                let process: i64 = r.get(0)?;
+                let (src, dst) = (self.agent(process, r.get(5)?), self.agent(process, r.get(6)?));
+                let pid = self.pid(process);
+                sink.agent_seen(pid, src);
+                sink.agent_seen(pid, dst);
+                let int = |i| r.get::<_, Option<i64>>(i).map(|v| v.unwrap_or(0));
+                let (start, end) = (int(2)?, int(3)?);
+                let c = &mut sink.copy.rows;
+                c.push(rocprof_rs_format::MemoryCopyRow {
+                    operation: &r.get::<_, String>(4)?,
+                    start_ns: start,
+                    end_ns: end,
+                    duration_ns: end - start,
+                    bytes: int(9)? as u64,
+                    src_agent_id: src,
+                    dst_agent_id: dst,
+                    src_address: int(7)? as u64,
+                    dst_address: int(8)? as u64,
+                    correlation_id: int(10)? as u64,
+                    thread_id: int(1)? as u64,
+                    pid,
+                    vendor: &rocprof_rs_format::vendor::AMD,
+                    stream_id: None,
+                });
+                Ok(())
+            },
+        )?;
+        sink.write_full()?;
+        self.count("memory copies", n);
+        Ok(())
+    }
+
+    /// `rocpd_memory_allocate`: scratch rows (level SCRATCH) to `scratch_memory`, the rest to
+    /// `memory_allocation`, with rocprofv3's operation names.
+    fn memory(&mut self, sink: &mut Sink) -> Result<()> {
+        let (mut allocations, mut scratch) = (0, 0);
+        self.each(
+            "reading rocpd_memory_allocate",
+            "SELECT M.pid, M.tid, M.agent_id, M.type, M.level, M.start, M.end, M.address, M.size, M.queue_id, \
+             M.extdata, E.stack_id FROM rocpd_memory_allocate M JOIN rocpd_event E ON E.id = M.event_id ORDER BY M.id",
+            |r| {
+                let process: i64 = r.get(0)?;
+                let (agent, pid) = (self.agent(process, r.get(2)?), self.pid(process));
+                let int = |i| r.get::<_, Option<i64>>(i).map(|v| v.unwrap_or(0));
+                let (kind, level): (Option<String>, Option<String>) = (r.get(3)?, r.get(4)?);
+                let data = json(r.get(10)?);
+                let (start, end) = (int(5)?, int(6)?);
+                let scratch_row = level.as_deref() == Some("SCRATCH");
+                let operation = match extra(&data, "operation").and_then(Value::as_str) {
+                    Some(op) => op.to_owned(),
+                    None => operation(scratch_row, kind.as_deref(), level.as_deref()),
+                };
+                if agent != 0 {
+                    sink.agent_seen(pid, agent);
+                }
+                if scratch_row {
+                    let flags = data.get("flags").and_then(|f| f.as_str().and_then(|s| s.parse().ok()).or(f.as_u64()));
+                    let s = &mut sink.scratch.rows;
+                    s.push(rocprof_rs_format::ScratchMemoryRow {
+                        operation: &operation,
+                        start_ns: start,
+                        end_ns: end,
+                        duration_ns: end - start,
+                        bytes: int(8)? as u64,
+                        flags: flags.unwrap_or(0) as u32,
+                        agent_id: agent,
+                        queue_id: int(9)? as u64,
+                        correlation_id: int(11)? as u64,
+                        thread_id: int(1)? as u64,
+                        pid,
+                    });
+                    scratch += 1;
+                } else {
+                    let a = &mut sink.allocation.rows;
+                    a.push(rocprof_rs_format::MemoryAllocationRow {
+                        operation: &operation,
+                        start_ns: start,
+                        end_ns: end,
+                        duration_ns: end - start,
+                        address: int(7)? as u64,
+                        bytes: int(8)? as u64,
+                        agent_id: agent,
+                        correlation_id: int(11)? as u64,
+                        thread_id: int(1)? as u64,
+                        pid,
+                    });
+                    allocations += 1;
+                }
+                Ok(())
+            },
+        )?;
+        sink.write_full()?;
+        self.count("memory allocations", allocations);
+        self.count("scratch memory operations", scratch);
+        Ok(())
+    }
+}
+
+/// rocprofv3's operation name for a `rocpd_memory_allocate` row.
+fn operation(scratch: bool, kind: Option<&str>, level: Option<&str>) -> String {
+    match (scratch, kind, level) {
+        (true, Some("ALLOC"), _) => "SCRATCH_MEMORY_ALLOC",
+        (true, Some("FREE"), _) => "SCRATCH_MEMORY_FREE",
+        (true, _, _) => "SCRATCH_MEMORY_ASYNC_RECLAIM",
+        (false, Some("FREE"), Some("VIRTUAL")) => "MEMORY_ALLOCATION_VMEM_FREE",
+        (false, _, Some("VIRTUAL")) => "MEMORY_ALLOCATION_VMEM_ALLOCATE",
+        (false, Some("FREE"), _) => "MEMORY_ALLOCATION_FREE",
+        (false, _, _) => "MEMORY_ALLOCATION_ALLOCATE",
+    }
+    .to_owned()
+}

@@ -1,0 +1,882 @@
+//! `rocprof-rs export --format rocpd`: a dataset as rocpd databases, one per process
+//! (`<pid>_results.db`, rocprofv3's name), filled the way rocprofv3 fills them.
+//!
+//! Rows go in parents first, as the schema's immediate foreign keys require: strings, node,
+//! process, default stream and queue, agents, code objects and kernel symbols up front; then per
+//! record its thread, its event, and the record. Each database is written as `.partial` inside
+//! one transaction and renamed when complete, so a failure leaves no database behind.
+
+use rocprof_rs_format::Table;
+use std::collections::{BTreeMap, BTreeSet, HashMap};
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+use rusqlite::{Connection, params};
+use serde_json::{Map, Value, json};
+
+use super::agent::AgentRow;
+use super::{EXTRA, Identity, int};
+use crate::error::{Error, Result};
+use crate::read::{Batch, batches};
+
+/// Tables in the order they are read; a dispatch precedes its counters.
+const RECORD_TABLES: [Table; 9] = [
+    Table::KernelDispatch,
+    Table::Counter,
+    Table::HipApi,
+    Table::HsaApi,
+    Table::RcclApi,
+    Table::Marker,
+    Table::MemoryCopy,
+    Table::MemoryAllocation,
+    Table::ScratchMemory,
+];
+
+/// Writes `dir` as rocpd databases into `out`; returns each database and the events in it.
+pub fn export(dir: &Path, out: &Path) -> Result<Vec<(String, u64)>> {
+    std::fs::create_dir_all(out).map_err(|source| Error::Io { path: out.display().to_string(), source })?;
+    let progress = crate::progress::bar(RECORD_TABLES.len() as u64 + 2, "writing rocpd");
+    let dataset = Dataset::read(dir)?;
+    progress.inc(1);
+    let mut dbs: BTreeMap<u32, Db> = BTreeMap::new();
+    for &pid in &dataset.pids {
+        let path = out.join(format!("{pid}_results.db"));
+        dbs.insert(pid, Db::create(path, pid, &dataset)?);
+    }
+    progress.inc(1);
+    for table in RECORD_TABLES {
+        batches(dir, table, |b| {
+            let pid = b.col("pid")?;
+            for i in 0..b.rows() {
+                let db = dbs.get_mut(&(pid.u64(i) as u32)).expect("a database per process");
+                let row = Row { b, i };
+                match table {
+                    Table::KernelDispatch => db.dispatch(&row),
+                    Table::Counter => db.counter(&row),
+                    Table::HipApi | Table::HsaApi | Table::RcclApi | Table::CudaApi => db.api(table, &row),
+                    Table::Marker => db.marker(&row),
+                    Table::MemoryCopy => db.copy(&row),
+                    Table::MemoryAllocation => db.allocation(&row),
+                    Table::ScratchMemory => db.scratch(&row),
+                    Table::KernelSymbol | Table::Agent | Table::KernelCounter => unreachable!("not a record table"),
+                }?;
+            }
+            Ok(())
+        })?;
+        progress.inc(1);
+    }
+    progress.finish_and_clear();
+    dbs.into_values().map(Db::finish).collect()
+}
+
+/// What a dataset says beyond its records: processes, agents, kernel symbols, command lines.
+#[derive(Debug, Default)]
+struct Dataset {
+    pids: BTreeSet<u32>,
+    agents: Vec<AgentRow>,
+    symbols: Vec<(u32, Symbol)>,
+    /// Per process: the command line and the run's start and end, from `*.metadata.json`.
+    runs: HashMap<u32, (String, Option<i64>, Option<i64>)>,
+}
+
+impl Dataset {
+    fn read(dir: &Path) -> Result<Dataset> {
+        let mut d = Dataset::default();
+        batches(dir, Table::Agent, |b| {
+            let c = |n| b.col(n);
+            let (id, node, logical, kind, name) =
+                (c("agent_id")?, c("node_id")?, c("logical_index")?, c("agent_type")?, c("name")?);
+            let (product, vendor, model, gfx) =
+                (c("product_name")?, c("vendor_name")?, c("model_name")?, c("gfx_target_version")?);
+            let (cu, simd, simd_cu, wave) =
+                (c("cu_count")?, c("simd_count")?, c("simd_per_cu")?, c("wave_front_size")?);
+            let (waves, xcc, lds, clock) =
+                (c("max_waves_per_cu")?, c("num_xcc")?, c("lds_size_kb")?, c("max_engine_clock_mhz")?);
+            let (memory, device, pid) = (c("local_mem_bytes")?, c("device_id")?, c("pid")?);
+            for i in 0..b.rows() {
+                d.pids.insert(pid.u64(i) as u32);
+                d.agents.push(AgentRow {
+                    agent_id: id.u64(i),
+                    node_id: node.u64(i) as u32,
+                    logical_index: logical.i64(i) as i32,
+                    agent_type: kind.text(i).to_owned(),
+                    name: name.text(i).to_owned(),
+                    product_name: product.text(i).to_owned(),
+                    vendor_name: vendor.text(i).to_owned(),
+                    model_name: model.text(i).to_owned(),
+                    gfx_target_version: gfx.u64(i) as u32,
+                    cu_count: cu.u64(i) as u32,
+                    simd_count: simd.u64(i) as u32,
+                    simd_per_cu: simd_cu.u64(i) as u32,
+                    wave_front_size: wave.u64(i) as u32,
+                    max_waves_per_cu: waves.u64(i) as u32,
+                    num_xcc: xcc.u64(i) as u32,
+                    lds_size_kb: lds.u64(i) as u32,
+                    max_engine_clock_mhz: clock.u64(i) as u32,
+                    local_mem_bytes: memory.u64(i),
+                    device_id: device.u64(i) as u32,
+                    pid: pid.u64(i) as u32,
+                });
+            }
+            Ok(())
+        })?;
+        batches(dir, Table::KernelSymbol, |b| {
+            let c = |n| b.col(n);
+            let (kernel, object, name, mangled, kernarg) =
+                (c("kernel_id")?, c("code_object_id")?, c("kernel_name")?, c("mangled_name")?, c("kernarg_size")?);
+            let (lds, scratch, sgpr, vgpr, accum, pid) =
+                (c("lds_size")?, c("scratch_size")?, c("sgpr")?, c("arch_vgpr")?, c("accum_vgpr")?, c("pid")?);
+            for i in 0..b.rows() {
+                d.pids.insert(pid.u64(i) as u32);
+                let symbol = Symbol {
+                    kernel_id: kernel.u64(i),
+                    code_object_id: object.u64(i),
+                    name: name.text(i).into(),
+                    mangled: mangled.text(i).into(),
+                    kernarg: kernarg.u64(i) as i64,
+                    lds: lds.u64(i) as i64,
+                    scratch: scratch.u64(i) as i64,
+                    sgpr: sgpr.u64(i) as i64,
+                    vgpr: vgpr.u64(i) as i64,
+                    accum: accum.u64(i) as i64,
+                };
+                d.symbols.push((pid.u64(i) as u32, symbol));
+            }
+            Ok(())
+        })?;
+        for table in RECORD_TABLES {
+            batches(dir, table, |b| {
+                let pid = b.col("pid")?;
+                d.pids.extend((0..b.rows()).map(|i| pid.u64(i) as u32));
+                Ok(())
+            })?;
+        }
+        d.runs = runs(dir);
+        Ok(d)
+    }
+}
+
+/// Command line, start and end per process from the runs' `*.metadata.json`, where present.
+fn runs(dir: &Path) -> HashMap<u32, (String, Option<i64>, Option<i64>)> {
+    let mut runs = HashMap::new();
+    let Ok(entries) = std::fs::read_dir(dir) else { return runs };
+    for entry in entries.flatten() {
+        if !entry.file_name().to_string_lossy().ends_with(".metadata.json") {
+            continue;
+        }
+        let Some(meta) = std::fs::read(entry.path()).ok().and_then(|t| serde_json::from_slice::<Value>(&t).ok()) else {
+            continue;
+        };
+        let text = |k: &str| meta.get(format!("rocprof_rs.{k}")).and_then(Value::as_str);
+        let Some(pid) = text("pid").and_then(|p| p.parse().ok()) else { continue };
+        let time = |k: &str| text(k).and_then(|t| t.parse().ok());
+        runs.insert(pid, (text("command_line").unwrap_or_default().to_owned(), time("start_ns"), time("end_ns")));
+    }
+    runs
+}
+
+/// A kernel symbol as the database holds it.
+#[derive(Debug, Clone, PartialEq)]
+struct Symbol {
+    kernel_id: u64,
+    code_object_id: u64,
+    name: Arc<str>,
+    mangled: Arc<str>,
+    kernarg: i64,
+    lds: i64,
+    scratch: i64,
+    sgpr: i64,
+    vgpr: i64,
+    accum: i64,
+}
+
+/// A dispatch already written, for its counters.
+#[derive(Debug)]
+struct Dispatch {
+    event: i64,
+    kernel_id: u64,
+    name: Arc<str>,
+    agent: u64,
+    correlation: u64,
+}
+
+/// One row of a batch.
+struct Row<'a, 'b> {
+    b: &'a Batch<'b>,
+    i: usize,
+}
+
+impl Row<'_, '_> {
+    fn u64(&self, column: &str) -> Result<u64> {
+        Ok(self.b.col(column)?.u64(self.i))
+    }
+    fn i64(&self, column: &str) -> Result<i64> {
+        Ok(self.b.col(column)?.i64(self.i))
+    }
+    fn opt(&self, column: &str) -> Result<Option<i64>> {
+        Ok(self.b.col(column)?.opt_i64(self.i))
+    }
+    fn text(&self, column: &str) -> Result<String> {
+        Ok(self.b.col(column)?.text(self.i).to_owned())
+    }
+    fn f64(&self, column: &str) -> Result<f64> {
+        Ok(self.b.col(column)?.f64(self.i))
+    }
+}
+
+/// `extdata` text: rocpd's own keys, plus ours under [`EXTRA`] when there are any.
+fn extdata(mut base: Map<String, Value>, extra: Map<String, Value>) -> String {
+    if !extra.is_empty() {
+        base.insert(EXTRA.into(), Value::Object(extra));
+    }
+    Value::Object(base).to_string()
+}
+
+/// One process's database, open in a transaction.
+struct Db {
+    conn: Connection,
+    identity: Identity,
+    /// Each statement with its table names filled in, made once.
+    expanded: std::cell::RefCell<HashMap<&'static str, std::rc::Rc<str>>>,
+    partial: PathBuf,
+    path: PathBuf,
+    pid: u32,
+    nid: i64,
+    strings: HashMap<String, i64>,
+    threads: BTreeSet<u64>,
+    queues: HashMap<u64, ()>,
+    streams: HashMap<i64, ()>,
+    /// SDK agent handle to the node id rocpd keys agents by.
+    agents: HashMap<u64, i64>,
+    symbols: HashMap<u64, Symbol>,
+    code_objects: BTreeSet<u64>,
+    dispatches: HashMap<u64, Dispatch>,
+    pmc: HashMap<(i64, String), i64>,
+    tracks: HashMap<(u64, i64), i64>,
+    events: i64,
+    span: (i64, i64),
+}
+
+impl Db {
+    fn create(path: PathBuf, pid: u32, dataset: &Dataset) -> Result<Db> {
+        let partial = path.with_extension("db.partial");
+        let _ = std::fs::remove_file(&partial);
+        let shown = partial.display().to_string();
+        let conn = Connection::open(&partial).map_err(|source| Error::Database {
+            path: shown.clone(),
+            what: "create".into(),
+            source,
+        })?;
+        let (command, start, end) = dataset.runs.get(&pid).cloned().unwrap_or_default();
+        let identity = Identity::new(start.unwrap_or(0).max(0) as u64, u64::from(pid));
+        for (file, sql) in identity.schema() {
+            conn.execute_batch(&sql).map_err(|source| Error::Database {
+                path: shown.clone(),
+                what: format!("running {file}"),
+                source,
+            })?;
+        }
+        let mut db = Db {
+            conn,
+            identity,
+            expanded: Default::default(),
+            partial,
+            path,
+            pid,
+            nid: 1,
+            strings: HashMap::new(),
+            threads: BTreeSet::new(),
+            queues: HashMap::new(),
+            streams: HashMap::new(),
+            agents: HashMap::new(),
+            symbols: HashMap::new(),
+            code_objects: BTreeSet::new(),
+            dispatches: HashMap::new(),
+            pmc: HashMap::new(),
+            tracks: HashMap::new(),
+            events: 0,
+            span: (start.unwrap_or(i64::MAX), end.unwrap_or(i64::MIN)),
+        };
+        db.sql("BEGIN", [])?;
+        db.string("")?;
+        db.sql("INSERT INTO rocpd_info_node{t} (id, hash, machine_id) VALUES (?1, ?1, 'unknown')", params![db.nid])?;
+        db.sql(
+            "INSERT INTO rocpd_info_process{t} (id, nid, pid, command) VALUES (?1, ?2, ?1, ?3)",
+            params![pid, db.nid, command],
+        )?;
+        db.queue(0)?;
+        db.stream(0)?;
+        let mut per_type: HashMap<Option<&str>, i64> = HashMap::new();
+        for agent in dataset.agents.iter().filter(|a| a.pid == pid) {
+            let index = per_type.entry(agent.column_type()).or_default();
+            db.agent(agent, *index, false)?;
+            *index += 1;
+        }
+        for (_, symbol) in dataset.symbols.iter().filter(|(p, _)| *p == pid) {
+            db.symbol(symbol, false)?;
+        }
+        Ok(db)
+    }
+
+    /// Runs `template` with `{t}` as this database's table suffix: the views take no INSERT,
+    /// so rows go to the suffixed tables, as rocprofv3 writes them.
+    fn sql(&self, template: &'static str, params: impl rusqlite::Params) -> Result<usize> {
+        let sql = self
+            .expanded
+            .borrow_mut()
+            .entry(template)
+            .or_insert_with(|| template.replace("{t}", &self.identity.suffix).into())
+            .clone();
+        let result = self.conn.prepare_cached(&sql).and_then(|mut s| s.execute(params));
+        result.map_err(|source| Error::Database {
+            path: self.partial.display().to_string(),
+            what: template.into(),
+            source,
+        })
+    }
+
+    fn string(&mut self, text: &str) -> Result<i64> {
+        if let Some(&id) = self.strings.get(text) {
+            return Ok(id);
+        }
+        let id = self.strings.len() as i64 + 1;
+        self.sql("INSERT INTO rocpd_string{t} (id, string) VALUES (?1, ?2)", params![id, text])?;
+        self.strings.insert(text.to_owned(), id);
+        Ok(id)
+    }
+
+    fn thread(&mut self, tid: u64) -> Result<i64> {
+        if self.threads.insert(tid) {
+            self.sql(
+                "INSERT INTO rocpd_info_thread{t} (id, nid, pid, tid) VALUES (?1, ?2, ?3, ?1)",
+                params![int(tid), self.nid, self.pid],
+            )?;
+        }
+        Ok(int(tid))
+    }
+
+    fn queue(&mut self, handle: u64) -> Result<i64> {
+        if !self.queues.contains_key(&handle) {
+            let name =
+                if handle == 0 { "Default Queue".to_owned() } else { format!("Queue {}", self.queues.len() - 1) };
+            self.sql(
+                "INSERT INTO rocpd_info_queue{t} (id, nid, pid, name) VALUES (?1, ?2, ?3, ?4)",
+                params![int(handle), self.nid, self.pid, name],
+            )?;
+            self.queues.insert(handle, ());
+        }
+        Ok(int(handle))
+    }
+
+    fn stream(&mut self, id: i64) -> Result<i64> {
+        if !self.streams.contains_key(&id) {
+            let name = if id == 0 { "Default Stream".to_owned() } else { format!("Stream {}", self.streams.len() - 1) };
+            self.sql(
+                "INSERT INTO rocpd_info_stream{t} (id, nid, pid, name) VALUES (?1, ?2, ?3, ?4)",
+                params![id, self.nid, self.pid, name],
+            )?;
+            self.streams.insert(id, ());
+        }
+        Ok(id)
+    }
+
+    fn agent(&mut self, a: &AgentRow, type_index: i64, synthesized: bool) -> Result<i64> {
+        // rocpd keys agents by node id; one that is taken (an import's made-up agents) gets the
+        // next free one, and the handle in extdata says which agent it is.
+        let mut id = i64::from(a.node_id);
+        while self.agents.values().any(|&v| v == id) {
+            id += 1;
+        }
+        let empty = |s: &str| (!s.is_empty()).then(|| s.to_owned());
+        self.sql(
+            "INSERT INTO rocpd_info_agent{t} (id, nid, pid, type, absolute_index, logical_index, type_index, uuid, \
+             name, model_name, vendor_name, product_name, user_name, extdata) \
+             VALUES (?1, ?2, ?3, ?4, ?1, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?11, ?12)",
+            params![
+                id,
+                self.nid,
+                self.pid,
+                a.column_type(),
+                a.logical_index,
+                type_index,
+                a.device_id,
+                empty(&a.name),
+                a.model_name,
+                a.vendor_name,
+                a.product_name,
+                a.extdata(type_index, synthesized).to_string()
+            ],
+        )?;
+        self.agents.insert(a.agent_id, id);
+        Ok(id)
+    }
+
+    /// The node id of agent `handle`, making one up where the dataset has no such agent.
+    fn agent_of(&mut self, handle: u64) -> Result<i64> {
+        match self.agents.get(&handle) {
+            Some(&id) => Ok(id),
+            None => {
+                let made_up = AgentRow {
+                    agent_id: handle,
+                    node_id: handle.min(u64::from(u32::MAX)) as u32,
+                    logical_index: -1,
+                    agent_type: "UNKNOWN".into(),
+                    name: format!("Agent {handle}"),
+                    pid: self.pid,
+                    ..AgentRow::default()
+                };
+                self.agent(&made_up, 0, true)
+            }
+        }
+    }
+
+    fn symbol(&mut self, s: &Symbol, synthesized: bool) -> Result<()> {
+        if self.code_objects.insert(s.code_object_id) {
+            self.sql(
+                "INSERT INTO rocpd_info_code_object{t} (id, nid, pid) VALUES (?1, ?2, ?3)",
+                params![int(s.code_object_id), self.nid, self.pid],
+            )?;
+        }
+        let mut base = Map::new();
+        base.insert("kernel_id".into(), json!(s.kernel_id));
+        base.insert("code_object_id".into(), json!(s.code_object_id));
+        base.insert("kernel_name".into(), json!(&*s.mangled));
+        base.insert("formatted_kernel_name".into(), json!(&*s.name));
+        base.insert("demangled_kernel_name".into(), json!(&*s.name));
+        base.insert("truncated_kernel_name".into(), json!(rocprof_rs_format::names::truncated(&s.name)));
+        let mut extra = Map::new();
+        if synthesized {
+            extra.insert("synthesized".into(), json!(true));
+        }
+        self.sql(
+            "INSERT INTO rocpd_info_kernel_symbol{t} (id, nid, pid, code_object_id, kernel_name, display_name, \
+             kernarg_segment_size, group_segment_size, private_segment_size, sgpr_count, arch_vgpr_count, \
+             accum_vgpr_count, extdata) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13)",
+            params![
+                int(s.kernel_id),
+                self.nid,
+                self.pid,
+                int(s.code_object_id),
+                &*s.mangled,
+                &*s.name,
+                s.kernarg,
+                s.lds,
+                s.scratch,
+                s.sgpr,
+                s.vgpr,
+                s.accum,
+                extdata(base, extra)
+            ],
+        )?;
+        self.symbols.insert(s.kernel_id, s.clone());
+        Ok(())
+    }
+
+    /// A new event; its id is the next in this database, as rocprofv3 numbers them.
+    fn event(
+        &mut self,
+        category: &str,
+        stack: u64,
+        parent: u64,
+        correlation: u64,
+        data: Option<String>,
+    ) -> Result<i64> {
+        let category = self.string(category)?;
+        self.events += 1;
+        self.sql(
+            "INSERT INTO rocpd_event{t} (id, category_id, stack_id, parent_stack_id, correlation_id, extdata) \
+             VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
+            params![self.events, category, int(stack), int(parent), int(correlation), data.as_deref().unwrap_or("{}")],
+        )?;
+        Ok(self.events)
+    }
+
+    fn widen(&mut self, start: i64, end: i64) {
+        self.span = (self.span.0.min(start), self.span.1.max(end));
+    }
+
+    fn dispatch(&mut self, r: &Row) -> Result<()> {
+        let kernel_id = r.u64("kernel_id")?;
+        let name: Arc<str> = r.text("kernel_name")?.into();
+        let mangled: Arc<str> = r.text("mangled_name")?.into();
+        let (vgpr, accum, sgpr, kernarg) =
+            (r.i64("regs")?, r.i64("accum_vgpr")?, r.i64("sgpr")?, r.i64("kernarg_size")?);
+        if !self.symbols.contains_key(&kernel_id) {
+            let symbol = Symbol {
+                kernel_id,
+                code_object_id: 0,
+                name: name.clone(),
+                mangled: mangled.clone(),
+                kernarg,
+                lds: 0,
+                scratch: 0,
+                sgpr,
+                vgpr,
+                accum,
+            };
+            self.symbol(&symbol, true)?;
+        }
+        let s = &self.symbols[&kernel_id];
+        let mut extra = Map::new();
+        if *s.name != *name {
+            extra.insert("kernel_name".into(), json!(&*name));
+        }
+        if *s.mangled != *mangled {
+            extra.insert("mangled_name".into(), json!(&*mangled));
+        }
+        for (key, ours, theirs) in [
+            ("regs", vgpr, s.vgpr),
+            ("accum_vgpr", accum, s.accum),
+            ("sgpr", sgpr, s.sgpr),
+            ("kernarg_size", kernarg, s.kernarg),
+        ] {
+            if ours != theirs {
+                extra.insert(key.into(), json!(ours));
+            }
+        }
+        if let Some(pipe) = r.opt("pipe_id")? {
+            extra.insert("pipe_id".into(), json!(pipe));
+        }
+        let stream = r.opt("stream_id")?;
+        if stream.is_none() {
+            extra.insert("no_stream".into(), json!(true));
+        }
+        let (start, end) = (r.i64("start_ns")?, r.i64("end_ns")?);
+        let row = DispatchRow {
+            dispatch_id: r.u64("dispatch_id")?,
+            kernel_id,
+            agent: r.u64("agent_id")?,
+            queue: r.u64("queue_id")?,
+            stream: stream.unwrap_or(0),
+            thread: r.u64("thread_id")?,
+            start,
+            end,
+            lds: r.i64("shared_mem")?,
+            scratch: r.i64("scratch_size")?,
+            workgroup: [r.i64("block_x")?, r.i64("block_y")?, r.i64("block_z")?],
+            grid: [r.i64("grid_x")?, r.i64("grid_y")?, r.i64("grid_z")?],
+            correlation: r.u64("correlation_id")?,
+            external: r.u64("external_id")?,
+        };
+        self.write_dispatch(&row, name, extra)
+    }
+
+    fn write_dispatch(&mut self, d: &DispatchRow, name: Arc<str>, extra: Map<String, Value>) -> Result<()> {
+        let tid = self.thread(d.thread)?;
+        let (agent, queue, stream) = (self.agent_of(d.agent)?, self.queue(d.queue)?, self.stream(d.stream)?);
+        let region = self.string("")?;
+        let event = self.event("KERNEL_DISPATCH", d.correlation, d.correlation, d.external, None)?;
+        self.sql(
+            "INSERT INTO rocpd_kernel_dispatch{t} (nid, pid, tid, agent_id, kernel_id, dispatch_id, queue_id, stream_id, \
+             start, end, private_segment_size, group_segment_size, workgroup_size_x, workgroup_size_y, \
+             workgroup_size_z, grid_size_x, grid_size_y, grid_size_z, region_name_id, event_id, extdata) \
+             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19, ?20, ?21)",
+            params![
+                self.nid,
+                self.pid,
+                tid,
+                agent,
+                int(d.kernel_id),
+                int(d.dispatch_id),
+                queue,
+                stream,
+                d.start,
+                d.end,
+                d.scratch,
+                d.lds,
+                d.workgroup[0],
+                d.workgroup[1],
+                d.workgroup[2],
+                d.grid[0],
+                d.grid[1],
+                d.grid[2],
+                region,
+                event,
+                extdata(Map::new(), extra)
+            ],
+        )?;
+        if d.end > d.start || d.start != 0 {
+            self.widen(d.start, d.end);
+        }
+        let dispatch = Dispatch { event, kernel_id: d.kernel_id, name, agent: d.agent, correlation: d.correlation };
+        self.dispatches.insert(d.dispatch_id, dispatch);
+        Ok(())
+    }
+
+    fn counter(&mut self, r: &Row) -> Result<()> {
+        let dispatch_id = r.u64("dispatch_id")?;
+        let (kernel_id, name, agent) = (r.u64("kernel_id")?, r.text("kernel_name")?, r.u64("agent_id")?);
+        let correlation = r.u64("correlation_id")?;
+        if !self.dispatches.contains_key(&dispatch_id) {
+            // Counted without kernel tracing: rocpd reaches counters only through a dispatch, so
+            // one is made, as rocprofv3 makes them, and dropped again on import.
+            if !self.symbols.contains_key(&kernel_id) {
+                let symbol = Symbol {
+                    kernel_id,
+                    code_object_id: 0,
+                    name: name.as_str().into(),
+                    mangled: name.as_str().into(),
+                    kernarg: 0,
+                    lds: 0,
+                    scratch: 0,
+                    sgpr: 0,
+                    vgpr: 0,
+                    accum: 0,
+                };
+                self.symbol(&symbol, true)?;
+            }
+            let row = DispatchRow { dispatch_id, kernel_id, agent, correlation, ..DispatchRow::default() };
+            let mut extra = Map::new();
+            extra.insert("synthesized".into(), json!(true));
+            self.write_dispatch(&row, name.as_str().into(), extra)?;
+        }
+        let d = &self.dispatches[&dispatch_id];
+        let mut extra = Map::new();
+        extra.insert("counter_group".into(), json!(r.u64("counter_group")?));
+        extra.insert("instances".into(), json!(r.u64("instances")?));
+        if let Some(instance) = r.opt("instance")? {
+            extra.insert("instance".into(), json!(instance));
+        }
+        if d.kernel_id != kernel_id {
+            extra.insert("kernel_id".into(), json!(kernel_id));
+        }
+        if *d.name != *name {
+            extra.insert("kernel_name".into(), json!(name));
+        }
+        if d.agent != agent {
+            extra.insert("agent_id".into(), json!(agent));
+        }
+        if d.correlation != correlation {
+            extra.insert("correlation_id".into(), json!(correlation));
+        }
+        let event = d.event;
+        let node = self.agent_of(agent)?;
+        let counter = r.text("counter")?;
+        let pmc = match self.pmc.get(&(node, counter.clone())) {
+            Some(&id) => id,
+            None => {
+                let id = self.pmc.len() as i64 + 1;
+                self.sql(
+                    "INSERT INTO rocpd_info_pmc{t} (id, nid, pid, agent_id, target_arch, name, symbol, component, \
+                     value_type) VALUES (?1, ?2, ?3, ?4, 'GPU', ?5, ?5, 'rocm', 'ABS')",
+                    params![id, self.nid, self.pid, node, counter],
+                )?;
+                self.pmc.insert((node, counter), id);
+                id
+            }
+        };
+        self.sql(
+            "INSERT INTO rocpd_pmc_event{t} (event_id, pmc_id, value, extdata) VALUES (?1, ?2, ?3, ?4)",
+            params![event, pmc, r.f64("value")?, extdata(Map::new(), extra)],
+        )?;
+        Ok(())
+    }
+
+    fn api(&mut self, table: Table, r: &Row) -> Result<()> {
+        let function = r.text("operation")?;
+        let category = crate::export::rocprofv3::domain(table, &function);
+        let (correlation, ancestor) = (r.u64("correlation_id")?, r.u64("ancestor_id")?);
+        let event = self.event(category, correlation, ancestor, 0, None)?;
+        self.region(r.u64("thread_id")?, r.i64("start_ns")?, r.i64("end_ns")?, &function, event)
+    }
+
+    fn region(&mut self, thread: u64, start: i64, end: i64, name: &str, event: i64) -> Result<()> {
+        let (tid, name) = (self.thread(thread)?, self.string(name)?);
+        self.sql(
+            "INSERT INTO rocpd_region{t} (nid, pid, tid, start, end, name_id, event_id) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)",
+            params![self.nid, self.pid, tid, start, end, name, event],
+        )?;
+        self.widen(start, end);
+        Ok(())
+    }
+
+    /// A ROCTx range is a region named by its operation; a mark (`roctxMarkA`) is a sample on
+    /// the thread's marker track, as rocprofv3 files them. The text is `extdata.message`.
+    fn marker(&mut self, r: &Row) -> Result<()> {
+        let (message, operation) = (r.text("message")?, r.text("operation")?);
+        let (start, end, thread) = (r.i64("start_ns")?, r.i64("end_ns")?, r.u64("thread_id")?);
+        let category = if operation.starts_with("MARKER_") { operation.as_str() } else { "MARKER_CORE_RANGE_API" };
+        let mark = operation == "roctxMarkA" || (operation.starts_with("MARKER_") && start == end);
+        let name = if operation.starts_with("MARKER_") { "roctxMarkA" } else { operation.as_str() };
+        let mut base = Map::new();
+        if !message.is_empty() {
+            base.insert("message".into(), json!(message));
+        }
+        let mut extra = Map::new();
+        if operation.starts_with("MARKER_") || (mark && operation != "roctxMarkA") {
+            extra.insert("operation".into(), json!(operation));
+        }
+        if let Some(depth) = r.opt("depth")? {
+            extra.insert("depth".into(), json!(depth));
+        }
+        if mark && start != end {
+            extra.insert("end_ns".into(), json!(end));
+        }
+        let correlation = r.u64("correlation_id")?;
+        let event = self.event(category, correlation, correlation, 0, Some(extdata(base, extra)))?;
+        if !mark {
+            return self.region(thread, start, end, name, event);
+        }
+        let tid = self.thread(thread)?;
+        let track_name = self.string(category)?;
+        let track = match self.tracks.get(&(thread, track_name)) {
+            Some(&t) => t,
+            None => {
+                let id = self.tracks.len() as i64 + 1;
+                self.sql(
+                    "INSERT INTO rocpd_track{t} (id, nid, pid, tid, name_id) VALUES (?1, ?2, ?3, ?4, ?5)",
+                    params![id, self.nid, self.pid, tid, track_name],
+                )?;
+                self.tracks.insert((thread, track_name), id);
+                id
+            }
+        };
+        self.sql(
+            "INSERT INTO rocpd_sample{t} (track_id, timestamp, event_id) VALUES (?1, ?2, ?3)",
+            params![track, start, event],
+        )?;
+        self.widen(start, end);
+        Ok(())
+    }
+
+    fn copy(&mut self, r: &Row) -> Result<()> {
+        let tid = self.thread(r.u64("thread_id")?)?;
+        let (src, dst) = (self.agent_of(r.u64("src_agent_id")?)?, self.agent_of(r.u64("dst_agent_id")?)?);
+        let name = self.string(&r.text("operation")?)?;
+        let correlation = r.u64("correlation_id")?;
+        let event = self.event("MEMORY_COPY", correlation, correlation, 0, None)?;
+        let (start, end) = (r.i64("start_ns")?, r.i64("end_ns")?);
+        self.sql(
+            "INSERT INTO rocpd_memory_copy{t} (nid, pid, tid, start, end, name_id, dst_agent_id, dst_address, \
+             src_agent_id, src_address, size, stream_id, event_id) \
+             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, 0, ?12)",
+            params![
+                self.nid,
+                self.pid,
+                tid,
+                start,
+                end,
+                name,
+                dst,
+                int(r.u64("dst_address")?),
+                src,
+                int(r.u64("src_address")?),
+                int(r.u64("bytes")?),
+                event
+            ],
+        )?;
+        self.widen(start, end);
+        Ok(())
+    }
+
+    fn allocation(&mut self, r: &Row) -> Result<()> {
+        let operation = r.text("operation")?;
+        let (kind, level) = match operation.as_str() {
+            "MEMORY_ALLOCATION_ALLOCATE" => (Some("ALLOC"), "REAL"),
+            "MEMORY_ALLOCATION_FREE" => (Some("FREE"), "REAL"),
+            "MEMORY_ALLOCATION_VMEM_ALLOCATE" => (Some("ALLOC"), "VIRTUAL"),
+            "MEMORY_ALLOCATION_VMEM_FREE" => (Some("FREE"), "VIRTUAL"),
+            _ => (None, "REAL"),
+        };
+        let memory = Memory { category: "MEMORY_ALLOCATION", kind, level, operation: &operation, queue: 0 };
+        self.memory(r, memory, r.u64("address")?, Map::new())
+    }
+
+    fn scratch(&mut self, r: &Row) -> Result<()> {
+        let operation = r.text("operation")?;
+        let kind = match operation.as_str() {
+            "SCRATCH_MEMORY_ALLOC" => Some("ALLOC"),
+            "SCRATCH_MEMORY_FREE" => Some("FREE"),
+            "SCRATCH_MEMORY_ASYNC_RECLAIM" => Some("RECLAIM"),
+            _ => None,
+        };
+        let queue = self.queue(r.u64("queue_id")?)?;
+        let mut base = Map::new();
+        base.insert("flags".into(), json!(r.u64("flags")?.to_string()));
+        let memory = Memory { category: "SCRATCH_MEMORY", kind, level: "SCRATCH", operation: &operation, queue };
+        self.memory(r, memory, 0, base)
+    }
+
+    fn memory(&mut self, r: &Row, m: Memory, address: u64, base: Map<String, Value>) -> Result<()> {
+        let tid = self.thread(r.u64("thread_id")?)?;
+        let agent = self.agent_of(r.u64("agent_id")?)?;
+        let mut extra = Map::new();
+        if m.kind.is_none() {
+            extra.insert("operation".into(), json!(m.operation));
+        }
+        let correlation = r.u64("correlation_id")?;
+        let event = self.event(m.category, correlation, correlation, 0, None)?;
+        let (start, end) = (r.i64("start_ns")?, r.i64("end_ns")?);
+        self.sql(
+            "INSERT INTO rocpd_memory_allocate{t} (nid, pid, tid, agent_id, type, level, start, end, address, size, \
+             queue_id, stream_id, event_id, extdata) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, 0, ?12, ?13)",
+            params![
+                self.nid,
+                self.pid,
+                tid,
+                agent,
+                m.kind,
+                m.level,
+                start,
+                end,
+                int(address),
+                int(r.u64("bytes")?),
+                m.queue,
+                event,
+                extdata(base, extra)
+            ],
+        )?;
+        self.widen(start, end);
+        Ok(())
+    }
+
+    /// Sets the process's span, commits, and moves the database into place.
+    fn finish(self) -> Result<(String, u64)> {
+        let (start, end) =
+            if self.span.0 <= self.span.1 { (Some(self.span.0), Some(self.span.1)) } else { (None, None) };
+        let pid = self.pid;
+        self.sql(
+            "UPDATE rocpd_info_process{t} SET init = ?1, start = ?1, fini = ?2, end = ?2 WHERE id = ?3",
+            params![start, end, pid],
+        )?;
+        self.sql("COMMIT", [])?;
+        let events = self.events as u64;
+        let (partial, path) = (self.partial.clone(), self.path.clone());
+        self.conn.close().map_err(|(_, source)| Error::Database {
+            path: partial.display().to_string(),
+            what: "closing".into(),
+            source,
+        })?;
+        std::fs::rename(&partial, &path).map_err(|source| Error::Io { path: path.display().to_string(), source })?;
+        let name = path.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
+        Ok((name, events))
+    }
+}
+
+/// What a memory row needs beyond its columns.
+struct Memory<'a> {
+    category: &'static str,
+    kind: Option<&'static str>,
+    level: &'static str,
+    operation: &'a str,
+    queue: i64,
+}
+
+/// A dispatch's columns, from the table or made up for counters without one.
+#[derive(Debug, Default)]
+struct DispatchRow {
+    dispatch_id: u64,
+    kernel_id: u64,
+    agent: u64,
+    queue: u64,
+    stream: i64,
+    thread: u64,
+    start: i64,
+    end: i64,
+    lds: i64,
+    scratch: i64,
+    workgroup: [i64; 3],
+    grid: [i64; 3],
+    correlation: u64,
+    external: u64,
+}

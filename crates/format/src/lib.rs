@@ -1,0 +1,377 @@
+//! rocprof-rs's on-disk format. The tables: one folder of Parquet files per table, each table's columns declared
+//! once here. These schemas are the format; [`FORMAT_VERSION`] changes whenever one does.
+//!
+//! Conventions, for every table:
+//! - timestamps (`*_ns`) are the SDK's: CLOCK_BOOTTIME nanoseconds, as `int64`;
+//! - ids (`*_id`) are the SDK's 64-bit handles and counters, as `uint64`; `agent_id` is the
+//!   SDK's agent handle, and the `agent` table maps it to node ids and names;
+//! - `pid` is the profiled process, so datasets from many processes can be read as one;
+//! - `vendor` says which backend wrote the row (`amd`: rocprofiler-sdk, `nvidia`: CUPTI), in
+//!   the tables both backends fill. Format 1 files have no such column and are AMD's.
+//!
+//! One schema serves both vendors, so stats, analysis and exports need no second code path.
+//! Where CUDA has a concept AMD lacks (graphs, clusters, streams, memset), the column is
+//! added for both and AMD rows hold its neutral value; where the two name one thing
+//! differently, the table keeps AMD's meaning: `grid_*` is in work-items, so a CUDA row's
+//! grid is `gridDim * blockDim`, and blocks are `grid_x / block_x`.
+
+pub mod chunk;
+pub mod columns;
+pub mod dataset;
+pub mod encoding;
+pub mod error;
+pub mod files;
+pub mod names;
+pub mod read;
+pub mod writer;
+
+pub use error::{Error, Result};
+
+use columns::columns;
+
+/// The version of the on-disk format, written into every file's key-value metadata.
+pub const FORMAT_VERSION: &str = "2";
+
+/// The `vendor` column's values, one shared string each so a dictionary column holds one key.
+pub mod vendor {
+    use std::sync::{Arc, LazyLock};
+
+    /// Rows from rocprofiler-sdk (and from imports of AMD tools' outputs).
+    pub static AMD: LazyLock<Arc<str>> = LazyLock::new(|| Arc::from("amd"));
+    /// Rows from CUPTI.
+    pub static NVIDIA: LazyLock<Arc<str>> = LazyLock::new(|| Arc::from("nvidia"));
+}
+
+columns! {
+    /// `kernel_dispatch`: one row per kernel dispatch. The first twelve columns are the seed
+    /// schema; grid sizes are in work-items as the SDK reports them, so they are 64-bit.
+    /// `stream_id` is CUDA's stream (null on AMD, where `queue_id` is the queue); `graph_id` and
+    /// `graph_node_id` name the CUDA graph a kernel was replayed from (0 otherwise); `cluster_*`
+    /// is a Hopper thread-block cluster's shape in blocks (0 without clusters, and on AMD).
+    KernelDispatch / KernelDispatchRow {
+        kernel_name: Dict,
+        start_ns: I64,
+        duration_ns: I64,
+        grid_x: I64,
+        grid_y: I64,
+        grid_z: I64,
+        block_x: I32,
+        block_y: I32,
+        block_z: I32,
+        regs: I32,
+        shared_mem: I32,
+        stream_id: SameOptI32,
+        end_ns: I64,
+        dispatch_id: U64,
+        correlation_id: U64,
+        external_id: SameU64,
+        kernel_id: U64,
+        agent_id: U64,
+        queue_id: U64,
+        thread_id: U64,
+        pid: SameU32,
+        mangled_name: Dict,
+        accum_vgpr: I32,
+        sgpr: I32,
+        scratch_size: I32,
+        kernarg_size: I32,
+        pipe_id: SameOptI32,
+        vendor: Dict,
+        graph_id: SameU32,
+        graph_node_id: SameU64,
+        cluster_x: SameI32,
+        cluster_y: SameI32,
+        cluster_z: SameI32,
+    }
+}
+
+columns! {
+    /// `hip_api`, `hsa_api`, `rccl_api` and `cuda_api`: one row per API call, named by the SDK
+    /// (CUDA: the launch calls CUPTI's callbacks report, named without their `_vNNNN` suffix).
+    ApiCall / ApiCallRow {
+        operation: Dict,
+        start_ns: I64,
+        end_ns: I64,
+        duration_ns: I64,
+        correlation_id: U64,
+        ancestor_id: U64,
+        thread_id: U64,
+        pid: SameU32,
+    }
+}
+
+columns! {
+    /// `memory_copy`: one row per asynchronous copy; on NVIDIA, memsets too (`MEMORY_SET`,
+    /// `bytes` set), as nsys counts them among memory operations. `stream_id` is CUDA's.
+    MemoryCopy / MemoryCopyRow {
+        operation: Str,
+        start_ns: I64,
+        end_ns: I64,
+        duration_ns: I64,
+        bytes: U64,
+        src_agent_id: U64,
+        dst_agent_id: U64,
+        src_address: U64,
+        dst_address: U64,
+        correlation_id: U64,
+        thread_id: U64,
+        pid: SameU32,
+        vendor: Dict,
+        stream_id: OptI32,
+    }
+}
+
+columns! {
+    /// `scratch_memory`: scratch allocations, frees and reclaims.
+    ScratchMemory / ScratchMemoryRow {
+        operation: Str,
+        start_ns: I64,
+        end_ns: I64,
+        duration_ns: I64,
+        bytes: U64,
+        flags: U32,
+        agent_id: U64,
+        queue_id: U64,
+        correlation_id: U64,
+        thread_id: U64,
+        pid: SameU32,
+    }
+}
+
+columns! {
+    /// `memory_allocation`: device allocations and frees.
+    MemoryAllocation / MemoryAllocationRow {
+        operation: Str,
+        start_ns: I64,
+        end_ns: I64,
+        duration_ns: I64,
+        address: U64,
+        bytes: U64,
+        agent_id: U64,
+        correlation_id: U64,
+        thread_id: U64,
+        pid: SameU32,
+    }
+}
+
+columns! {
+    /// `marker`: ROCTx and NVTX marks and ranges with their messages. Times are taken when the
+    /// range opens and closes; `depth` is the thread-range nesting level (0 = outermost).
+    /// `domain` is an NVTX domain's name (null for ROCTx and NVTX's default domain).
+    Marker / MarkerRow {
+        message: Str,
+        operation: Str,
+        start_ns: I64,
+        end_ns: I64,
+        duration_ns: I64,
+        depth: OptI32,
+        correlation_id: U64,
+        thread_id: U64,
+        pid: SameU32,
+        vendor: Dict,
+        domain: OptStr,
+    }
+}
+
+columns! {
+    /// `kernel_symbol`: each kernel the runtime registered, with its static resource use.
+    KernelSymbol / KernelSymbolRow {
+        kernel_id: U64,
+        code_object_id: U64,
+        kernel_name: Str,
+        mangled_name: Str,
+        kernarg_size: U32,
+        lds_size: U32,
+        scratch_size: U32,
+        sgpr: U32,
+        arch_vgpr: U32,
+        accum_vgpr: U32,
+        pid: SameU32,
+    }
+}
+
+columns! {
+    /// `agent`: one row per CPU or GPU agent the SDK reported.
+    Agent / AgentRow {
+        agent_id: U64,
+        node_id: U32,
+        logical_index: I32,
+        agent_type: Str,
+        name: Str,
+        product_name: Str,
+        vendor_name: Str,
+        model_name: Str,
+        gfx_target_version: U32,
+        cu_count: U32,
+        simd_count: U32,
+        simd_per_cu: U32,
+        wave_front_size: U32,
+        max_waves_per_cu: U32,
+        num_xcc: U32,
+        lds_size_kb: U32,
+        max_engine_clock_mhz: U32,
+        local_mem_bytes: U64,
+        device_id: U32,
+        pid: SameU32,
+    }
+}
+
+columns! {
+    /// `counter`: hardware counter values in long form, one row per counted dispatch and
+    /// counter (the sum over the counter's hardware instances), or per instance when
+    /// `ROCPROF_RS_COUNTER_INSTANCES=1` keeps them (`instance` is then its 0-based index in
+    /// the SDK's order). `counter_group` is the pass that collected the value; `instances` is
+    /// how many instance values the row sums. Join to `kernel_dispatch` on `dispatch_id` and
+    /// `pid`.
+    Counter / CounterRow {
+        dispatch_id: U64,
+        correlation_id: U64,
+        agent_id: U64,
+        kernel_id: U64,
+        kernel_name: Dict,
+        counter: Dict,
+        value: F64,
+        counter_group: U32,
+        instances: U32,
+        instance: OptI32,
+        pid: SameU32,
+    }
+}
+
+columns! {
+    /// `kernel_counter`: per kernel (display name), agent and counter, the values over the
+    /// dispatches that collected it. `samples` of `dispatches` is the coverage: with groups
+    /// rotating over a kernel's dispatches, each counter sees a share of them.
+    KernelCounter / KernelCounterRow {
+        kernel_name: Str,
+        agent_id: U64,
+        counter: Str,
+        counter_group: U32,
+        samples: U64,
+        dispatches: U64,
+        sum: F64,
+        mean: F64,
+        min: F64,
+        max: F64,
+        pid: SameU32,
+    }
+}
+
+/// Every table of the format: the one list of them. A table's folder name, schema and row type
+/// all follow from its variant.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum Table {
+    /// `kernel_dispatch`: [`KernelDispatch`].
+    KernelDispatch,
+    /// `hip_api`: [`ApiCall`].
+    HipApi,
+    /// `hsa_api`: [`ApiCall`].
+    HsaApi,
+    /// `rccl_api`: [`ApiCall`].
+    RcclApi,
+    /// `cuda_api`: [`ApiCall`].
+    CudaApi,
+    /// `memory_copy`: [`MemoryCopy`].
+    MemoryCopy,
+    /// `scratch_memory`: [`ScratchMemory`].
+    ScratchMemory,
+    /// `memory_allocation`: [`MemoryAllocation`].
+    MemoryAllocation,
+    /// `marker`: [`Marker`].
+    Marker,
+    /// `kernel_symbol`: [`KernelSymbol`].
+    KernelSymbol,
+    /// `agent`: [`Agent`].
+    Agent,
+    /// `counter`: [`Counter`].
+    Counter,
+    /// `kernel_counter`: [`KernelCounter`].
+    KernelCounter,
+}
+
+impl Table {
+    /// Every table, in the order the metadata lists them.
+    pub const ALL: [Table; 13] = [
+        Table::KernelDispatch,
+        Table::HipApi,
+        Table::HsaApi,
+        Table::RcclApi,
+        Table::CudaApi,
+        Table::MemoryCopy,
+        Table::ScratchMemory,
+        Table::MemoryAllocation,
+        Table::Marker,
+        Table::KernelSymbol,
+        Table::Agent,
+        Table::Counter,
+        Table::KernelCounter,
+    ];
+
+    /// The table's folder name in a dataset.
+    pub const fn name(self) -> &'static str {
+        match self {
+            Table::KernelDispatch => "kernel_dispatch",
+            Table::HipApi => "hip_api",
+            Table::HsaApi => "hsa_api",
+            Table::RcclApi => "rccl_api",
+            Table::CudaApi => "cuda_api",
+            Table::MemoryCopy => "memory_copy",
+            Table::ScratchMemory => "scratch_memory",
+            Table::MemoryAllocation => "memory_allocation",
+            Table::Marker => "marker",
+            Table::KernelSymbol => "kernel_symbol",
+            Table::Agent => "agent",
+            Table::Counter => "counter",
+            Table::KernelCounter => "kernel_counter",
+        }
+    }
+
+    /// The table whose folder is called `name`.
+    pub fn from_name(name: &str) -> Option<Table> {
+        Table::ALL.into_iter().find(|t| t.name() == name)
+    }
+
+    /// The table's Arrow schema.
+    pub fn schema(self) -> arrow_schema::Schema {
+        match self {
+            Table::KernelDispatch => KernelDispatch::schema(),
+            Table::HipApi | Table::HsaApi | Table::RcclApi | Table::CudaApi => ApiCall::schema(),
+            Table::MemoryCopy => MemoryCopy::schema(),
+            Table::ScratchMemory => ScratchMemory::schema(),
+            Table::MemoryAllocation => MemoryAllocation::schema(),
+            Table::Marker => Marker::schema(),
+            Table::KernelSymbol => KernelSymbol::schema(),
+            Table::Agent => Agent::schema(),
+            Table::Counter => Counter::schema(),
+            Table::KernelCounter => KernelCounter::schema(),
+        }
+    }
+
+    /// Whether the table's rows are the whole run's catalog (kernels, agents) rather than its
+    /// events: a process writes them even when it records nothing else.
+    pub const fn is_catalog(self) -> bool {
+        matches!(self, Table::KernelSymbol | Table::Agent)
+    }
+}
+
+impl std::fmt::Display for Table {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_table_has_one_name_and_a_schema() {
+        for table in Table::ALL {
+            assert_eq!(Table::from_name(table.name()), Some(table));
+            assert!(!table.schema().fields().is_empty(), "{table}");
+        }
+        let names: std::collections::BTreeSet<_> = Table::ALL.iter().map(|t| t.name()).collect();
+        assert_eq!(names.len(), Table::ALL.len());
+        assert_eq!(Table::from_name("kernel_dispatches"), None);
+    }
+}

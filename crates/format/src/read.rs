@@ -1,0 +1,150 @@
+//! Reading a dataset's tables back, batch by batch, with typed access to columns by name:
+//! what exporters need, whatever the column's physical encoding (a name may be a dictionary
+//! or plain text).
+
+use std::fs::File;
+use std::path::{Path, PathBuf};
+
+use arrow_array::cast::AsArray;
+use arrow_array::types::{Float64Type, Int32Type, Int64Type, UInt32Type, UInt64Type};
+use arrow_array::{Array, RecordBatch};
+use arrow_schema::DataType;
+use parquet::arrow::arrow_reader::ParquetRecordBatchReaderBuilder;
+
+use crate::Table;
+use crate::error::{Error, Result};
+
+/// Calls `each` with every batch of `table` under `dir`, file by file in name order.
+pub fn batches<E: From<Error>>(
+    dir: &Path,
+    table: Table,
+    mut each: impl FnMut(&Batch<'_>) -> Result<(), E>,
+) -> Result<(), E> {
+    for path in crate::dataset::table_files(dir, table)? {
+        let file = File::open(&path).map_err(|source| Error::Io { path: path.display().to_string(), source })?;
+        let reader = ParquetRecordBatchReaderBuilder::try_new(file)
+            .and_then(|b| b.with_batch_size(32 * 1024).build())
+            .map_err(|e| bad(&path, e))?;
+        for batch in reader {
+            let batch = batch.map_err(|e| bad(&path, e))?;
+            each(&Batch { batch: &batch, path: &path })?;
+        }
+    }
+    Ok(())
+}
+
+fn bad(path: &Path, e: impl std::fmt::Display) -> Error {
+    Error::Io { path: path.display().to_string(), source: std::io::Error::other(e.to_string()) }
+}
+
+/// One batch of a table, with the file it came from for errors.
+#[derive(Debug)]
+pub struct Batch<'a> {
+    pub batch: &'a RecordBatch,
+    path: &'a PathBuf,
+}
+
+/// A column read as one Rust type, whatever its Arrow type among the tables' own.
+#[derive(Debug)]
+pub enum Col<'a> {
+    U64(&'a arrow_array::UInt64Array),
+    I64(&'a arrow_array::Int64Array),
+    U32(&'a arrow_array::UInt32Array),
+    I32(&'a arrow_array::Int32Array),
+    F64(&'a arrow_array::Float64Array),
+    Text(&'a arrow_array::StringArray),
+    Dict(&'a arrow_array::DictionaryArray<Int32Type>, &'a arrow_array::StringArray),
+}
+
+impl<'a> Batch<'a> {
+    pub fn rows(&self) -> usize {
+        self.batch.num_rows()
+    }
+
+    /// The column `name`, or an error naming the file.
+    pub fn col(&self, name: &str) -> Result<Col<'a>> {
+        let array = self
+            .batch
+            .column_by_name(name)
+            .ok_or_else(|| bad(self.path, format!("no column {name} (not a rocprof-rs table?)")))?;
+        Ok(match array.data_type() {
+            DataType::UInt64 => Col::U64(array.as_primitive::<UInt64Type>()),
+            DataType::Int64 => Col::I64(array.as_primitive::<Int64Type>()),
+            DataType::UInt32 => Col::U32(array.as_primitive::<UInt32Type>()),
+            DataType::Int32 => Col::I32(array.as_primitive::<Int32Type>()),
+            DataType::Float64 => Col::F64(array.as_primitive::<Float64Type>()),
+            DataType::Utf8 => Col::Text(array.as_string::<i32>()),
+            DataType::Dictionary(key, _) if **key == DataType::Int32 => {
+                let dict = array.as_dictionary::<Int32Type>();
+                let values =
+                    dict.values().as_string_opt::<i32>().ok_or_else(|| bad(self.path, "a non-text dictionary"))?;
+                Col::Dict(dict, values)
+            }
+            other => return Err(bad(self.path, format!("column {name} has type {other}"))),
+        })
+    }
+}
+
+impl Col<'_> {
+    /// The value at `i` as an unsigned integer (0 for null).
+    pub fn u64(&self, i: usize) -> u64 {
+        match self {
+            Col::U64(a) => a.value(i),
+            Col::I64(a) => a.value(i).max(0) as u64,
+            Col::U32(a) => u64::from(a.value(i)),
+            Col::I32(a) => a.value(i).max(0) as u64,
+            Col::F64(a) => a.value(i) as u64,
+            Col::Text(_) | Col::Dict(..) => 0,
+        }
+    }
+
+    /// The value at `i` as a signed integer, bit for bit from an unsigned one (0 for null).
+    pub fn i64(&self, i: usize) -> i64 {
+        match self {
+            Col::U64(a) => a.value(i) as i64,
+            Col::I64(a) => a.value(i),
+            Col::U32(a) => i64::from(a.value(i)),
+            Col::I32(a) => i64::from(a.value(i)),
+            Col::F64(a) => a.value(i) as i64,
+            Col::Text(_) | Col::Dict(..) => 0,
+        }
+    }
+
+    fn is_valid(&self, i: usize) -> bool {
+        match self {
+            Col::U64(a) => a.is_valid(i),
+            Col::I64(a) => a.is_valid(i),
+            Col::U32(a) => a.is_valid(i),
+            Col::I32(a) => a.is_valid(i),
+            Col::F64(a) => a.is_valid(i),
+            Col::Text(a) => a.is_valid(i),
+            Col::Dict(a, _) => a.is_valid(i),
+        }
+    }
+
+    /// The value at `i`, or `None` where null.
+    pub fn opt_u64(&self, i: usize) -> Option<u64> {
+        self.is_valid(i).then(|| self.u64(i))
+    }
+
+    /// The value at `i`, or `None` where null.
+    pub fn opt_i64(&self, i: usize) -> Option<i64> {
+        self.is_valid(i).then(|| self.i64(i))
+    }
+
+    pub fn f64(&self, i: usize) -> f64 {
+        match self {
+            Col::F64(a) => a.value(i),
+            other => other.u64(i) as f64,
+        }
+    }
+
+    /// The text at `i` (empty for a number column).
+    pub fn text(&self, i: usize) -> &str {
+        match self {
+            Col::Text(a) => a.value(i),
+            Col::Dict(d, values) => values.value(d.keys().value(i) as usize),
+            _ => "",
+        }
+    }
+}

@@ -1,0 +1,124 @@
+//! `rocprof-rs avail`: the agents, their counters, and which presets each runs in full.
+//!
+//! The SDK answers counter queries only once it is initialized, so this does what rocprofv3's
+//! own listing tool does: it hands the SDK a configure function of its own through
+//! `rocprofiler_force_configure` and asks its questions from that tool's `initialize`.
+
+use std::ffi::{c_char, c_int, c_void};
+use std::sync::OnceLock;
+
+use parking_lot::Mutex;
+use rocprofiler_sdk_sys as sys;
+use serde::Serialize;
+use sys::sdk::Sdk;
+
+use super::catalog::{self, AgentInfo};
+use super::presets::{PRESETS, Resolved};
+use crate::error::{Error, Result, Status};
+
+/// Everything `avail` reports.
+#[derive(Debug, Clone, Serialize)]
+pub struct Inventory {
+    /// The SDK's version, `major.minor.patch`.
+    pub sdk_version: String,
+    pub agents: Vec<AgentInfo>,
+    pub presets: Vec<PresetReport>,
+}
+
+/// One preset on every GPU.
+#[derive(Debug, Clone, Serialize)]
+pub struct PresetReport {
+    pub name: &'static str,
+    pub about: &'static str,
+    pub agents: Vec<PresetOnAgent>,
+}
+
+/// One preset on one GPU.
+#[derive(Debug, Clone, Serialize)]
+pub struct PresetOnAgent {
+    pub agent: String,
+    /// Runs in full: every required entry has a counter.
+    pub complete: bool,
+    pub counters: Vec<String>,
+    /// Required entries without a counter here.
+    pub missing: Vec<&'static str>,
+    /// Why the GPU has no counters at all, if it has none.
+    pub unavailable: Option<String>,
+}
+
+static ANSWER: Mutex<Option<Result<Vec<AgentInfo>, String>>> = Mutex::new(None);
+
+/// Asks `sdk` for the inventory.
+pub fn inventory(sdk: &Sdk) -> Result<Inventory> {
+    let api = sdk.api();
+    let version = crate::compat::abi_checked_version(sdk)?;
+    // SAFETY: a configure function with the SDK's signature, valid for the process lifetime.
+    let status = unsafe { (api.rocprofiler_force_configure)(Some(configure)) };
+    let agents = match ANSWER.lock().take() {
+        Some(answer) => answer.map_err(Error::Counters)?,
+        None => match Status::from_raw(status) {
+            // Already initialized (another tool in this process): ask directly.
+            Some(Status::ConfigurationLocked) | None => catalog::agents(api)?,
+            Some(status) => return Err(Error::Sdk { call: "rocprofiler_force_configure", status }),
+        },
+    };
+    let presets = PRESETS
+        .iter()
+        .map(|preset| PresetReport {
+            name: preset.name,
+            about: preset.about,
+            agents: agents
+                .iter()
+                .filter(|a| a.gpu)
+                .map(|a| {
+                    let names = a.counter_names();
+                    let Resolved { counters, missing } = preset.resolve(|n| names.contains(&n));
+                    PresetOnAgent {
+                        agent: a.label(),
+                        complete: a.counters.is_ok() && missing.is_empty(),
+                        counters,
+                        missing,
+                        unavailable: a.counters.as_ref().err().cloned(),
+                    }
+                })
+                .collect(),
+        })
+        .collect();
+    Ok(Inventory { sdk_version: format!("{}.{}.{}", version.0, version.1, version.2), agents, presets })
+}
+
+unsafe extern "C" fn configure(
+    _version: u32,
+    _runtime_version: *const c_char,
+    _priority: u32,
+    client: *mut sys::rocprofiler_client_id_t,
+) -> *mut sys::rocprofiler_tool_configure_result_t {
+    static RESULT: OnceLock<usize> = OnceLock::new();
+    if !client.is_null() {
+        // SAFETY: the SDK's client id, writable during configure.
+        unsafe { (*client).name = c"rocprof-rs avail".as_ptr() };
+    }
+    // A panic must not unwind into the SDK: no tool is as good as a broken one here.
+    let result = std::panic::catch_unwind(|| {
+        *RESULT.get_or_init(|| {
+            Box::into_raw(Box::new(sys::rocprofiler_tool_configure_result_t {
+                size: std::mem::size_of::<sys::rocprofiler_tool_configure_result_t>(),
+                initialize: Some(initialize),
+                finalize: None,
+                tool_data: std::ptr::null_mut(),
+            })) as usize
+        })
+    })
+    .unwrap_or(0);
+    result as *mut sys::rocprofiler_tool_configure_result_t
+}
+
+extern "C" fn initialize(_finalize: sys::rocprofiler_client_finalize_t, _data: *mut c_void) -> c_int {
+    let answer = std::panic::catch_unwind(|| match crate::sdk::loaded() {
+        Some(sdk) => catalog::agents(sdk.api()).map_err(|e| e.to_string()),
+        None => Err("the SDK is not loaded".to_owned()),
+    })
+    .unwrap_or_else(|_| Err("internal error while querying the agents".to_owned()));
+    *ANSWER.lock() = Some(answer);
+    0
+}

@@ -1,0 +1,42 @@
+//! The panic guard of every `extern "C"` entry: a panic must never unwind into the SDK, CUPTI
+//! or the application. It sits below everything that calls in from C, and each caller says what
+//! a panic means for it: the tool disables itself, a query for `avail` fails.
+
+use std::panic::{AssertUnwindSafe, catch_unwind};
+
+/// Runs `body`. If it panics, `on_panic` is told `internal error in <entry>: <message>` and
+/// `fallback` is returned in place of the body's value.
+pub fn catch_panic<R>(entry: &str, fallback: R, on_panic: impl FnOnce(&str), body: impl FnOnce() -> R) -> R {
+    match catch_unwind(AssertUnwindSafe(body)) {
+        Ok(value) => value,
+        Err(payload) => {
+            let what = payload
+                .downcast_ref::<&str>()
+                .map(|s| (*s).to_owned())
+                .or_else(|| payload.downcast_ref::<String>().cloned())
+                .unwrap_or_else(|| "a panic".into());
+            on_panic(&format!("internal error in {entry}: {what}"));
+            fallback
+        }
+    }
+}
+
+/// What a query that is not part of a profiling run does on a panic: say so on one line, and
+/// let the query fail.
+pub fn report_panic(message: &str) {
+    eprintln!("rocprof-rs: {message}");
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_panic_becomes_the_fallback_and_one_message() {
+        let mut told = Vec::new();
+        let value = catch_panic("the test", 7, |m| told.push(m.to_owned()), || -> i32 { panic!("boom") });
+        assert_eq!((value, told), (7, vec!["internal error in the test: boom".to_owned()]));
+        let value = catch_panic("the test", 7, |_| unreachable!("no panic, no message"), || 3);
+        assert_eq!(value, 3);
+    }
+}

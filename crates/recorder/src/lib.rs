@@ -1,0 +1,25 @@
+//! rocprof-rs's recorder: the tool library that rocprofiler-sdk and CUPTI load into the
+//! profiled process (`librocprof_rs.so`), and the in-process [`Profiler`] a Rust program links.
+//!
+//! It has no link-time dependency on ROCm or CUDA: the SDK, HIP and CUPTI are resolved at run
+//! time through [`rocprofiler_sdk_sys`], so the library loads on any Linux machine. It runs
+//! inside someone else's process, so it carries nothing of post-processing: records go from
+//! the callbacks through one queue to one writer thread, which writes the tables that
+//! [`rocprof_rs_format`] declares.
+//!
+//! Layers, after cudarc: `rocprofiler_sdk_sys` (declarations and function tables) → [`error`]
+//! and [`handles`] (checked results and typed ids) → the services built on them.
+
+pub mod compat;
+pub mod config;
+pub mod counters;
+pub mod error;
+pub mod guard;
+pub mod handles;
+pub mod profiler;
+pub mod sdk;
+pub mod tool;
+
+pub use error::{Error, Result, Status};
+pub use profiler::{Profiler, ProfilerBuilder, Region};
+pub use tool::writer::Summary;

@@ -1,0 +1,209 @@
+//! Counter records to rows, on the writer thread.
+//!
+//! A dispatch's values arrive as a header (how many instance values follow) and value records
+//! that other dispatches' records may interleave with, so values wait per dispatch until all
+//! its instances are in; then its rows are written and added to the per-kernel aggregates.
+//! Whatever is still open at the end (a header lost to a drop, say) is written as it stands.
+
+use rocprof_rs_format::Table;
+use std::collections::{BTreeMap, HashMap};
+use std::hash::BuildHasherDefault;
+use std::sync::Arc;
+
+use parquet::file::metadata::KeyValue;
+
+use super::records::{CounterDispatch, CounterValue};
+use super::rows::Kernel;
+use crate::config::Config;
+use rocprof_rs_format as tables;
+use rocprof_rs_format::columns::AddressHasher;
+use rocprof_rs_format::writer::TableWriter;
+
+/// One dispatch's values, waiting for the rest of them.
+#[derive(Debug, Default)]
+struct Pending {
+    header: Option<CounterDispatch>,
+    /// Instance values received so far.
+    received: u64,
+    values: Vec<CounterValue>,
+}
+
+/// Values of one (kernel, agent, counter, group).
+#[derive(Debug, Clone, Copy)]
+struct Aggregate {
+    samples: u64,
+    sum: f64,
+    min: f64,
+    max: f64,
+}
+
+type Fast<K, V> = HashMap<K, V, BuildHasherDefault<AddressHasher>>;
+
+/// The `counter` and `kernel_counter` tables and what they are built from.
+pub struct CounterRows {
+    pid: u32,
+    names: HashMap<(u64, u64), Arc<str>>,
+    pending: Fast<u64, Pending>,
+    aggregates: BTreeMap<(Arc<str>, u64, Arc<str>, u32), Aggregate>,
+    /// Dispatch rows per (kernel id, agent), for coverage.
+    dispatches: Fast<(u64, u64), u64>,
+    /// Dispatches written before all their values arrived.
+    pub incomplete: u64,
+    pub values: TableWriter<tables::Counter>,
+    pub kernels: TableWriter<tables::KernelCounter>,
+}
+
+impl std::fmt::Debug for CounterRows {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("CounterRows").field("pending", &self.pending.len()).finish()
+    }
+}
+
+impl CounterRows {
+    pub fn new(config: &Config, names: HashMap<(u64, u64), Arc<str>>, metadata: &[KeyValue]) -> CounterRows {
+        let options = config.write_options();
+        CounterRows {
+            pid: std::process::id(),
+            names,
+            pending: Fast::default(),
+            aggregates: BTreeMap::new(),
+            dispatches: Fast::default(),
+            incomplete: 0,
+            values: TableWriter::new(&options, Table::Counter, metadata.to_vec()),
+            kernels: TableWriter::new(&options, Table::KernelCounter, metadata.to_vec()),
+        }
+    }
+
+    /// Whether counters are collected at all (dispatch counts are kept only then).
+    pub fn enabled(&self) -> bool {
+        !self.names.is_empty()
+    }
+
+    /// Counts a dispatch row of `kernel_id` on `agent`.
+    pub fn count_dispatch(&mut self, kernel_id: u64, agent: u64) {
+        *self.dispatches.entry((kernel_id, agent)).or_default() += 1;
+    }
+
+    pub fn header(&mut self, header: &CounterDispatch, kernels: &Fast<u64, Kernel>) {
+        let pending = self.pending.entry(header.dispatch_id).or_default();
+        pending.header = Some(*header);
+        if pending.received >= header.records {
+            self.complete(header.dispatch_id, kernels);
+        }
+    }
+
+    pub fn value(&mut self, value: &CounterValue, kernels: &Fast<u64, Kernel>) {
+        let pending = self.pending.entry(value.dispatch_id).or_default();
+        pending.received += u64::from(value.instances);
+        if value.instance.is_some() {
+            // Numbered here, in arrival order, rather than by the callback, whose count would
+            // restart when a dispatch's values straddle two buffer callbacks.
+            let index = pending.values.iter().filter(|v| v.counter_id == value.counter_id).count() as u32;
+            pending.values.push(CounterValue { instance: Some(index), ..*value });
+        } else {
+            match pending.values.iter_mut().find(|v| v.counter_id == value.counter_id) {
+                Some(sum) => {
+                    sum.value += value.value;
+                    sum.instances += value.instances;
+                }
+                None => pending.values.push(*value),
+            }
+        }
+        if pending.header.is_some_and(|h| pending.received >= h.records) {
+            self.complete(value.dispatch_id, kernels);
+        }
+    }
+
+    /// Writes a dispatch's rows and adds them to the aggregates.
+    fn complete(&mut self, dispatch_id: u64, kernels: &Fast<u64, Kernel>) {
+        let Some(pending) = self.pending.remove(&dispatch_id) else { return };
+        if pending.header.is_none_or(|h| pending.received < h.records) {
+            self.incomplete += 1;
+        }
+        let header = pending.header.unwrap_or(CounterDispatch {
+            dispatch_id,
+            agent_id: pending.values.first().map_or(0, |v| v.agent_id),
+            kernel_id: 0,
+            correlation_id: 0,
+            records: pending.received,
+        });
+        let kernel_name: Arc<str> = match kernels.get(&header.kernel_id) {
+            Some(kernel) => kernel.name.clone(),
+            None => format!("<unregistered kernel {}>", header.kernel_id).into(),
+        };
+        let mut sums: Vec<(Arc<str>, u32, f64)> = Vec::new();
+        for v in &pending.values {
+            let counter = self
+                .names
+                .get(&(v.agent_id, v.counter_id))
+                .cloned()
+                .unwrap_or_else(|| format!("<counter {}>", v.counter_id).into());
+            let t = &mut self.values.rows;
+            t.push(rocprof_rs_format::CounterRow {
+                dispatch_id,
+                correlation_id: header.correlation_id,
+                agent_id: v.agent_id,
+                kernel_id: header.kernel_id,
+                kernel_name: &kernel_name,
+                counter: &counter,
+                value: v.value,
+                counter_group: v.group,
+                instances: v.instances,
+                instance: v.instance.map(|i| i as i32),
+                pid: self.pid,
+            });
+            match sums.iter_mut().find(|(c, _, _)| Arc::ptr_eq(c, &counter)) {
+                Some((_, _, sum)) => *sum += v.value,
+                None => sums.push((counter, v.group, v.value)),
+            }
+        }
+        for (counter, group, value) in sums {
+            let key = (kernel_name.clone(), header.agent_id, counter, group);
+            let a = self.aggregates.entry(key).or_insert(Aggregate { samples: 0, sum: 0.0, min: value, max: value });
+            a.samples += 1;
+            a.sum += value;
+            a.min = a.min.min(value);
+            a.max = a.max.max(value);
+        }
+    }
+
+    /// At the end of the run: writes what is still open, then the per-kernel aggregates.
+    pub fn finish(&mut self, kernels: &Fast<u64, Kernel>) {
+        let open: Vec<u64> = self.pending.keys().copied().collect();
+        for dispatch_id in open {
+            self.complete(dispatch_id, kernels);
+        }
+        let mut per_name: HashMap<(Arc<str>, u64), u64> = HashMap::new();
+        for (&(kernel_id, agent), &n) in &self.dispatches {
+            if let Some(kernel) = kernels.get(&kernel_id) {
+                *per_name.entry((kernel.name.clone(), agent)).or_default() += n;
+            }
+        }
+        let t = &mut self.kernels.rows;
+        for ((kernel, agent, counter, group), a) in &self.aggregates {
+            t.push(rocprof_rs_format::KernelCounterRow {
+                kernel_name: kernel,
+                agent_id: *agent,
+                counter,
+                counter_group: *group,
+                samples: a.samples,
+                dispatches: per_name.get(&(kernel.clone(), *agent)).copied().unwrap_or(a.samples),
+                sum: a.sum,
+                mean: a.sum / a.samples as f64,
+                min: a.min,
+                max: a.max,
+                pid: self.pid,
+            });
+        }
+    }
+
+    /// Coverage for the run metadata: per counter name, the dispatches that collected it.
+    pub fn coverage_json(&self) -> String {
+        let mut samples: BTreeMap<&str, u64> = BTreeMap::new();
+        for ((_, _, counter, _), a) in &self.aggregates {
+            *samples.entry(counter).or_default() += a.samples;
+        }
+        let fields: Vec<String> = samples.iter().map(|(c, n)| format!("{:?}:{n}", c)).collect();
+        format!("{{{}}}", fields.join(","))
+    }
+}

@@ -1,0 +1,110 @@
+//! `fork(2)`: the child is a process of its own, with one thread and a copy of the parent's
+//! memory. The SDK gives the child new callback threads and keeps its contexts running, so the
+//! child is traced; what the tool needs is a writer, a queue, signal plumbing and files of the
+//! child's own, because the parent's threads did not come along and its files are the parent's.
+//!
+//! - Before the fork (`prepare`, in the parent): the SDK's buffer is flushed, so records the
+//!   parent emitted are written by the parent alone, and the locks the child will need are
+//!   taken so no other thread holds them at the moment of the fork.
+//! - In the child: the parent's writer, queue and signal thread are forgotten (never joined or
+//!   dropped: they do not exist here), new ones start, the file-name stem takes the child's pid,
+//!   and the kernel symbols the parent learnt are replayed, since the SDK will not announce
+//!   code objects that were loaded before the fork again. A record that started before the fork
+//!   and still reaches the child's buffer is the parent's, and is left out.
+
+use std::sync::Once;
+
+use parking_lot::Mutex;
+
+use super::records::{Record, Symbol};
+use super::{TOOL, clock, rows, session, signals};
+use crate::config::{self, Placeholders};
+
+/// Every kernel symbol the code-object callback has seen: few (one per kernel), and taken on
+/// the rare code-object load, never on a record path.
+static SYMBOLS: Mutex<Vec<Symbol>> = Mutex::new(Vec::new());
+
+/// Keeps `symbol` for a forked child.
+pub(super) fn remember(symbol: &Symbol) {
+    SYMBOLS.lock().push(symbol.clone());
+}
+
+/// Registers the handlers, once.
+pub(super) fn install() {
+    static ONCE: Once = Once::new();
+    ONCE.call_once(|| {
+        // SAFETY: three plain `extern "C" fn()` handlers.
+        let rc = unsafe { libc::pthread_atfork(Some(prepare), Some(in_parent), Some(in_child)) };
+        if rc != 0 {
+            eprintln!("rocprof-rs: cannot register fork handlers; a forked child will not be traced");
+        }
+    });
+}
+
+extern "C" fn prepare() {
+    super::trampoline("the fork prepare handler", (), || {
+        if let (Some(tool), Ok(sdk)) = (super::running(), crate::sdk::sdk())
+            && let Some(session) = tool.session.get()
+        {
+            let _ = session::flush(sdk.api(), session);
+        }
+    });
+    // Held across the fork, released on both sides (`release`).
+    std::mem::forget(SYMBOLS.lock());
+    if let Some(tool) = TOOL.get() {
+        std::mem::forget(tool.writer.lock());
+    }
+}
+
+/// Releases what `prepare` took.
+fn release() {
+    // SAFETY: `prepare` locked both and forgot the guards; this thread (the one that forked, or
+    // its image in the child) is the owner.
+    unsafe { SYMBOLS.force_unlock() };
+    if let Some(tool) = TOOL.get() {
+        // SAFETY: as above.
+        unsafe { tool.writer.force_unlock() };
+    }
+}
+
+extern "C" fn in_parent() {
+    release();
+}
+
+extern "C" fn in_child() {
+    release();
+    super::trampoline("the fork child handler", (), restart);
+}
+
+fn restart() {
+    let Some(tool) = TOOL.get() else { return };
+    let born_ns = clock::now_ns();
+    // The parent's writer thread is not in this process: joining it would wait forever.
+    std::mem::forget(tool.writer.lock().take());
+    let (Some(seed), true) = (tool.seed.get(), super::is_running()) else { return };
+    let config = tool.config.for_forked_child(&Placeholders::of_this_process(&config::process_vars()));
+    let (queue, receiver) = tool.new_queue();
+    let agents = match crate::sdk::sdk().map_err(crate::Error::from).and_then(|sdk| session::agents(sdk.api())) {
+        Ok(agents) => agents,
+        Err(e) => {
+            super::disable(&format!("in the forked child {}: {e}", std::process::id()));
+            return;
+        }
+    };
+    let tables = rows::Tables::new(config, seed.clone(), agents, born_ns);
+    match super::start_writer(tables, queue.clone(), receiver) {
+        Ok(writer) => *tool.writer.lock() = Some(writer),
+        Err(e) => {
+            super::disable(&format!("in the forked child {}: {e}", std::process::id()));
+            return;
+        }
+    }
+    let symbols = SYMBOLS.lock();
+    let mut batch = queue.batch();
+    for symbol in symbols.iter() {
+        queue.push(&mut batch, Record::Symbol(Box::new(symbol.clone())));
+    }
+    drop(symbols);
+    queue.send(batch);
+    signals::restart_in_child();
+}

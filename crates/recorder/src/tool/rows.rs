@@ -1,0 +1,660 @@
+//! Records to table rows, on the writer thread: names resolved, kernel filters applied, rows
+//! buffered per table and written as a row group when a table has enough of them.
+
+use rocprof_rs_format::Table;
+use std::collections::HashMap;
+use std::hash::BuildHasherDefault;
+use std::path::PathBuf;
+use std::sync::Arc;
+
+use parquet::file::metadata::KeyValue;
+
+use super::counter_rows::CounterRows;
+use super::records::{Api, Record, Symbol};
+use super::writer::Summary;
+use crate::config::Config;
+use crate::error::{Error, Result};
+use rocprof_rs_format::columns::AddressHasher;
+use rocprof_rs_format::files::TableFiles;
+use rocprof_rs_format::writer::{AnyTableWriter, TableWriter};
+use rocprof_rs_format::{self as tables, names};
+
+/// Rows a table buffers before handing them to its Parquet writer.
+const WRITE_ROWS: usize = 8192;
+
+/// Operation names by (buffer-tracing kind, operation), from the SDK's name queries.
+pub type OperationNames = HashMap<(u32, i32), Arc<str>>;
+
+/// What the writer knows of a kernel.
+#[derive(Debug, Clone)]
+pub struct Kernel {
+    pub name: Arc<str>,
+    pub symbol: Symbol,
+    /// Whether the name passes the include and exclude filters.
+    pub selected: bool,
+    /// Whether the symbol came from the backend rather than a stand-in for an unknown id.
+    announced: bool,
+}
+
+/// The per-table column buffers and files.
+pub struct Tables {
+    config: Config,
+    pid: u32,
+    operations: OperationNames,
+    kernels: HashMap<u64, Kernel, BuildHasherDefault<AddressHasher>>,
+    /// Dispatches seen per kernel display name, for the iteration range.
+    iterations: HashMap<Arc<str>, u64>,
+    filtered: u64,
+    /// In a forked child, when it was born: records that started earlier are the parent's.
+    born_ns: u64,
+    inherited: u64,
+    sdk_drops: HashMap<u64, u64>,
+    /// CUPTI's drops, which it reports as deltas.
+    cupti_drops: u64,
+    /// The `vendor` column's value: one backend per process.
+    vendor: Arc<str>,
+    nvtx: super::nvtx::Pairing,
+    metadata_path: PathBuf,
+    static_metadata: Vec<KeyValue>,
+    dispatch: TableWriter<tables::KernelDispatch>,
+    apis: [TableWriter<tables::ApiCall>; 4],
+    copy: TableWriter<tables::MemoryCopy>,
+    scratch: TableWriter<tables::ScratchMemory>,
+    allocation: TableWriter<tables::MemoryAllocation>,
+    marker: TableWriter<tables::Marker>,
+    symbol: TableWriter<tables::KernelSymbol>,
+    agent: TableWriter<tables::Agent>,
+    counters: CounterRows,
+}
+
+impl std::fmt::Debug for Tables {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Tables").field("pid", &self.pid).field("kernels", &self.kernels.len()).finish()
+    }
+}
+
+/// The buffer-tracing kinds of the four API tables, in `Tables::apis` order. CUDA's two
+/// callback domains get kinds of their own, far above the SDK's.
+pub const API_KINDS: [(Table, &[u32]); 4] = [
+    (Table::HipApi, &[rocprofiler_sdk_sys::ROCPROFILER_BUFFER_TRACING_HIP_RUNTIME_API]),
+    (
+        Table::HsaApi,
+        &[
+            rocprofiler_sdk_sys::ROCPROFILER_BUFFER_TRACING_HSA_CORE_API,
+            rocprofiler_sdk_sys::ROCPROFILER_BUFFER_TRACING_HSA_AMD_EXT_API,
+            rocprofiler_sdk_sys::ROCPROFILER_BUFFER_TRACING_HSA_IMAGE_EXT_API,
+            rocprofiler_sdk_sys::ROCPROFILER_BUFFER_TRACING_HSA_FINALIZE_EXT_API,
+        ],
+    ),
+    (Table::RcclApi, &[rocprofiler_sdk_sys::ROCPROFILER_BUFFER_TRACING_RCCL_API]),
+    (Table::CudaApi, &[CUDA_RUNTIME_API, CUDA_DRIVER_API]),
+];
+
+/// The operation-name kind of CUDA runtime launch calls (operation = CUPTI callback id).
+pub const CUDA_RUNTIME_API: u32 = 0x4355_0002;
+/// The operation-name kind of CUDA driver launch calls.
+pub const CUDA_DRIVER_API: u32 = 0x4355_0001;
+
+/// An operation's SDK name; an id the SDK did not name is kept visible rather than guessed.
+fn op_name(names: &OperationNames, kind: u32, operation: i32) -> &Arc<str> {
+    static UNKNOWN: std::sync::LazyLock<Arc<str>> = std::sync::LazyLock::new(|| Arc::from("UNKNOWN_OPERATION"));
+    names.get(&(kind, operation)).unwrap_or(&UNKNOWN)
+}
+
+fn dur(start: u64, end: u64) -> i64 {
+    end.saturating_sub(start) as i64
+}
+
+impl Tables {
+    /// Tables for `config`, with the run's metadata in every file and the agent table filled.
+    /// `born_ns` is when a forked child began (0 for a process that was not forked).
+    pub fn new(config: Config, seed: super::Seed, agents: tables::Agent, born_ns: u64) -> Tables {
+        let super::Seed { operations, backend, counters } = seed;
+        let mut metadata = super::run_metadata(&config, &backend);
+        let counters = counters.unwrap_or_default();
+        if !counters.names.is_empty() {
+            metadata.push(KeyValue::new("rocprof_rs.counter_groups".into(), counters.plan_json.clone()));
+            metadata.push(KeyValue::new("rocprof_rs.counter_passes".into(), counters.passes.to_string()));
+        }
+        let options = config.write_options();
+        let api = |i: usize| TableWriter::new(&options, API_KINDS[i].0, metadata.clone());
+        Tables {
+            pid: std::process::id(),
+            metadata_path: config.output_dir.join(format!("{}.metadata.json", config.output_name)),
+            static_metadata: metadata.clone(),
+            dispatch: TableWriter::new(&options, Table::KernelDispatch, metadata.clone()),
+            apis: [api(0), api(1), api(2), api(3)],
+            copy: TableWriter::new(&options, Table::MemoryCopy, metadata.clone()),
+            scratch: TableWriter::new(&options, Table::ScratchMemory, metadata.clone()),
+            allocation: TableWriter::new(&options, Table::MemoryAllocation, metadata.clone()),
+            marker: TableWriter::new(&options, Table::Marker, metadata.clone()),
+            symbol: TableWriter::new(&options, Table::KernelSymbol, metadata.clone()),
+            agent: TableWriter::with_rows(&options, Table::Agent, metadata.clone(), agents),
+            counters: CounterRows::new(&config, counters.names, &metadata),
+            operations,
+            kernels: HashMap::default(),
+            iterations: HashMap::new(),
+            filtered: 0,
+            born_ns,
+            inherited: 0,
+            sdk_drops: HashMap::new(),
+            cupti_drops: 0,
+            vendor: backend.vendor().clone(),
+            nvtx: Default::default(),
+            config,
+        }
+    }
+
+    /// Adds a batch of records, writing row groups as tables fill.
+    pub fn add(&mut self, batch: &[Record]) -> Result<()> {
+        for record in batch {
+            self.add_one(record);
+        }
+        self.write_full()
+    }
+
+    fn add_one(&mut self, record: &Record) {
+        if self.born_ns > 0 && record.start_ns().is_some_and(|start| start < self.born_ns) {
+            // Copied into a forked child's SDK buffer before the fork: the parent writes it.
+            self.inherited += 1;
+            return;
+        }
+        let pid = self.pid;
+        match record {
+            Record::Dispatch(d) => self.add_dispatch(&DispatchRow::amd(d)),
+            Record::CudaKernel(k) => self.add_dispatch(&DispatchRow::cuda(k)),
+            Record::Api(a) => self.add_api(a),
+            Record::Copy(c) => {
+                let op =
+                    op_name(&self.operations, rocprofiler_sdk_sys::ROCPROFILER_BUFFER_TRACING_MEMORY_COPY, c.operation);
+                let t = &mut self.copy.rows;
+                t.push(tables::MemoryCopyRow {
+                    operation: op,
+                    start_ns: c.start_ns as i64,
+                    end_ns: c.end_ns as i64,
+                    duration_ns: dur(c.start_ns, c.end_ns),
+                    bytes: c.bytes,
+                    src_agent_id: c.src_agent_id,
+                    dst_agent_id: c.dst_agent_id,
+                    src_address: c.src_address,
+                    dst_address: c.dst_address,
+                    correlation_id: c.correlation_id,
+                    thread_id: c.thread_id,
+                    pid,
+                    vendor: &self.vendor,
+                    stream_id: c.stream_id.map(|s| s as i32),
+                });
+            }
+            Record::Scratch(s) => {
+                let op = op_name(
+                    &self.operations,
+                    rocprofiler_sdk_sys::ROCPROFILER_BUFFER_TRACING_SCRATCH_MEMORY,
+                    s.operation,
+                );
+                let t = &mut self.scratch.rows;
+                t.push(tables::ScratchMemoryRow {
+                    operation: op,
+                    start_ns: s.start_ns as i64,
+                    end_ns: s.end_ns as i64,
+                    duration_ns: dur(s.start_ns, s.end_ns),
+                    bytes: s.bytes,
+                    flags: s.flags,
+                    agent_id: s.agent_id,
+                    queue_id: s.queue_id,
+                    correlation_id: s.correlation_id,
+                    thread_id: s.thread_id,
+                    pid,
+                });
+            }
+            Record::Allocation(a) => {
+                let op = op_name(
+                    &self.operations,
+                    rocprofiler_sdk_sys::ROCPROFILER_BUFFER_TRACING_MEMORY_ALLOCATION,
+                    a.operation,
+                );
+                let t = &mut self.allocation.rows;
+                t.push(tables::MemoryAllocationRow {
+                    operation: op,
+                    start_ns: a.start_ns as i64,
+                    end_ns: a.end_ns as i64,
+                    duration_ns: dur(a.start_ns, a.end_ns),
+                    address: a.address,
+                    bytes: a.bytes,
+                    agent_id: a.agent_id,
+                    correlation_id: a.correlation_id,
+                    thread_id: a.thread_id,
+                    pid,
+                });
+            }
+            Record::Marker(m) => {
+                let op = op_name(&self.operations, super::names::MARKER_RANGE_KIND, m.operation).clone();
+                self.add_marker(m, &op, None);
+            }
+            Record::NvtxEdge(edge) => {
+                if let Some(range) = self.nvtx.add(edge) {
+                    let op = if range.instant { "nvtx_mark" } else { "nvtx_range" };
+                    self.add_marker(&range.marker, op, range.domain.as_deref());
+                }
+            }
+            Record::Device(device) => self.add_device(device),
+            Record::CuptiDrops(n) => self.cupti_drops += n,
+            Record::Symbol(s) => self.add_symbol(s),
+            Record::CounterDispatch(h) => self.counters.header(h, &self.kernels),
+            Record::CounterValue(v) => self.counters.value(v, &self.kernels),
+            Record::SdkDrops { buffer, count } => {
+                let seen = self.sdk_drops.entry(*buffer).or_default();
+                *seen = (*seen).max(*count);
+            }
+        }
+    }
+
+    /// Inlined into each vendor's call, so the row's values go from the record into the
+    /// columns without a `DispatchRow` in memory between them.
+    #[inline(always)]
+    fn add_dispatch(&mut self, d: &DispatchRow) {
+        // Borrowed, not cloned: this runs once per dispatch.
+        let Some(kernel) = self.kernels.get_mut(&d.kernel_id) else {
+            self.add_unannounced_dispatch(d);
+            return;
+        };
+        if !kernel.selected || !next_iteration_selected(&self.config, &mut self.iterations, &kernel.name) {
+            self.filtered += 1;
+            return;
+        }
+        if self.counters.enabled() {
+            self.counters.count_dispatch(d.kernel_id, d.agent_id);
+        }
+        let s = &kernel.symbol;
+        self.dispatch.rows.push(tables::KernelDispatchRow {
+            kernel_name: &kernel.name,
+            start_ns: d.start_ns as i64,
+            duration_ns: dur(d.start_ns, d.end_ns),
+            grid_x: d.grid[0],
+            grid_y: d.grid[1],
+            grid_z: d.grid[2],
+            block_x: d.block[0],
+            block_y: d.block[1],
+            block_z: d.block[2],
+            regs: d.registers.unwrap_or(s.arch_vgpr) as i32,
+            shared_mem: d.shared_mem as i32,
+            stream_id: d.stream_id,
+            end_ns: d.end_ns as i64,
+            dispatch_id: d.dispatch_id,
+            correlation_id: d.correlation_id,
+            external_id: d.external_id,
+            kernel_id: d.kernel_id,
+            agent_id: d.agent_id,
+            queue_id: d.queue_id,
+            thread_id: d.thread_id,
+            pid: self.pid,
+            mangled_name: &s.mangled,
+            accum_vgpr: s.accum_vgpr as i32,
+            sgpr: s.sgpr as i32,
+            scratch_size: d.scratch_size as i32,
+            kernarg_size: s.kernarg_size as i32,
+            pipe_id: d.pipe_id,
+            vendor: &self.vendor,
+            graph_id: d.graph_id,
+            graph_node_id: d.graph_node_id,
+            cluster_x: d.cluster[0] as i32,
+            cluster_y: d.cluster[1] as i32,
+            cluster_z: d.cluster[2] as i32,
+        });
+    }
+
+    fn add_marker(&mut self, m: &super::records::Marker, operation: &str, domain: Option<&str>) {
+        let t = &mut self.marker.rows;
+        t.push(tables::MarkerRow {
+            message: &m.message,
+            operation,
+            start_ns: m.start_ns as i64,
+            end_ns: m.end_ns as i64,
+            duration_ns: dur(m.start_ns, m.end_ns),
+            depth: m.depth,
+            correlation_id: m.correlation_id,
+            thread_id: m.thread_id,
+            pid: self.pid,
+            vendor: &self.vendor,
+            domain,
+        });
+    }
+
+    fn add_device(&mut self, d: &super::records::Device) {
+        let t = &mut self.agent.rows;
+        let (major, minor) = d.compute_capability;
+        t.push(tables::AgentRow {
+            agent_id: u64::from(d.id),
+            node_id: d.id,
+            logical_index: d.id as i32,
+            agent_type: "GPU",
+            name: &format!("sm_{major}{minor}"),
+            product_name: &d.name,
+            vendor_name: "NVIDIA",
+            model_name: &format!("{major}.{minor}"),
+            gfx_target_version: 0,
+            cu_count: d.multiprocessors,
+            simd_count: 0,
+            simd_per_cu: 0,
+            wave_front_size: d.threads_per_warp,
+            max_waves_per_cu: d.max_warps_per_multiprocessor,
+            num_xcc: 0,
+            lds_size_kb: d.shared_memory_per_multiprocessor / 1024,
+            max_engine_clock_mhz: d.core_clock_khz / 1000,
+            local_mem_bytes: d.global_memory_bytes,
+            device_id: d.id,
+            pid: self.pid,
+        });
+    }
+
+    fn add_api(&mut self, a: &Api) {
+        let Some(index) = API_KINDS.iter().position(|(_, kinds)| kinds.contains(&a.kind)) else { return };
+        let op = op_name(&self.operations, a.kind, a.operation);
+        let t = &mut self.apis[index].rows;
+        t.push(tables::ApiCallRow {
+            operation: op,
+            start_ns: a.start_ns as i64,
+            end_ns: a.end_ns as i64,
+            duration_ns: dur(a.start_ns, a.end_ns),
+            correlation_id: a.correlation_id,
+            ancestor_id: a.ancestor_id,
+            thread_id: a.thread_id,
+            pid: self.pid,
+        });
+    }
+
+    fn add_symbol(&mut self, s: &Symbol) {
+        if self.kernels.get(&s.kernel_id).is_some_and(|k| k.announced) {
+            // CUPTI's completion callbacks can each announce a kernel they meet first.
+            return;
+        }
+        let name: Arc<str> = names::display_name(&s.mangled, self.config.demangle, self.config.truncate_kernels).into();
+        let selected = self.config.kernel_include.as_ref().is_none_or(|re| re.is_match(&name))
+            && !self.config.kernel_exclude.as_ref().is_some_and(|re| re.is_match(&name));
+        let t = &mut self.symbol.rows;
+        t.push(tables::KernelSymbolRow {
+            kernel_id: s.kernel_id,
+            code_object_id: s.code_object_id,
+            kernel_name: &name,
+            mangled_name: &s.mangled,
+            kernarg_size: s.kernarg_size,
+            lds_size: s.group_segment_size,
+            scratch_size: s.private_segment_size,
+            sgpr: s.sgpr,
+            arch_vgpr: s.arch_vgpr,
+            accum_vgpr: s.accum_vgpr,
+            pid: self.pid,
+        });
+        self.kernels.insert(s.kernel_id, Kernel { name, symbol: s.clone(), selected, announced: true });
+    }
+
+    /// A dispatch of a kernel not yet known: its stand-in registered first.
+    #[cold]
+    #[inline(never)]
+    fn add_unannounced_dispatch(&mut self, d: &DispatchRow) {
+        self.register_unannounced(d.kernel_id);
+        if self.kernels.contains_key(&d.kernel_id) {
+            self.add_dispatch(d);
+        }
+    }
+
+    /// Registers a stand-in for a kernel the SDK never announced (it always does), so its
+    /// dispatches still get rows, named by id.
+    #[cold]
+    fn register_unannounced(&mut self, kernel_id: u64) {
+        let symbol = Symbol {
+            kernel_id,
+            code_object_id: 0,
+            mangled: format!("<unregistered kernel {kernel_id}>").into(),
+            kernarg_size: 0,
+            group_segment_size: 0,
+            private_segment_size: 0,
+            sgpr: 0,
+            arch_vgpr: 0,
+            accum_vgpr: 0,
+        };
+        self.add_symbol(&symbol);
+        if let Some(kernel) = self.kernels.get_mut(&kernel_id) {
+            kernel.announced = false;
+        }
+    }
+
+    /// Hands every table with enough rows to its writer.
+    fn write_full(&mut self) -> Result<()> {
+        self.write_tables(false, &[])
+    }
+
+    fn write_tables(&mut self, all: bool, closing: &[KeyValue]) -> Result<()> {
+        // Rows go to the Parquet writer in small batches, which it encodes and compresses into
+        // the open row group at once: memory holds a row group compressed, not as raw arrays.
+        let limit = if all { 1 } else { self.config.row_group_rows.min(WRITE_ROWS) };
+        let closing = || closing.to_vec();
+        for writer in self.writers_mut() {
+            writer.write_if(limit, &closing)?;
+        }
+        Ok(())
+    }
+
+    /// Rotates files open longer than the rotation period.
+    pub fn rotate_due(&mut self) -> Result<()> {
+        if self.config.rotate_seconds == 0 {
+            return Ok(());
+        }
+        let closing = vec![KeyValue::new("rocprof_rs.end_ns".into(), super::clock::now_ns().to_string())];
+        for files in self.files_mut() {
+            if files.due_by_time() {
+                files.close(closing.clone())?;
+            }
+        }
+        Ok(())
+    }
+
+    /// At the end of the run: what only the whole run gives (the per-kernel counter
+    /// aggregates), then every buffered row, and every file completed.
+    pub fn finish(&mut self, closing: &[KeyValue]) -> Result<()> {
+        self.counters.finish(&self.kernels);
+        self.complete(closing)
+    }
+
+    /// Writes every buffered row and completes every open file.
+    pub fn complete(&mut self, closing: &[KeyValue]) -> Result<()> {
+        self.write_tables(true, closing)?;
+        for files in self.files_mut() {
+            files.close(closing.to_vec())?;
+        }
+        Ok(())
+    }
+
+    /// After an I/O error: forgets buffered rows, returning how many records they held (the
+    /// catalog tables and the per-kernel aggregates are not records).
+    pub fn abandon(&mut self) -> u64 {
+        self.writers_mut()
+            .into_iter()
+            .filter(|w| !w.table().is_catalog() && w.table() != Table::KernelCounter)
+            .map(|w| w.discard())
+            .sum()
+    }
+
+    fn writers_mut(&mut self) -> Vec<&mut dyn AnyTableWriter> {
+        let mut all: Vec<&mut dyn AnyTableWriter> = vec![
+            &mut self.dispatch,
+            &mut self.copy,
+            &mut self.scratch,
+            &mut self.allocation,
+            &mut self.marker,
+            &mut self.symbol,
+            &mut self.agent,
+            &mut self.counters.values,
+            &mut self.counters.kernels,
+        ];
+        all.extend(self.apis.iter_mut().map(|a| a as &mut dyn AnyTableWriter));
+        all
+    }
+
+    fn files_mut(&mut self) -> Vec<&mut TableFiles> {
+        self.writers_mut().into_iter().map(|w| w.files_mut()).collect()
+    }
+
+    fn files(&self) -> Vec<(Table, &TableFiles)> {
+        let mut all: Vec<&dyn AnyTableWriter> = vec![
+            &self.dispatch,
+            &self.copy,
+            &self.scratch,
+            &self.allocation,
+            &self.marker,
+            &self.symbol,
+            &self.agent,
+            &self.counters.values,
+            &self.counters.kernels,
+        ];
+        all.extend(self.apis.iter().map(|a| a as &dyn AnyTableWriter));
+        all.into_iter().map(|w| (w.table(), w.files())).collect()
+    }
+
+    /// Rows written per table, for tables the configuration traces (plus symbols and agents).
+    pub fn rows_written(&self) -> Vec<(Table, u64)> {
+        let traced = |table: Table| match table {
+            Table::KernelSymbol | Table::Agent => true,
+            Table::Counter | Table::KernelCounter => self.counters.enabled(),
+            _ => self.config.domains.iter().any(|d| d.table() == table),
+        };
+        self.files().into_iter().filter(|&(t, _)| traced(t)).map(|(t, f)| (t, f.rows_written)).collect()
+    }
+
+    /// Completed files.
+    pub fn files_written(&self) -> usize {
+        self.files().iter().map(|(_, f)| f.files.len()).sum()
+    }
+
+    /// The SDK's drop count, summed over buffers (CUPTI's, on NVIDIA).
+    pub fn sdk_dropped(&self) -> u64 {
+        self.sdk_drops.values().sum::<u64>() + self.cupti_drops
+    }
+
+    /// Dispatches the filters left out.
+    pub fn filtered(&self) -> u64 {
+        self.filtered
+    }
+
+    /// The run's metadata file, `<stem>.metadata.json`, rewritten whole each time.
+    pub fn write_run_metadata(&self, summary: &Summary) -> Result<()> {
+        let mut fields: Vec<String> = self
+            .static_metadata
+            .iter()
+            .map(|kv| format!("{:?}:{}", kv.key, json_string(kv.value.as_deref())))
+            .collect();
+        fields.push(format!("\"rocprof_rs.end_ns\":\"{}\"", super::clock::now_ns()));
+        fields.push(format!("\"records\":{}", summary.rows_json()));
+        fields.push(format!("\"dropped\":{}", summary.dropped_json()));
+        fields.push(format!("\"filtered\":{}", summary.filtered));
+        if self.counters.enabled() {
+            fields.push(format!("\"counter_samples\":{}", self.counters.coverage_json()));
+            fields.push(format!("\"counter_dispatches_incomplete\":{}", self.counters.incomplete));
+        }
+        if self.nvtx.unclosed() > 0 {
+            fields.push(format!("\"unclosed_nvtx_ranges\":{}", self.nvtx.unclosed()));
+        }
+        if self.born_ns > 0 {
+            fields.push(format!("\"forked_at_ns\":{}", self.born_ns));
+            fields.push(format!("\"left_to_the_parent\":{}", self.inherited));
+        }
+        fields.push(format!("\"error\":{}", json_string(summary.error.as_deref())));
+        let text = format!("{{\n  {}\n}}\n", fields.join(",\n  "));
+        let io = |e| Error::Io { path: self.metadata_path.display().to_string(), source: e };
+        std::fs::create_dir_all(&self.config.output_dir).map_err(io)?;
+        let partial = self.metadata_path.with_extension("json.partial");
+        std::fs::write(&partial, text).map_err(io)?;
+        std::fs::rename(&partial, &self.metadata_path).map_err(io)
+    }
+}
+
+/// One `kernel_dispatch` row's values, from either vendor's record.
+struct DispatchRow {
+    start_ns: u64,
+    end_ns: u64,
+    grid: [i64; 3],
+    block: [i32; 3],
+    /// The dispatch's own register count (CUDA reports it per launch); else the symbol's.
+    registers: Option<u32>,
+    shared_mem: u32,
+    scratch_size: u32,
+    stream_id: Option<i32>,
+    dispatch_id: u64,
+    correlation_id: u64,
+    external_id: u64,
+    kernel_id: u64,
+    agent_id: u64,
+    queue_id: u64,
+    thread_id: u64,
+    pipe_id: Option<i32>,
+    graph_id: u32,
+    graph_node_id: u64,
+    cluster: [u32; 3],
+}
+
+impl DispatchRow {
+    fn amd(d: &super::records::Dispatch) -> DispatchRow {
+        DispatchRow {
+            start_ns: d.start_ns,
+            end_ns: d.end_ns,
+            grid: d.grid.map(i64::from),
+            block: d.workgroup.map(|w| w as i32),
+            registers: None,
+            shared_mem: d.group_segment_size,
+            scratch_size: d.private_segment_size,
+            stream_id: None,
+            dispatch_id: d.dispatch_id,
+            correlation_id: d.correlation_id,
+            external_id: d.external_id,
+            kernel_id: d.kernel_id,
+            agent_id: d.agent_id,
+            queue_id: d.queue_id,
+            thread_id: d.thread_id,
+            pipe_id: d.pipe_id,
+            graph_id: 0,
+            graph_node_id: 0,
+            cluster: [0; 3],
+        }
+    }
+
+    /// CUDA's grid is in blocks; the table's is in work-items, as the SDK's.
+    fn cuda(k: &super::records::CudaKernel) -> DispatchRow {
+        DispatchRow {
+            start_ns: k.start_ns,
+            end_ns: k.end_ns,
+            grid: [0, 1, 2].map(|i| i64::from(k.grid[i]) * i64::from(k.block[i])),
+            block: k.block,
+            registers: Some(u32::from(k.registers)),
+            shared_mem: (k.static_shared.max(0) + k.dynamic_shared.max(0)) as u32,
+            scratch_size: k.local_per_thread,
+            stream_id: Some(k.stream_id as i32),
+            dispatch_id: k.grid_id,
+            correlation_id: k.correlation_id,
+            external_id: 0,
+            kernel_id: k.kernel_id,
+            agent_id: u64::from(k.device_id),
+            queue_id: u64::from(k.stream_id),
+            thread_id: 0,
+            pipe_id: None,
+            graph_id: k.graph_id,
+            graph_node_id: k.graph_node_id,
+            cluster: k.cluster,
+        }
+    }
+}
+
+/// Counts the dispatch against its kernel's iterations and says whether the range keeps it.
+fn next_iteration_selected(config: &Config, iterations: &mut HashMap<Arc<str>, u64>, name: &Arc<str>) -> bool {
+    if config.kernel_iterations.is_all() {
+        return true;
+    }
+    let n = iterations.entry(name.clone()).or_default();
+    *n += 1;
+    config.kernel_iterations.contains(*n)
+}
+
+fn json_string(value: Option<&str>) -> String {
+    match value {
+        None => "null".into(),
+        Some(v) => serde_json::Value::String(v.to_owned()).to_string(),
+    }
+}

@@ -1,0 +1,223 @@
+//! The one writer thread: it drains the queue, turns records into table rows, and writes a row
+//! group whenever a table has `row_group_rows` of them.
+//!
+//! It is the only thread that touches Parquet, names or kernel facts, so none of that needs a
+//! lock. An I/O error does not stop it: it reports the error once, closes what it can and then
+//! keeps draining the queue, counting what it discards, so a producer blocked on a full queue in
+//! lossless mode is never left hanging.
+
+use std::sync::Arc;
+use std::thread::JoinHandle;
+use std::time::Duration;
+
+use crossbeam_channel::{Receiver, Sender, select};
+use parquet::file::metadata::KeyValue;
+
+use super::queue::{Batch, Queue};
+use super::records::Record;
+use super::rows::Tables;
+use crate::error::Result;
+
+/// Requests from the tool to its writer.
+#[derive(Debug)]
+pub enum Control {
+    /// Write everything received so far and complete the open files; reply when done.
+    Flush(Sender<()>),
+    /// Write everything, complete the files, and end the thread.
+    Stop,
+}
+
+/// What the writer did, for the metadata and the exit summary.
+#[derive(Debug, Clone, Default)]
+pub struct Summary {
+    /// Rows written per table.
+    pub rows: Vec<(rocprof_rs_format::Table, u64)>,
+    /// Completed files.
+    pub files: usize,
+    /// Records the SDK dropped (its cumulative `drop_count`, summed over buffers).
+    pub sdk_dropped: u64,
+    /// Records our queue dropped (drop policy with a full queue).
+    pub queue_dropped: u64,
+    /// Records discarded after an I/O error.
+    pub discarded: u64,
+    /// Dispatches left out by the kernel filters (not a loss: what was asked for).
+    pub filtered: u64,
+    /// The first I/O error, if any.
+    pub error: Option<String>,
+}
+
+/// Owns the writer thread; dropping it stops and joins the thread.
+#[derive(Debug)]
+pub struct WriterGuard {
+    control: Sender<Control>,
+    handle: Option<JoinHandle<Summary>>,
+}
+
+impl WriterGuard {
+    /// Starts the writer thread over `receiver`; `on_error` is called once, from the writer
+    /// thread, with the first I/O error.
+    pub fn start(
+        tables: Tables,
+        receiver: Receiver<Batch>,
+        queue: Arc<Queue>,
+        on_error: Box<dyn Fn(&crate::Error) + Send>,
+    ) -> std::io::Result<WriterGuard> {
+        let (control, control_rx) = crossbeam_channel::bounded(4);
+        let handle = std::thread::Builder::new().name("rocprof-rs-writer".into()).spawn(move || {
+            super::signals::block_on_this_thread();
+            Writer { tables, receiver, control: control_rx, queue, on_error, failed: None, discarded: 0 }.run()
+        })?;
+        Ok(WriterGuard { control, handle: Some(handle) })
+    }
+
+    /// Asks the writer to write and complete everything so far; waits at most `timeout`.
+    pub fn flush(&self, timeout: Duration) -> bool {
+        let (done, wait) = crossbeam_channel::bounded(1);
+        self.control.send(Control::Flush(done)).is_ok() && wait.recv_timeout(timeout).is_ok()
+    }
+
+    /// Stops the writer after it has written everything, and returns what it did.
+    pub fn stop(mut self) -> Summary {
+        self.stop_and_join()
+    }
+
+    fn stop_and_join(&mut self) -> Summary {
+        let _ = self.control.send(Control::Stop);
+        self.handle.take().and_then(|h| h.join().ok()).unwrap_or_default()
+    }
+}
+
+impl Drop for WriterGuard {
+    fn drop(&mut self) {
+        if self.handle.is_some() {
+            self.stop_and_join();
+        }
+    }
+}
+
+struct Writer {
+    tables: Tables,
+    receiver: Receiver<Batch>,
+    control: Receiver<Control>,
+    queue: Arc<Queue>,
+    on_error: Box<dyn Fn(&crate::Error) + Send>,
+    failed: Option<String>,
+    discarded: u64,
+}
+
+impl Writer {
+    fn run(mut self) -> Summary {
+        loop {
+            select! {
+                recv(self.receiver) -> batch => match batch {
+                    Ok(batch) => self.take(batch),
+                    Err(_) => break,
+                },
+                recv(self.control) -> request => match request {
+                    Ok(Control::Flush(done)) => {
+                        self.drain();
+                        self.complete_files(false);
+                        let _ = done.send(());
+                    }
+                    Ok(Control::Stop) | Err(_) => break,
+                },
+                default(Duration::from_millis(200)) => {
+                    if self.failed.is_none() {
+                        let result = self.tables.rotate_due();
+                        self.check(result);
+                    }
+                }
+            }
+        }
+        self.drain();
+        self.complete_files(true);
+        self.summary()
+    }
+
+    fn take(&mut self, batch: Batch) {
+        if self.failed.is_some() {
+            self.discarded += batch.iter().filter(|r| !matches!(r, Record::SdkDrops { .. })).count() as u64;
+        } else {
+            let result = self.tables.add(&batch);
+            self.check(result);
+        }
+        self.queue.recycle(batch);
+    }
+
+    fn drain(&mut self) {
+        while let Ok(batch) = self.receiver.try_recv() {
+            self.take(batch);
+        }
+    }
+
+    /// Completes the open files; at the end of the run (`last`), with the run's aggregates.
+    fn complete_files(&mut self, last: bool) {
+        if self.failed.is_none() {
+            let closing = self.closing_metadata();
+            let result = if last { self.tables.finish(&closing) } else { self.tables.complete(&closing) };
+            self.check(result);
+        }
+        if let Err(e) = self.tables.write_run_metadata(&self.summary())
+            && self.failed.is_none()
+        {
+            (self.on_error)(&e);
+        }
+    }
+
+    fn check(&mut self, result: Result<()>) {
+        if let Err(e) = result
+            && self.failed.is_none()
+        {
+            (self.on_error)(&e);
+            self.failed = Some(e.to_string());
+            self.discarded += self.tables.abandon();
+        }
+    }
+
+    fn closing_metadata(&self) -> Vec<KeyValue> {
+        let summary = self.summary();
+        vec![
+            KeyValue::new("rocprof_rs.end_ns".into(), crate::tool::clock::now_ns().to_string()),
+            KeyValue::new("rocprof_rs.records".into(), summary.rows_json()),
+            KeyValue::new("rocprof_rs.dropped".into(), summary.dropped_json()),
+        ]
+    }
+
+    fn summary(&self) -> Summary {
+        Summary {
+            rows: self.tables.rows_written(),
+            files: self.tables.files_written(),
+            sdk_dropped: self.tables.sdk_dropped(),
+            queue_dropped: self.queue.dropped(),
+            discarded: self.discarded,
+            filtered: self.tables.filtered(),
+            error: self.failed.clone(),
+        }
+    }
+}
+
+impl Summary {
+    /// Rows per table as a JSON object.
+    pub fn rows_json(&self) -> String {
+        let fields: Vec<String> = self.rows.iter().map(|(t, n)| format!("\"{t}\":{n}")).collect();
+        format!("{{{}}}", fields.join(","))
+    }
+
+    /// Drops as a JSON object: ours (queue full, writer failed) and the SDK's.
+    pub fn dropped_json(&self) -> String {
+        format!(
+            "{{\"queue\":{},\"sdk\":{},\"after_io_error\":{}}}",
+            self.queue_dropped, self.sdk_dropped, self.discarded
+        )
+    }
+
+    /// Every record lost, whoever lost it.
+    pub fn total_dropped(&self) -> u64 {
+        self.queue_dropped + self.sdk_dropped + self.discarded
+    }
+
+    /// Total rows.
+    pub fn total_rows(&self) -> u64 {
+        self.rows.iter().map(|(_, n)| n).sum()
+    }
+}
