@@ -19,9 +19,9 @@ use std::time::Instant;
 use parquet::arrow::ProjectionMask;
 use parquet::arrow::arrow_reader::{ArrowReaderMetadata, ArrowReaderOptions, ParquetRecordBatchReaderBuilder};
 use rocprof_rs::config::{Config, Placeholders};
-use rocprof_rs::tool::records::{Dispatch, Record};
-use rocprof_rs::tool::rows::Tables;
-use rocprof_rs::tool::{Backend, Seed};
+use rocprof_rs::pipeline::records::{Dispatch, Record};
+use rocprof_rs::pipeline::rows::Tables;
+use rocprof_rs::pipeline::run::{Library, Seed};
 use rocprof_rs_analysis::stats::{self, Options, Section};
 use rocprof_sim::kernels::CATALOG;
 
@@ -77,7 +77,7 @@ fn dataset(dir: &Path, rows: u64) {
     let config = Config::from_vars(&vars, &Placeholders::of_this_process(&vars)).unwrap();
     let seed = Seed {
         operations: Default::default(),
-        backend: Backend::RocprofilerSdk { version: (1, 0, 0) },
+        library: Library::RocprofilerSdk { version: (1, 0, 0) },
         counters: None,
     };
     let mut tables = Tables::new(config, seed, Default::default(), 0);

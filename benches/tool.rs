@@ -28,9 +28,9 @@ use std::process::Command;
 use std::time::Instant;
 
 use rocprof_rs::config::{Config, Placeholders};
-use rocprof_rs::tool::records::{Dispatch, Record};
-use rocprof_rs::tool::rows::Tables;
-use rocprof_rs::tool::{Backend, Seed};
+use rocprof_rs::pipeline::records::{Dispatch, Record};
+use rocprof_rs::pipeline::rows::Tables;
+use rocprof_rs::pipeline::run::{Library, Seed};
 use rocprof_sim::kernels::CATALOG;
 
 mod common;
@@ -436,7 +436,7 @@ fn writer_throughput(scratch: &Path, compression: &str) -> (f64, f64) {
         let config = Config::from_vars(&vars, &Placeholders::of_this_process(&vars)).unwrap();
         let seed = Seed {
             operations: Default::default(),
-            backend: Backend::RocprofilerSdk { version: (1, 0, 0) },
+            library: Library::RocprofilerSdk { version: (1, 0, 0) },
             counters: None,
         };
         let mut tables = Tables::new(config, seed, Default::default(), 0);

@@ -9,11 +9,11 @@ use std::sync::Arc;
 
 use arrow_array::RecordBatch;
 use parquet::arrow::arrow_reader::ParquetRecordBatchReaderBuilder;
+use rocprof_rs::backend::cupti::decode::{self, Activity, Names, Walker};
 use rocprof_rs::config::{Config, Placeholders};
-use rocprof_rs::tool::cupti::decode::{self, Activity, Names, Walker};
-use rocprof_rs::tool::records::{CudaKernel, Record};
-use rocprof_rs::tool::rows::Tables;
-use rocprof_rs::tool::{Backend, Seed};
+use rocprof_rs::pipeline::records::{CudaKernel, Record};
+use rocprof_rs::pipeline::rows::Tables;
+use rocprof_rs::pipeline::run::{Library, Seed};
 
 /// A fixture: the buffer's bytes and its sidecar, as the capture wrote them.
 struct Fixture {
@@ -227,8 +227,8 @@ fn the_seed_app_becomes_the_same_tables_as_an_amd_run() {
     .into();
     let config = Config::from_vars(&vars, &Placeholders::of_this_process(&vars)).unwrap();
     let seed = Seed {
-        operations: rocprof_rs::tool::cupti::names::operations(),
-        backend: Backend::Cupti { api_version: f.version, library: "fixture".into() },
+        operations: rocprof_rs::backend::cupti::names::operations(),
+        library: Library::Cupti { api_version: f.version, library: "fixture".into() },
         counters: None,
     };
     let mut tables = Tables::new(config, seed, Default::default(), 0);
@@ -238,7 +238,7 @@ fn the_seed_app_becomes_the_same_tables_as_an_amd_run() {
         if let Record::CudaKernel(k) = &record
             && announced.insert(k.kernel_id)
         {
-            batch.push(Record::Symbol(Box::new(rocprof_rs::tool::records::Symbol {
+            batch.push(Record::Symbol(Box::new(rocprof_rs::pipeline::records::Symbol {
                 kernel_id: k.kernel_id,
                 code_object_id: 0,
                 mangled: name.unwrap(),
@@ -377,7 +377,7 @@ fn a_dumped_run_decodes_to_what_the_application_says_it_did() {
         let memsets =
             records.iter().filter(|(r, _)| matches!(r, Record::Copy(c) if c.operation == 0x200)).count() as u64;
         assert_eq!((copies, memsets), (expect["copies"].as_u64().unwrap(), expect["memsets"].as_u64().unwrap()));
-        let mut pairing = rocprof_rs::tool::nvtx::Pairing::default();
+        let mut pairing = rocprof_rs::pipeline::nvtx::Pairing::default();
         let mut markers: Vec<String> = records
             .iter()
             .filter_map(|(r, _)| match r {

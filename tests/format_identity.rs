@@ -18,13 +18,13 @@ use std::sync::Arc;
 
 use parquet::file::metadata::ParquetMetaDataReader;
 use rocprof_rs::config::{Config, Placeholders};
-use rocprof_rs::tool::counting::CounterNames;
-use rocprof_rs::tool::records::{
+use rocprof_rs::pipeline::counter_rows::CounterNames;
+use rocprof_rs::pipeline::records::{
     Allocation, Api, Copy, CounterDispatch, CounterValue, CudaKernel, Device, Dispatch, Marker, NvtxEdge, Record,
     Scratch, Symbol,
 };
-use rocprof_rs::tool::rows::{CUDA_RUNTIME_API, Tables};
-use rocprof_rs::tool::{Backend, Seed};
+use rocprof_rs::pipeline::rows::{CUDA_RUNTIME_API, Tables};
+use rocprof_rs::pipeline::run::{Library, Seed};
 use rocprofiler_sdk_sys as sys;
 
 mod common;
@@ -270,7 +270,7 @@ fn cuda_records(n: usize) -> Vec<Record> {
     records
 }
 
-fn write_tool_dataset(dir: &Path, backend: Backend, records: &[Record], counters: Option<CounterNames>) {
+fn write_tool_dataset(dir: &Path, library: Library, records: &[Record], counters: Option<CounterNames>) {
     let operations = [
         (sys::ROCPROFILER_BUFFER_TRACING_HIP_RUNTIME_API, 0, "hipLaunchKernel"),
         (CUDA_RUNTIME_API, 211, "cudaLaunchKernel"),
@@ -278,7 +278,7 @@ fn write_tool_dataset(dir: &Path, backend: Backend, records: &[Record], counters
     .into_iter()
     .map(|(kind, op, name)| ((kind, op), Arc::from(name)))
     .collect();
-    let seed = Seed { operations, backend, counters };
+    let seed = Seed { operations, library, counters };
     let mut tables = Tables::new(config(dir), seed, Default::default(), 0);
     for batch in records.chunks(1000) {
         tables.add(batch).unwrap();
@@ -452,7 +452,7 @@ fn assert_same_as_golden(case: &str, written: &Path) {
 #[test]
 fn the_tool_writes_the_same_bytes_for_amd_records() {
     let dir = common::scratch("golden-amd");
-    write_tool_dataset(&dir, Backend::RocprofilerSdk { version: (1, 0, 0) }, &amd_records(6000), Some(counter_names()));
+    write_tool_dataset(&dir, Library::RocprofilerSdk { version: (1, 0, 0) }, &amd_records(6000), Some(counter_names()));
     assert_same_as_golden("tool-amd", &dir);
     let _ = std::fs::remove_dir_all(&dir);
 }
@@ -460,7 +460,7 @@ fn the_tool_writes_the_same_bytes_for_amd_records() {
 #[test]
 fn the_tool_writes_the_same_bytes_for_cupti_records() {
     let dir = common::scratch("golden-cuda");
-    let backend = Backend::Cupti { api_version: 130_000, library: "libcupti.so.13".into() };
+    let backend = Library::Cupti { api_version: 130_000, library: "libcupti.so.13".into() };
     write_tool_dataset(&dir, backend, &cuda_records(3000), None);
     assert_same_as_golden("tool-cupti", &dir);
     let _ = std::fs::remove_dir_all(&dir);

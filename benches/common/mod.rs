@@ -1,7 +1,7 @@
 //! What the benches share: the simulator's kernel catalog as the symbol records a run starts
 //! with, so dispatch rows get real names.
 
-use rocprof_rs::tool::records::{Record, Symbol};
+use rocprof_rs::pipeline::records::{Record, Symbol};
 use rocprof_sim::kernels::CATALOG;
 
 /// One symbol record per catalog kernel, kernel ids from 1.

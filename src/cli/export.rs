@@ -48,7 +48,7 @@ struct Written {
 pub fn export(args: ExportArgs) -> ExitCode {
     let result = match args.format {
         ExportFormat::Rocprofv3Csv => rocprof_rs_analysis::export::rocprofv3::export(&args.dir, &args.output),
-        ExportFormat::Rocpd => rocprof_rs_analysis::rocpd::write::export(&args.dir, &args.output),
+        ExportFormat::Rocpd => rocprof_rs_analysis::export::rocpd::export(&args.dir, &args.output),
         ExportFormat::Perfetto => {
             let file = if args.output.is_dir() { args.output.join("trace.pftrace") } else { args.output.clone() };
             rocprof_rs_analysis::export::perfetto::export(&args.dir, &file).map(|slices| {

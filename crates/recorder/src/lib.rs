@@ -10,16 +10,20 @@
 //! Layers, after cudarc: `rocprofiler_sdk_sys` (declarations and function tables) → [`error`]
 //! and [`handles`] (checked results and typed ids) → the services built on them.
 
+pub mod backend;
 pub mod compat;
 pub mod config;
 pub mod counters;
 pub mod error;
 pub mod guard;
 pub mod handles;
+pub mod lifecycle;
+pub mod pipeline;
 pub mod profiler;
 pub mod sdk;
-pub mod tool;
+mod signals;
+mod threads;
 
 pub use error::{Error, Result, Status};
+pub use pipeline::summary::Summary;
 pub use profiler::{Profiler, ProfilerBuilder, Region};
-pub use tool::writer::Summary;

@@ -36,9 +36,11 @@ use std::path::{Path, PathBuf};
 
 use parking_lot::Mutex;
 
+use crate::backend::amd::{self, Preset};
 use crate::config::{self, Compression, Config, Domain, Placeholders, Policy};
 use crate::error::{Error, Result, Status};
-use crate::tool::{self, Preset, writer::Summary};
+use crate::lifecycle;
+use crate::pipeline::summary::Summary;
 
 /// Settings for an in-process [`Profiler`]: the `ROCPROF_RS_*` variables under typed names.
 ///
@@ -194,7 +196,7 @@ impl ProfilerBuilder {
     /// the first HIP or HSA call.
     pub fn start(self) -> Result<Profiler> {
         let config = self.config()?;
-        if !tool::is_idle() {
+        if !lifecycle::is_idle() {
             return Err(Error::AlreadyConfigured);
         }
         let sdk = match &self.sdk_library {
@@ -203,11 +205,11 @@ impl ProfilerBuilder {
         };
         crate::compat::abi_checked_version(sdk)?;
         let output_dir = config.output_dir.clone();
-        *tool::PRESET.lock() = Some(Preset { config, paused: self.paused });
+        *amd::PRESET.lock() = Some(Preset { config, paused: self.paused });
         // SAFETY: the SDK's own entry point, given our `rocprofiler_configure`, which has the
         // configure signature; the SDK calls it (and our initialize) before returning.
-        let status = unsafe { (sdk.api().rocprofiler_force_configure)(Some(tool::rocprofiler_configure)) };
-        let unused = tool::PRESET.lock().take();
+        let status = unsafe { (sdk.api().rocprofiler_force_configure)(Some(amd::rocprofiler_configure)) };
+        let unused = amd::PRESET.lock().take();
         if let Some(status) = Status::from_raw(status) {
             return Err(if status == Status::ConfigurationLocked {
                 Error::TooLate(status)
@@ -219,8 +221,8 @@ impl ProfilerBuilder {
             // The SDK took the call but never asked us to configure.
             return Err(Error::Disabled("rocprofiler-sdk did not call the tool's configure".into()));
         }
-        if !tool::is_running() {
-            return Err(Error::Disabled(tool::disabled_because().unwrap_or_else(|| "it did not start".into())));
+        if !lifecycle::is_running() {
+            return Err(Error::Disabled(lifecycle::disabled_because().unwrap_or_else(|| "it did not start".into())));
         }
         Ok(Profiler { output_dir, collecting: Mutex::new(Collecting { paused: self.paused, regions: 0 }) })
     }
@@ -260,7 +262,7 @@ impl Profiler {
 
     /// Whether records are being collected now.
     pub fn is_collecting(&self) -> bool {
-        tool::is_running() && self.collecting.lock().on()
+        lifecycle::is_running() && self.collecting.lock().on()
     }
 
     fn change(&self, edit: impl FnOnce(&mut Collecting)) -> Result<()> {
@@ -270,7 +272,7 @@ impl Profiler {
         if before.on() == state.on() {
             return Ok(());
         }
-        tool::set_collecting(state.on()).inspect_err(|_| {
+        lifecycle::set_collecting(state.on()).inspect_err(|_| {
             // Nothing changed in the SDK, so nothing changes here.
             *state = before;
         })
@@ -295,12 +297,12 @@ impl Profiler {
 
     /// Writes everything collected so far into complete files, and keeps running.
     pub fn flush(&self) -> Result<()> {
-        if tool::flush() { Ok(()) } else { Err(Error::NotRunning) }
+        if lifecycle::flush() { Ok(()) } else { Err(Error::NotRunning) }
     }
 
     /// Ends the run: stops collecting, writes and closes every file, and says what was written.
     pub fn finish(self) -> Result<Summary> {
-        let summary = tool::finish().ok_or(Error::NotRunning)?;
+        let summary = lifecycle::finish().ok_or(Error::NotRunning)?;
         match &summary.error {
             Some(error) => Err(Error::Disabled(error.clone())),
             None => Ok(summary),
@@ -310,7 +312,7 @@ impl Profiler {
 
 impl Drop for Profiler {
     fn drop(&mut self) {
-        let _ = tool::finish();
+        let _ = lifecycle::finish();
     }
 }
 

@@ -3,4 +3,5 @@
 
 pub mod perfetto;
 pub mod proto;
+pub mod rocpd;
 pub mod rocprofv3;

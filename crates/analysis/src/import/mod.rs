@@ -6,6 +6,7 @@
 //! and column) leaves nothing behind.
 
 pub mod aggregate;
+pub mod rocpd;
 pub mod rocprof_v1;
 pub mod rocprof_v1_csv;
 pub mod rocprofv3;
@@ -98,8 +99,8 @@ fn import_into(inputs: &[PathBuf], staging: &Path, stem: &str) -> Result<(Vec<Im
             imported.push(Imported { input: shown, format: "rocprofv3 CSV", files: read, skipped: Vec::new() });
         } else {
             let head = read_head(input)?;
-            if crate::rocpd::read::looks_like(head.as_bytes()) {
-                let read = crate::rocpd::read::read(input, &mut sink)?;
+            if rocpd::looks_like(head.as_bytes()) {
+                let read = rocpd::read(input, &mut sink)?;
                 imported.push(Imported {
                     input: shown,
                     format: "rocpd SQLite",

@@ -1,4 +1,6 @@
-//! rocpd, rocprofv3's SQLite database (its default output from ROCm 7.0 on), written and read.
+//! rocpd, rocprofv3's SQLite database (its default output from ROCm 7.0 on): its schema and
+//! what both directions share. [`crate::export::rocpd`] writes it, [`crate::import::rocpd`]
+//! reads it.
 //!
 //! The schema is AMD's own SQL (`sql/`, unchanged), run as rocprofv3 runs it, so AMD's `rocpd`
 //! tools and their views (`kernels`, `regions`, `counters_collection`, `top_kernels`, ...) work
@@ -11,8 +13,6 @@
 //! collected without kernel tracing) say so there too and are dropped on the way back.
 
 pub mod agent;
-pub mod read;
-pub mod write;
 
 use std::hash::BuildHasher;
 
@@ -61,13 +61,13 @@ impl Identity {
     }
 
     /// The schema with this identity's names filled in.
-    fn schema(&self) -> impl Iterator<Item = (&'static str, String)> + '_ {
+    pub(crate) fn schema(&self) -> impl Iterator<Item = (&'static str, String)> + '_ {
         SCHEMA.iter().map(|(file, sql)| (*file, sql.replace("{{uuid}}", &self.suffix).replace("{{guid}}", &self.guid)))
     }
 }
 
 /// SQLite's 64-bit signed integers hold our unsigned ids bit for bit.
-fn int(value: u64) -> i64 {
+pub(crate) fn int(value: u64) -> i64 {
     value as i64
 }
 

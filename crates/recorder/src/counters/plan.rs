@@ -6,8 +6,8 @@
 //! fits. A derived counter is configured by its own id, so the SDK places every input of its
 //! expression in the same pass: the inputs can never be split apart.
 
-use super::request::Selection;
 use super::suggest::suggestions;
+use crate::config::counters::Selection;
 use crate::error::{Error, Result};
 
 /// What an agent offers, as far as choosing is concerned.

@@ -14,7 +14,6 @@
 use std::ffi::c_int;
 use std::sync::atomic::{AtomicPtr, Ordering};
 
-const SIGNALS: [c_int; 2] = [libc::SIGINT, libc::SIGTERM];
 /// How long a handler waits for the run to be written before letting the signal proceed.
 const WAIT_MS: c_int = 20_000;
 
@@ -83,13 +82,13 @@ pub fn install() {
     }
     // SAFETY: zeroed sigaction structs are valid out-parameters.
     let mut previous: [libc::sigaction; 2] = unsafe { std::mem::zeroed() };
-    for (i, &signal) in SIGNALS.iter().enumerate() {
+    for (i, &signal) in crate::threads::HANDLED_SIGNALS.iter().enumerate() {
         // SAFETY: querying the current action into a valid struct.
         unsafe { libc::sigaction(signal, std::ptr::null(), &mut previous[i]) };
     }
     let Some(installed) = serve_with(previous) else { return };
     INSTALLED.store(std::ptr::from_ref(installed).cast_mut(), Ordering::Release);
-    for &signal in &SIGNALS {
+    for &signal in &crate::threads::HANDLED_SIGNALS {
         // SAFETY: a zeroed sigaction is valid; we fill in the handler and flags.
         let mut action: libc::sigaction = unsafe { std::mem::zeroed() };
         action.sa_sigaction = on_signal as *const () as usize;
@@ -101,23 +100,8 @@ pub fn install() {
     }
 }
 
-/// Keeps SIGINT and SIGTERM off the calling thread, so the kernel delivers them to a thread
-/// whose handler can wait for this one.
-#[allow(clippy::multiple_unsafe_ops_per_block)]
-pub fn block_on_this_thread() {
-    // SAFETY: blocking the two signals on this thread only, with a valid set.
-    unsafe {
-        let mut set: libc::sigset_t = std::mem::zeroed();
-        libc::sigemptyset(&mut set);
-        for &signal in &SIGNALS {
-            libc::sigaddset(&mut set, signal);
-        }
-        libc::pthread_sigmask(libc::SIG_BLOCK, &set, std::ptr::null_mut());
-    }
-}
-
 fn serve(request: c_int, done: c_int) {
-    block_on_this_thread();
+    crate::threads::block_handled_signals();
     let mut byte = [0u8; 1];
     loop {
         // SAFETY: reading into a one-byte buffer from our pipe.
@@ -125,9 +109,9 @@ fn serve(request: c_int, done: c_int) {
         if n == 1 {
             let _ = std::panic::catch_unwind(|| {
                 if byte[0] == b'T' {
-                    super::finish();
+                    crate::lifecycle::finish();
                 } else {
-                    super::flush();
+                    crate::lifecycle::flush();
                 }
             });
             // SAFETY: writing one byte to our pipe.
@@ -146,7 +130,9 @@ fn serve(request: c_int, done: c_int) {
 #[allow(clippy::multiple_unsafe_ops_per_block)]
 extern "C" fn on_signal(signal: c_int, info: *mut libc::siginfo_t, context: *mut libc::c_void) {
     let Some(installed) = installed() else { return };
-    let Some(previous) = SIGNALS.iter().position(|&s| s == signal).and_then(|i| installed.previous.get(i)) else {
+    let Some(previous) =
+        crate::threads::HANDLED_SIGNALS.iter().position(|&s| s == signal).and_then(|i| installed.previous.get(i))
+    else {
         return;
     };
     if previous.sa_sigaction == libc::SIG_IGN {

@@ -6,7 +6,7 @@ use std::sync::Arc;
 use rocprofiler_sdk_sys::cupti as sys;
 
 use super::decode::{COPY_OPERATION_BASE, MEMSET_OPERATION};
-use crate::tool::rows::{CUDA_DRIVER_API, CUDA_RUNTIME_API, OperationNames};
+use crate::pipeline::rows::{CUDA_DRIVER_API, CUDA_RUNTIME_API, OperationNames};
 
 /// `CUpti_ActivityMemcpyKind` by value (cupti_activity.h), as `memory_copy.operation`.
 const COPY_KINDS: [&str; 11] = [

@@ -1,15 +1,16 @@
 //! The callbacks the SDK calls: each copies what it needs out of SDK-owned memory into
 //! [`Record`]s and hands them to the writer's queue. They never take a lock, and allocate only
-//! a batch when the pool has none to reuse (see [`super::queue`]).
+//! a batch when the pool has none to reuse (see [`crate::pipeline::queue`]).
 
 use std::cell::Cell;
 use std::ffi::{CStr, c_void};
 
 use rocprofiler_sdk_sys as sys;
 
-use super::records::{Allocation, Api, Copy, Dispatch, Marker, Record, Scratch, Symbol};
-use super::{Tool, clock, running, trampoline};
 use crate::compat;
+use crate::lifecycle::{Tool, running, trampoline};
+use crate::pipeline::clock;
+use crate::pipeline::records::{Allocation, Api, Copy, Dispatch, Marker, Record, Scratch, Symbol};
 
 /// Decodes one buffer record, or `None` for kinds this tool does not trace.
 ///

@@ -12,17 +12,17 @@ use std::sync::Arc;
 use rusqlite::{Connection, OpenFlags, Row};
 use serde_json::Value;
 
-use super::EXTRA;
-use super::agent::{AgentRow, Columns};
+use super::sink::{CounterRow, DispatchRow, Sink, SymbolRow};
 use crate::error::{Error, Result};
-use crate::import::sink::{CounterRow, DispatchRow, Sink, SymbolRow};
+use crate::rocpd::EXTRA;
+use crate::rocpd::agent::{AgentRow, Columns};
 
 /// Whether a file's first bytes are SQLite's.
 pub fn looks_like(head: &[u8]) -> bool {
     head.starts_with(b"SQLite format 3\0")
 }
 
-pub use crate::import::Read;
+pub use super::Read;
 
 /// Reads the database at `path` into `sink`.
 pub fn read(path: &Path, sink: &mut Sink) -> Result<Read> {

@@ -16,6 +16,7 @@ use parquet::file::metadata::KeyValue;
 use super::queue::{Batch, Queue};
 use super::records::Record;
 use super::rows::Tables;
+use super::summary::Summary;
 use crate::error::Result;
 
 /// Requests from the tool to its writer.
@@ -25,25 +26,6 @@ pub enum Control {
     Flush(Sender<()>),
     /// Write everything, complete the files, and end the thread.
     Stop,
-}
-
-/// What the writer did, for the metadata and the exit summary.
-#[derive(Debug, Clone, Default)]
-pub struct Summary {
-    /// Rows written per table.
-    pub rows: Vec<(rocprof_rs_format::Table, u64)>,
-    /// Completed files.
-    pub files: usize,
-    /// Records the SDK dropped (its cumulative `drop_count`, summed over buffers).
-    pub sdk_dropped: u64,
-    /// Records our queue dropped (drop policy with a full queue).
-    pub queue_dropped: u64,
-    /// Records discarded after an I/O error.
-    pub discarded: u64,
-    /// Dispatches left out by the kernel filters (not a loss: what was asked for).
-    pub filtered: u64,
-    /// The first I/O error, if any.
-    pub error: Option<String>,
 }
 
 /// Owns the writer thread; dropping it stops and joins the thread.
@@ -64,7 +46,7 @@ impl WriterGuard {
     ) -> std::io::Result<WriterGuard> {
         let (control, control_rx) = crossbeam_channel::bounded(4);
         let handle = std::thread::Builder::new().name("rocprof-rs-writer".into()).spawn(move || {
-            super::signals::block_on_this_thread();
+            crate::threads::block_handled_signals();
             Writer { tables, receiver, control: control_rx, queue, on_error, failed: None, discarded: 0 }.run()
         })?;
         Ok(WriterGuard { control, handle: Some(handle) })
@@ -177,7 +159,7 @@ impl Writer {
     fn closing_metadata(&self) -> Vec<KeyValue> {
         let summary = self.summary();
         vec![
-            KeyValue::new("rocprof_rs.end_ns".into(), crate::tool::clock::now_ns().to_string()),
+            KeyValue::new("rocprof_rs.end_ns".into(), crate::pipeline::clock::now_ns().to_string()),
             KeyValue::new("rocprof_rs.records".into(), summary.rows_json()),
             KeyValue::new("rocprof_rs.dropped".into(), summary.dropped_json()),
         ]
@@ -193,31 +175,5 @@ impl Writer {
             filtered: self.tables.filtered(),
             error: self.failed.clone(),
         }
-    }
-}
-
-impl Summary {
-    /// Rows per table as a JSON object.
-    pub fn rows_json(&self) -> String {
-        let fields: Vec<String> = self.rows.iter().map(|(t, n)| format!("\"{t}\":{n}")).collect();
-        format!("{{{}}}", fields.join(","))
-    }
-
-    /// Drops as a JSON object: ours (queue full, writer failed) and the SDK's.
-    pub fn dropped_json(&self) -> String {
-        format!(
-            "{{\"queue\":{},\"sdk\":{},\"after_io_error\":{}}}",
-            self.queue_dropped, self.sdk_dropped, self.discarded
-        )
-    }
-
-    /// Every record lost, whoever lost it.
-    pub fn total_dropped(&self) -> u64 {
-        self.queue_dropped + self.sdk_dropped + self.discarded
-    }
-
-    /// Total rows.
-    pub fn total_rows(&self) -> u64 {
-        self.rows.iter().map(|(_, n)| n).sum()
     }
 }

@@ -14,10 +14,10 @@ use std::sync::Arc;
 use rusqlite::{Connection, params};
 use serde_json::{Map, Value, json};
 
-use super::agent::AgentRow;
-use super::{EXTRA, Identity, int};
 use crate::error::{Error, Result};
 use crate::read::{Batch, batches};
+use crate::rocpd::agent::AgentRow;
+use crate::rocpd::{EXTRA, Identity, int};
 
 /// Tables in the order they are read; a dispatch precedes its counters.
 const RECORD_TABLES: [Table; 9] = [
@@ -674,7 +674,7 @@ impl Db {
 
     fn api(&mut self, table: Table, r: &Row) -> Result<()> {
         let function = r.text("operation")?;
-        let category = crate::export::rocprofv3::domain(table, &function);
+        let category = super::rocprofv3::domain(table, &function);
         let (correlation, ancestor) = (r.u64("correlation_id")?, r.u64("ancestor_id")?);
         let event = self.event(category, correlation, ancestor, 0, None)?;
         self.region(r.u64("thread_id")?, r.i64("start_ns")?, r.i64("end_ns")?, &function, event)

@@ -6,6 +6,8 @@
 //! front; a bad one yields an error naming the variable and what it accepts, and the tool stays
 //! off rather than guess.
 
+pub mod counters;
+
 use std::collections::BTreeMap;
 use std::path::PathBuf;
 
@@ -183,7 +185,7 @@ pub struct Config {
     /// Print the one-line summary at exit.
     pub summary: bool,
     /// Hardware counters to collect per dispatch, if any.
-    pub counters: Option<crate::counters::CounterRequest>,
+    pub counters: Option<counters::CounterRequest>,
     /// A fault to inject (tests only).
     pub fault: Option<Fault>,
 }
@@ -504,7 +506,7 @@ impl Config {
             rotate_rows: integer(env, ROTATE_ROWS, 10_000_000, (0, u64::MAX))?,
             rotate_seconds: integer(env, ROTATE_SECONDS, 0, (0, u64::MAX))?,
             summary: flag(env, SUMMARY, true)?,
-            counters: crate::counters::CounterRequest::from_env(env)?,
+            counters: counters::CounterRequest::from_env(env)?,
             fault: match env.get(TEST_FAULT).map(String::as_str) {
                 None | Some("") => None,
                 Some("panic-in-ingest") => Some(Fault::PanicInIngest),

@@ -110,7 +110,7 @@ impl Queue {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::tool::records::Record;
+    use crate::pipeline::records::Record;
 
     fn record() -> Record {
         Record::SdkDrops { buffer: 1, count: 0 }

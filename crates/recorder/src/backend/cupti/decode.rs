@@ -12,7 +12,7 @@ use std::sync::Arc;
 
 use rocprofiler_sdk_sys::cupti as sys;
 
-use crate::tool::records::{Copy, CudaKernel, Device, NvtxEdge, Record};
+use crate::pipeline::records::{Copy, CudaKernel, Device, NvtxEdge, Record};
 
 /// Where a record's pointer fields (kernel, marker, domain and device names) are read: CUPTI's
 /// own strings in a live process, a fixture's sidecar in a test.

@@ -17,8 +17,8 @@ use rocprofiler_sdk_sys::cupti as sys;
 
 use super::decode::{self, Activity, Names};
 use super::{CUDA, cupti};
-use crate::tool::records::{Record, Symbol};
-use crate::tool::{running, trampoline};
+use crate::lifecycle::{running, trampoline};
+use crate::pipeline::records::{Record, Symbol};
 
 /// Buffers out at once before requests are refused: with per-thread buffers, a process whose
 /// threads all launch work needs one each, and the writer falls behind only past this.

@@ -16,9 +16,13 @@ use std::sync::Once;
 
 use parking_lot::Mutex;
 
-use super::records::{Record, Symbol};
-use super::{TOOL, clock, rows, session, signals};
+use super::session;
 use crate::config::{self, Placeholders};
+use crate::lifecycle::{self, disable, trampoline};
+use crate::pipeline::clock;
+use crate::pipeline::records::{Record, Symbol};
+use crate::pipeline::rows::Tables;
+use crate::signals;
 
 /// Every kernel symbol the code-object callback has seen: few (one per kernel), and taken on
 /// the rare code-object load, never on a record path.
@@ -42,16 +46,14 @@ pub(super) fn install() {
 }
 
 extern "C" fn prepare() {
-    super::trampoline("the fork prepare handler", (), || {
-        if let (Some(tool), Ok(sdk)) = (super::running(), crate::sdk::sdk())
-            && let Some(session) = tool.session.get()
-        {
-            let _ = session::flush(sdk.api(), session);
+    trampoline("the fork prepare handler", (), || {
+        if let (Some(_), Some(amd)) = (lifecycle::running(), super::amd()) {
+            super::Backend::flush(amd);
         }
     });
     // Held across the fork, released on both sides (`release`).
     std::mem::forget(SYMBOLS.lock());
-    if let Some(tool) = TOOL.get() {
+    if let Some(tool) = lifecycle::installed() {
         std::mem::forget(tool.writer.lock());
     }
 }
@@ -61,7 +63,7 @@ fn release() {
     // SAFETY: `prepare` locked both and forgot the guards; this thread (the one that forked, or
     // its image in the child) is the owner.
     unsafe { SYMBOLS.force_unlock() };
-    if let Some(tool) = TOOL.get() {
+    if let Some(tool) = lifecycle::installed() {
         // SAFETY: as above.
         unsafe { tool.writer.force_unlock() };
     }
@@ -73,29 +75,29 @@ extern "C" fn in_parent() {
 
 extern "C" fn in_child() {
     release();
-    super::trampoline("the fork child handler", (), restart);
+    trampoline("the fork child handler", (), restart);
 }
 
 fn restart() {
-    let Some(tool) = TOOL.get() else { return };
+    let Some(tool) = lifecycle::installed() else { return };
     let born_ns = clock::now_ns();
     // The parent's writer thread is not in this process: joining it would wait forever.
     std::mem::forget(tool.writer.lock().take());
-    let (Some(seed), true) = (tool.seed.get(), super::is_running()) else { return };
+    let (Some(seed), true) = (tool.seed.get(), lifecycle::is_running()) else { return };
     let config = tool.config.for_forked_child(&Placeholders::of_this_process(&config::process_vars()));
     let (queue, receiver) = tool.new_queue();
     let agents = match crate::sdk::sdk().map_err(crate::Error::from).and_then(|sdk| session::agents(sdk.api())) {
         Ok(agents) => agents,
         Err(e) => {
-            super::disable(&format!("in the forked child {}: {e}", std::process::id()));
+            disable(&format!("in the forked child {}: {e}", std::process::id()));
             return;
         }
     };
-    let tables = rows::Tables::new(config, seed.clone(), agents, born_ns);
-    match super::start_writer(tables, queue.clone(), receiver) {
+    let tables = Tables::new(config, seed.clone(), agents, born_ns);
+    match lifecycle::start_writer(tables, queue.clone(), receiver) {
         Ok(writer) => *tool.writer.lock() = Some(writer),
         Err(e) => {
-            super::disable(&format!("in the forked child {}: {e}", std::process::id()));
+            disable(&format!("in the forked child {}: {e}", std::process::id()));
             return;
         }
     }

@@ -8,10 +8,8 @@
 use std::collections::BTreeMap;
 use std::path::Path;
 
-use super::presets::{self, Preset};
-use crate::config::{
-    COUNTER_INSTANCES, COUNTER_PASS, COUNTER_PASSES, COUNTER_PRESET, PMC, PMC_FILE, Variable, accepts,
-};
+use super::{COUNTER_INSTANCES, COUNTER_PASS, COUNTER_PASSES, COUNTER_PRESET, PMC, PMC_FILE, Variable, accepts};
+use crate::counters::presets::{self, Preset};
 use crate::error::{Error, Result};
 
 /// Which counters.
@@ -146,7 +144,7 @@ pub fn parse_input(text: &str, path: &str) -> Result<Vec<Vec<String>>> {
 
 /// The counter variables, for the README and `--help` (from the same table as the others).
 pub fn variables() -> impl Iterator<Item = &'static Variable> {
-    crate::config::VARIABLES
+    super::VARIABLES
         .iter()
         .filter(|v| [PMC, PMC_FILE, COUNTER_PRESET, COUNTER_INSTANCES, COUNTER_PASSES, COUNTER_PASS].contains(&v.name))
 }

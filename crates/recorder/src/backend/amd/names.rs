@@ -7,11 +7,8 @@ use std::sync::Arc;
 use rocprofiler_sdk_sys as sys;
 use sys::sdk::SdkApi;
 
-use super::rows::OperationNames;
-
-/// The key under which callback-tracing ROCTx range operations are stored, apart from the
-/// buffer-tracing kinds (whose numbering it cannot collide with).
-pub const MARKER_RANGE_KIND: u32 = 0x8000_0000 | sys::ROCPROFILER_CALLBACK_TRACING_MARKER_CORE_RANGE_API;
+use crate::pipeline::records::MARKER_RANGE_KIND;
+use crate::pipeline::rows::OperationNames;
 
 /// Every operation name of the buffer-tracing `kinds` and of the ROCTx range callbacks.
 pub fn operation_names(api: &SdkApi, kinds: &[u32]) -> OperationNames {
@@ -37,7 +34,7 @@ pub fn operation_names(api: &SdkApi, kinds: &[u32]) -> OperationNames {
 fn operations(api: &SdkApi, kind: u32, callback: bool) -> Vec<i32> {
     unsafe extern "C" fn visit(_kind: u32, op: i32, data: *mut c_void) -> c_int {
         // Zero continues the iteration; the SDK stops at the first non-zero.
-        super::trampoline("the operation iteration", 1, || {
+        crate::lifecycle::trampoline("the operation iteration", 1, || {
             // SAFETY: `data` is the Vec below, alive for the iteration.
             unsafe { (*data.cast::<Vec<i32>>()).push(op) };
             0

@@ -8,9 +8,9 @@ use rocprofiler_sdk_sys as sys;
 use sys::sdk::SdkApi;
 
 use super::ingest;
-use super::rows::API_KINDS;
 use crate::config::{Config, Domain, Policy};
 use crate::error::{Result, check};
+use crate::pipeline::rows::API_KINDS;
 use rocprof_rs_format as tables;
 
 /// The SDK objects of one run.

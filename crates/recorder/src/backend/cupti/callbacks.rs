@@ -9,9 +9,10 @@ use std::ffi::{CStr, c_char, c_void};
 
 use rocprofiler_sdk_sys::cupti::{self as sys, Cupti};
 
-use crate::tool::records::{Api, Record};
-use crate::tool::rows::{CUDA_DRIVER_API, CUDA_RUNTIME_API};
-use crate::tool::{clock, running, trampoline};
+use crate::lifecycle::{running, trampoline};
+use crate::pipeline::clock;
+use crate::pipeline::records::{Api, Record};
+use crate::pipeline::rows::{CUDA_DRIVER_API, CUDA_RUNTIME_API};
 
 /// Claims CUPTI's single subscriber slot, before anything else: without it, registering buffer
 /// callbacks would silently take another tool's records.

@@ -28,13 +28,18 @@ pub mod names;
 use std::ffi::{c_int, c_void};
 use std::path::PathBuf;
 use std::sync::OnceLock;
-use std::sync::atomic::{AtomicPtr, AtomicU64, Ordering};
+use std::sync::atomic::{AtomicU64, Ordering};
 
 use parking_lot::Mutex;
 use rocprofiler_sdk_sys::cupti::{self as sys, Cupti};
 
-use super::{Backend, CONFIGURED, IDLE, RUNNING, STATE, Seed, TOOL, Tool, disable, trampoline};
+use super::Backend;
 use crate::config::{Config, Domain};
+use crate::error::Error;
+use crate::lifecycle::{self, disable, trampoline};
+use crate::pipeline::clock;
+use crate::pipeline::rows::Tables;
+use crate::pipeline::run::{Library, Seed};
 use rocprof_rs_format as tables;
 
 /// The process's CUPTI, once loaded: by whichever of the two injection entries comes first.
@@ -109,7 +114,7 @@ pub unsafe extern "C" fn InitializeInjectionNvtx2(get_export_table: *const c_voi
 }
 
 fn initialize() -> Result<(), String> {
-    if STATE.compare_exchange(IDLE, CONFIGURED, Ordering::AcqRel, Ordering::Acquire).is_err() {
+    if !lifecycle::claim() {
         return Ok(());
     }
     let config = Config::from_process_env().map_err(|e| e.to_string())?;
@@ -144,13 +149,11 @@ fn initialize() -> Result<(), String> {
     let library = cupti.path().map(|p| p.display().to_string()).unwrap_or_default();
     let seed = Seed {
         operations: names::operations(),
-        backend: Backend::Cupti { api_version: version, library },
+        library: Library::Cupti { api_version: version, library },
         counters: None,
     };
     start(config, seed)?;
-    enable(cupti, subscriber);
-    flush::start_thread();
-    super::signals::install();
+    crate::signals::install();
     flush::install_fork_handlers();
     // SAFETY: a plain `extern "C" fn()`.
     if unsafe { libc::atexit(flush::at_exit) } != 0 {
@@ -161,29 +164,42 @@ fn initialize() -> Result<(), String> {
 
 /// The tool, its writer and its tables: the same as the AMD backend's, bar the seed.
 fn start(config: Config, seed: Seed) -> Result<(), String> {
-    let tool = Tool {
-        queue: AtomicPtr::new(std::ptr::null_mut()),
-        writer: Default::default(),
-        session: OnceLock::new(),
-        seed: OnceLock::new(),
-        config,
-    };
-    if TOOL.set(tool).is_err() {
-        return Err("the tool was already set up in this process".into());
-    }
-    let tool = TOOL.get().ok_or("the tool is not set up")?;
+    let tool = lifecycle::install(config).ok_or("the tool was already set up in this process")?;
     let seed = tool.seed.get_or_init(|| seed).clone();
-    let (queue, receiver) = tool.new_queue();
-    let tables = super::rows::Tables::new(tool.config.clone(), seed, tables::Agent::default(), 0);
-    *tool.writer.lock() = Some(super::start_writer(tables, queue, receiver).map_err(|e| e.to_string())?);
-    STATE.store(RUNNING, Ordering::Release);
-    Ok(())
+    let receiving = tool.new_queue();
+    let tables = Tables::new(tool.config.clone(), seed, tables::Agent::default(), 0);
+    let cuda = CUDA.get().ok_or("CUPTI is not set up")?;
+    lifecycle::start(tool, tables, receiving, cuda).map_err(|e| e.to_string())
+}
+
+impl Backend for Cuda {
+    /// The activity kinds and callbacks, then the thread that flushes CUPTI every second.
+    fn start(&self) -> crate::Result<()> {
+        if let Some(cupti) = cupti() {
+            enable(cupti, self.subscriber);
+        }
+        flush::start_thread();
+        Ok(())
+    }
+
+    /// CUPTI's activity kinds cannot be paused per region: a region is the whole run here.
+    fn set_collecting(&self, _on: bool) -> crate::Result<()> {
+        Err(Error::NotRunning)
+    }
+
+    fn flush(&self) {
+        flush(true);
+    }
+
+    fn finish(&self) {
+        finish();
+    }
 }
 
 /// The activity kinds and callbacks the configuration asks for. DEVICE always: it fills the
 /// agent table, which analysis needs to find the GPU's specs.
 fn enable(cupti: &Cupti, subscriber: usize) {
-    let domains = TOOL.get().map(|t| t.config.domains).unwrap_or_default();
+    let domains = lifecycle::installed().map(|t| t.config.domains).unwrap_or_default();
     let mut kinds = vec![("DEVICE", sys::CUPTI_ACTIVITY_KIND_DEVICE)];
     if domains.contains(Domain::Kernel) {
         // Never KERNEL: it serialises every kernel launch.
@@ -247,14 +263,9 @@ pub(super) fn finish() {
     }
 }
 
-/// Whether this process runs the CUDA backend.
-pub(super) fn active() -> bool {
-    CUDA.get().is_some()
-}
-
 /// CUPTI's clock callback: CLOCK_BOOTTIME, the clock of every table.
 extern "C" fn timestamp() -> u64 {
-    trampoline("the CUPTI clock", 0, super::clock::now_ns)
+    trampoline("the CUPTI clock", 0, clock::now_ns)
 }
 
 fn check(cupti: &Cupti, rc: sys::CUptiResult, what: &str) -> Result<(), String> {

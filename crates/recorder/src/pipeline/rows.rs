@@ -11,7 +11,7 @@ use parquet::file::metadata::KeyValue;
 
 use super::counter_rows::CounterRows;
 use super::records::{Api, Record, Symbol};
-use super::writer::Summary;
+use super::summary::Summary;
 use crate::config::Config;
 use crate::error::{Error, Result};
 use rocprof_rs_format::columns::AddressHasher;
@@ -108,9 +108,9 @@ fn dur(start: u64, end: u64) -> i64 {
 impl Tables {
     /// Tables for `config`, with the run's metadata in every file and the agent table filled.
     /// `born_ns` is when a forked child began (0 for a process that was not forked).
-    pub fn new(config: Config, seed: super::Seed, agents: tables::Agent, born_ns: u64) -> Tables {
-        let super::Seed { operations, backend, counters } = seed;
-        let mut metadata = super::run_metadata(&config, &backend);
+    pub fn new(config: Config, seed: super::run::Seed, agents: tables::Agent, born_ns: u64) -> Tables {
+        let super::run::Seed { operations, library, counters } = seed;
+        let mut metadata = super::run::run_metadata(&config, &library);
         let counters = counters.unwrap_or_default();
         if !counters.names.is_empty() {
             metadata.push(KeyValue::new("rocprof_rs.counter_groups".into(), counters.plan_json.clone()));
@@ -139,7 +139,7 @@ impl Tables {
             inherited: 0,
             sdk_drops: HashMap::new(),
             cupti_drops: 0,
-            vendor: backend.vendor().clone(),
+            vendor: library.vendor().clone(),
             nvtx: Default::default(),
             config,
         }
@@ -227,7 +227,7 @@ impl Tables {
                 });
             }
             Record::Marker(m) => {
-                let op = op_name(&self.operations, super::names::MARKER_RANGE_KIND, m.operation).clone();
+                let op = op_name(&self.operations, super::records::MARKER_RANGE_KIND, m.operation).clone();
                 self.add_marker(m, &op, None);
             }
             Record::NvtxEdge(edge) => {

@@ -11,7 +11,7 @@ use std::time::Duration;
 use parking_lot::Mutex;
 
 use super::CUDA;
-use crate::tool::{FINISHED, STATE, TOOL, trampoline};
+use crate::lifecycle::{self, trampoline};
 
 /// How often the flush thread hands CUPTI's buffers to the writer: with file rotation by time
 /// (`ROCPROF_RS_ROTATE_SECONDS`), this bounds how stale the completed files are, and so what a
@@ -53,7 +53,7 @@ pub(super) fn stop_thread() {
 pub(super) extern "C" fn at_exit() {
     trampoline("the exit handler", (), || {
         if CUDA.get().is_some_and(|c| c.pid == std::process::id()) {
-            crate::tool::finish();
+            crate::lifecycle::finish();
         }
     });
 }
@@ -73,7 +73,7 @@ extern "C" fn prepare() {
     if let Some(cuda) = CUDA.get() {
         std::mem::forget(cuda.flush.lock());
     }
-    if let Some(tool) = TOOL.get() {
+    if let Some(tool) = lifecycle::installed() {
         std::mem::forget(tool.writer.lock());
     }
 }
@@ -84,7 +84,7 @@ fn release() {
         // child) owns it.
         unsafe { cuda.flush.force_unlock() };
     }
-    if let Some(tool) = TOOL.get() {
+    if let Some(tool) = lifecycle::installed() {
         // SAFETY: as above.
         unsafe { tool.writer.force_unlock() };
     }
@@ -100,10 +100,7 @@ extern "C" fn in_parent() {
 extern "C" fn in_child() {
     trampoline("the fork child handler", (), || {
         release();
-        STATE.store(FINISHED, Ordering::Release);
-        if let Some(tool) = TOOL.get() {
-            std::mem::forget(tool.writer.lock().take());
-        }
+        lifecycle::end_in_forked_child();
         std::mem::forget(FLUSHER.lock().take());
     });
 }

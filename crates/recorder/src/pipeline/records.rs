@@ -236,6 +236,11 @@ impl Record {
     }
 }
 
+/// The key under which callback-tracing ROCTx range operations are stored, apart from the
+/// buffer-tracing kinds (whose numbering it cannot collide with).
+pub const MARKER_RANGE_KIND: u32 =
+    0x8000_0000 | rocprofiler_sdk_sys::ROCPROFILER_CALLBACK_TRACING_MARKER_CORE_RANGE_API;
+
 #[cfg(test)]
 mod tests {
     /// Batches are vectors of records; a small record keeps a batch's memory small.

@@ -19,6 +19,17 @@ use rocprof_rs_format as tables;
 use rocprof_rs_format::columns::AddressHasher;
 use rocprof_rs_format::writer::TableWriter;
 
+/// What the writer and the run metadata need to know of the counters.
+#[derive(Debug, Clone, Default)]
+pub struct CounterNames {
+    /// Counter names by (agent, counter id): ids are the SDK's per agent.
+    pub names: HashMap<(u64, u64), Arc<str>>,
+    /// The groups per agent label, as JSON for the run metadata.
+    pub plan_json: String,
+    /// The passes the largest plan needs.
+    pub passes: usize,
+}
+
 /// One dispatch's values, waiting for the rest of them.
 #[derive(Debug, Default)]
 struct Pending {

@@ -12,30 +12,21 @@
 //! callback.
 
 use std::collections::HashMap;
+use std::sync::OnceLock;
 use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::{Arc, OnceLock};
 
 use rocprofiler_sdk_sys as sys;
 use sys::sdk::SdkApi;
 
-use super::records::{CounterDispatch, CounterValue, Record};
-use super::{queue::Batch, queue::Queue, running, trampoline};
 use crate::config::Config;
-use crate::counters::PassMode;
+use crate::config::counters::PassMode;
 use crate::counters::catalog::{self, AgentInfo};
 use crate::counters::plan::{self, Group, Offer, Refusal};
 use crate::error::{Error, Result, Status};
-
-/// What the writer and the run metadata need to know of the counters.
-#[derive(Debug, Clone, Default)]
-pub struct CounterNames {
-    /// Counter names by (agent, counter id): ids are the SDK's per agent.
-    pub names: HashMap<(u64, u64), Arc<str>>,
-    /// The groups per agent label, as JSON for the run metadata.
-    pub plan_json: String,
-    /// The passes the largest plan needs.
-    pub passes: usize,
-}
+use crate::lifecycle::{running, trampoline};
+use crate::pipeline::counter_rows::CounterNames;
+use crate::pipeline::queue::{Batch, Queue};
+use crate::pipeline::records::{CounterDispatch, CounterValue, Record};
 
 /// One agent's groups, as the dispatch callback uses them.
 #[derive(Debug)]
@@ -337,7 +328,7 @@ impl Gate {
     /// is an iteration in the range. A kernel the code-object callback never announced is
     /// counted unless an include filter is set.
     fn admit(&self, kernel_id: u64) -> bool {
-        let config = &super::TOOL.get().expect("the tool runs").config;
+        let config = &crate::lifecycle::installed().expect("the tool runs").config;
         let Some(slot) = self.slot(kernel_id, false) else {
             // Never announced, or beyond the table (warned once): the filters cannot be told,
             // so it is counted only when no filter asks anything of its name.

@@ -1,0 +1,260 @@
+//! The tool's lifecycle in the profiled process, whichever library feeds it.
+//!
+//! One [`Tool`] per process, in a `OnceLock`, and one atomic state that every entry checks
+//! first:
+//!
+//! ```text
+//! IDLE ──claim──▶ CONFIGURED ──start──▶ RUNNING ──finish (exit, finalize, SIGTERM)──▶ FINISHED
+//!                      │                   │
+//!                      └───── error ───────┴──▶ DISABLED (one stderr line)
+//! ```
+//!
+//! A backend ([`crate::backend`]) claims the process, installs the tool with its settings,
+//! sets up its library and hands a [`Backend`] to [`start`]; from then on the lifecycle asks
+//! it to flush and finish through that trait alone. Every `extern "C"` entry is a
+//! [`trampoline`]: a panic inside is caught, disables the tool with one line, and never
+//! unwinds into the SDK or the application.
+
+use std::sync::atomic::{AtomicPtr, AtomicU8, Ordering};
+use std::sync::{Arc, OnceLock};
+use std::time::Duration;
+
+use parking_lot::Mutex;
+
+use crate::backend::Backend;
+use crate::config::{Config, Fault};
+use crate::error::{Error, Result};
+use crate::pipeline::queue::{self, Queue};
+use crate::pipeline::rows::Tables;
+use crate::pipeline::run::Seed;
+use crate::pipeline::summary::Summary;
+use crate::pipeline::writer::WriterGuard;
+
+const IDLE: u8 = 0;
+const CONFIGURED: u8 = 1;
+const RUNNING: u8 = 2;
+const DISABLED: u8 = 3;
+const FINISHED: u8 = 4;
+/// Finishing: callbacks still accept records while the library's buffers are flushed.
+const FINISHING: u8 = 5;
+
+static STATE: AtomicU8 = AtomicU8::new(IDLE);
+static TOOL: OnceLock<Tool> = OnceLock::new();
+
+/// The process's tool.
+pub struct Tool {
+    pub(crate) config: Config,
+    /// The queue to the writer: one per process, so a forked child swaps in its own. The
+    /// pointee is leaked (`Arc::into_raw`), so a reference to it lives as long as the process.
+    queue: AtomicPtr<Queue>,
+    pub(crate) writer: Mutex<Option<WriterGuard>>,
+    /// The library feeding the queue, once it started.
+    backend: OnceLock<&'static dyn Backend>,
+    /// What a forked child needs to start its own tables.
+    pub(crate) seed: OnceLock<Seed>,
+}
+
+impl std::fmt::Debug for Tool {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Tool").field("output", &self.config.output_dir).finish()
+    }
+}
+
+impl Tool {
+    /// The queue to this process's writer.
+    pub(crate) fn queue(&self) -> &'static Queue {
+        // SAFETY: the pointer came from `Arc::into_raw` on a queue whose count is never given
+        // back, so it stays valid for the process lifetime.
+        unsafe { &*self.queue.load(Ordering::Acquire) }
+    }
+
+    /// Installs a new queue; returns the writer's handle to it.
+    pub(crate) fn new_queue(&self) -> (Arc<Queue>, crossbeam_channel::Receiver<queue::Batch>) {
+        let (queue, receiver) = Queue::new(self.config.queue_batches, self.config.policy);
+        let queue = Arc::new(queue);
+        self.queue.store(Arc::into_raw(queue.clone()).cast_mut(), Ordering::Release);
+        (queue, receiver)
+    }
+
+    /// Where a deliberately injected fault fires (`ROCPROF_RS_TEST_FAULT`), for the tests that
+    /// prove a fault in the ingest path cannot harm the application.
+    pub(crate) fn fault_point(&self) {
+        if self.config.fault == Some(Fault::PanicInIngest) {
+            panic!("injected fault in the ingest path (ROCPROF_RS_TEST_FAULT=panic-in-ingest)");
+        }
+    }
+}
+
+/// Claims the process for a backend: the first to claim it profiles it, any later claim (a
+/// second library, a second configure) is refused.
+pub(crate) fn claim() -> bool {
+    STATE.compare_exchange(IDLE, CONFIGURED, Ordering::AcqRel, Ordering::Acquire).is_ok()
+}
+
+/// Installs the process's tool with `config`, once claimed.
+pub(crate) fn install(config: Config) -> Option<&'static Tool> {
+    let tool = Tool {
+        queue: AtomicPtr::new(std::ptr::null_mut()),
+        writer: Mutex::new(None),
+        backend: OnceLock::new(),
+        seed: OnceLock::new(),
+        config,
+    };
+    TOOL.set(tool).ok()?;
+    TOOL.get()
+}
+
+/// The tool, while it is claimed and not yet started.
+pub(crate) fn configured() -> Option<&'static Tool> {
+    (STATE.load(Ordering::Acquire) == CONFIGURED).then(|| TOOL.get()).flatten()
+}
+
+/// Starts the writer over `tables`, records `backend` as the library feeding it, marks the
+/// tool running and lets the backend begin collecting.
+pub(crate) fn start(
+    tool: &'static Tool,
+    tables: Tables,
+    (queue, receiver): Receiving,
+    backend: &'static dyn Backend,
+) -> Result<()> {
+    *tool.writer.lock() = Some(start_writer(tables, queue, receiver)?);
+    let _ = tool.backend.set(backend);
+    STATE.store(RUNNING, Ordering::Release);
+    backend.start()
+}
+
+/// A queue's two ends, between the tool's installation and its writer's start.
+pub(crate) type Receiving = (Arc<Queue>, crossbeam_channel::Receiver<queue::Batch>);
+
+/// The tool, if it is running.
+pub(crate) fn running() -> Option<&'static Tool> {
+    match STATE.load(Ordering::Acquire) {
+        RUNNING | FINISHING => TOOL.get(),
+        _ => None,
+    }
+}
+
+/// The tool, whatever its state, once installed.
+pub(crate) fn installed() -> Option<&'static Tool> {
+    TOOL.get()
+}
+
+/// In a forked child that must not trace (CUPTI's): the run is over here, and the parent's
+/// writer, which did not come along, is forgotten, never joined.
+pub(crate) fn end_in_forked_child() {
+    STATE.store(FINISHED, Ordering::Release);
+    if let Some(tool) = TOOL.get() {
+        std::mem::forget(tool.writer.lock().take());
+    }
+}
+
+/// Runs an entry's body; a panic disables the tool and yields `fallback`.
+pub(crate) fn trampoline<R>(entry: &str, fallback: R, body: impl FnOnce() -> R) -> R {
+    crate::guard::catch_panic(entry, fallback, disable, body)
+}
+
+/// Turns the tool off with one line on stderr; the application runs on unprofiled.
+pub(crate) fn disable(reason: &str) {
+    let previous = STATE.swap(DISABLED, Ordering::AcqRel);
+    if matches!(previous, IDLE | CONFIGURED | RUNNING | FINISHING) {
+        DISABLED_BECAUSE.lock().get_or_insert_with(|| reason.to_owned());
+        eprintln!("rocprof-rs: {reason}; profiling is off, the application continues");
+    } else {
+        STATE.store(previous, Ordering::Release);
+    }
+}
+
+/// Why the tool turned itself off, for an in-process caller to report.
+static DISABLED_BECAUSE: Mutex<Option<String>> = Mutex::new(None);
+
+/// Whether the tool runs (configured, initialized and not yet finished or disabled).
+pub(crate) fn is_running() -> bool {
+    STATE.load(Ordering::Acquire) == RUNNING
+}
+
+/// Whether nothing has configured the tool in this process yet.
+pub(crate) fn is_idle() -> bool {
+    STATE.load(Ordering::Acquire) == IDLE
+}
+
+/// The reason the tool disabled itself, if it did.
+pub(crate) fn disabled_because() -> Option<String> {
+    DISABLED_BECAUSE.lock().clone()
+}
+
+/// Starts or stops collection, for an in-process region.
+pub(crate) fn set_collecting(on: bool) -> Result<()> {
+    let tool = running().ok_or(Error::NotRunning)?;
+    tool.backend.get().ok_or(Error::NotRunning)?.set_collecting(on)
+}
+
+/// The writer thread over `receiver`, whose first I/O error disables the tool.
+pub(crate) fn start_writer(
+    tables: Tables,
+    queue: Arc<Queue>,
+    receiver: crossbeam_channel::Receiver<queue::Batch>,
+) -> Result<WriterGuard> {
+    WriterGuard::start(tables, receiver, queue, Box::new(|e| disable(&e.to_string())))
+        .map_err(|e| Error::Io { path: "the writer thread".into(), source: e })
+}
+
+/// Flushes the library's buffers into the queue and the queue into completed files, keeping
+/// the tool running (an application that handles SIGINT itself goes on after it).
+pub(crate) fn flush() -> bool {
+    let Some(tool) = running() else { return false };
+    if let Some(backend) = tool.backend.get() {
+        backend.flush();
+    }
+    tool.writer.lock().as_ref().is_some_and(|w| w.flush(Duration::from_secs(30)))
+}
+
+/// Ends the run: everything the library holds is flushed and written, files are completed,
+/// and the summary printed. Later calls do nothing.
+pub(crate) fn finish() -> Option<Summary> {
+    let tool = TOOL.get()?;
+    let previous = loop {
+        let state = STATE.load(Ordering::Acquire);
+        if state == FINISHED || state == FINISHING {
+            return None;
+        }
+        let next = if state == RUNNING { FINISHING } else { FINISHED };
+        if STATE.compare_exchange(state, next, Ordering::AcqRel, Ordering::Acquire).is_ok() {
+            break state;
+        }
+    };
+    if previous == RUNNING
+        && let Some(backend) = tool.backend.get()
+    {
+        // Nothing new is traced for a run that has ended (the application may go on, as an
+        // in-process one does); records still in the library's buffers reach the queue before
+        // the writer stops.
+        backend.finish();
+    }
+    let summary = tool.writer.lock().take()?.stop();
+    // A fault while finishing has already said its one line; the summary would be a second.
+    let clean = STATE.compare_exchange(FINISHING, FINISHED, Ordering::AcqRel, Ordering::Acquire).is_ok();
+    if previous == RUNNING && clean && summary.error.is_none() && tool.config.summary {
+        eprintln!("{}", summary_line(&tool.config, &summary));
+    }
+    Some(summary)
+}
+
+fn summary_line(config: &Config, summary: &Summary) -> String {
+    let dropped = summary.total_dropped();
+    let tables: Vec<String> = summary.rows.iter().filter(|(_, n)| *n > 0).map(|(t, n)| format!("{t} {n}")).collect();
+    format!(
+        "rocprof-rs: {} records ({}) in {} files under {}; {}",
+        summary.total_rows(),
+        if tables.is_empty() { "none".into() } else { tables.join(", ") },
+        summary.files,
+        config.output_dir.display(),
+        if dropped == 0 {
+            "nothing dropped".to_owned()
+        } else {
+            format!(
+                "DROPPED {dropped} (queue {}, SDK {}, after an I/O error {})",
+                summary.queue_dropped, summary.sdk_dropped, summary.discarded
+            )
+        }
+    )
+}

@@ -1,0 +1,14 @@
+//! What every backend shares, from a record to a Parquet file: [`records`] (what a backend
+//! decodes its library's records into), [`queue`] (callbacks to the writer, bounded),
+//! [`writer`] (the one writer thread), [`rows`] (records to table rows, through the format's
+//! row types) and [`run`] (the run's metadata). Nothing here knows which library runs.
+
+pub mod clock;
+pub mod counter_rows;
+pub mod nvtx;
+pub mod queue;
+pub mod records;
+pub mod rows;
+pub mod run;
+pub mod summary;
+pub mod writer;

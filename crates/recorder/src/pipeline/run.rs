@@ -1,0 +1,80 @@
+//! What a run is: the tracing library behind it and what it told the tool at the start, and
+//! the metadata every file of the run carries.
+
+use std::sync::Arc;
+
+use parquet::file::metadata::KeyValue;
+
+use super::clock;
+use super::counter_rows::CounterNames;
+use super::rows::OperationNames;
+use crate::config::Config;
+
+/// The tracing library behind a run.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Library {
+    /// AMD's rocprofiler-sdk, at this version.
+    RocprofilerSdk { version: (u32, u32, u32) },
+    /// NVIDIA's CUPTI: its `CUPTI_API_VERSION` and the file it was loaded from.
+    Cupti { api_version: u32, library: String },
+}
+
+impl Library {
+    /// The name `rocprof-rs run --backend` takes, and the metadata's `rocprof_rs.backend`.
+    pub fn name(&self) -> &'static str {
+        match self {
+            Library::RocprofilerSdk { .. } => "rocprofiler-sdk",
+            Library::Cupti { .. } => "cupti",
+        }
+    }
+
+    /// The `vendor` column's value for this backend's rows.
+    pub fn vendor(&self) -> &'static Arc<str> {
+        match self {
+            Library::RocprofilerSdk { .. } => &rocprof_rs_format::vendor::AMD,
+            Library::Cupti { .. } => &rocprof_rs_format::vendor::NVIDIA,
+        }
+    }
+}
+
+/// What the SDK told the tool during initialize that a forked child's tables need too.
+#[derive(Debug, Clone)]
+pub struct Seed {
+    /// Operation names by buffer-tracing kind and operation, from the SDK's name queries.
+    pub operations: OperationNames,
+    /// Which library traced, and its version, for the run metadata and the `vendor` column.
+    pub library: Library,
+    /// The counters collected, if any: names and groups.
+    pub counters: Option<CounterNames>,
+}
+
+pub fn run_metadata(config: &Config, library: &Library) -> Vec<KeyValue> {
+    let command_line = std::fs::read("/proc/self/cmdline")
+        .map(|raw| {
+            raw.split(|b| *b == 0).filter(|a| !a.is_empty()).map(String::from_utf8_lossy).collect::<Vec<_>>().join(" ")
+        })
+        .unwrap_or_default();
+    let kv = |k: &str, v: String| KeyValue::new(format!("rocprof_rs.{k}"), v);
+    let versions = match library {
+        Library::RocprofilerSdk { version: (major, minor, patch) } => {
+            vec![kv("sdk_version", format!("{major}.{minor}.{patch}"))]
+        }
+        Library::Cupti { api_version, library } => {
+            vec![kv("cupti_api_version", api_version.to_string()), kv("cupti_library", library.clone())]
+        }
+    };
+    let mut metadata = vec![
+        kv("format_version", rocprof_rs_format::FORMAT_VERSION.into()),
+        kv("tool_version", env!("CARGO_PKG_VERSION").into()),
+        kv("backend", library.name().into()),
+        kv("vendor", library.vendor().to_string()),
+        kv("command_line", command_line),
+        kv("pid", std::process::id().to_string()),
+        kv("clock", clock::CLOCK_NAME.into()),
+        kv("start_ns", clock::now_ns().to_string()),
+        kv("policy", format!("{:?}", config.policy).to_lowercase()),
+        kv("domains", config.domains.iter().map(|d| d.name()).collect::<Vec<_>>().join(",")),
+    ];
+    metadata.extend(versions);
+    metadata
+}
