@@ -81,9 +81,9 @@ fn real_or_simulated(args: &Args) -> Result<(), String> {
         }
     };
     let (api, rtc) = (hip.api(), hip.rtc().ok_or("no hiprtc")?);
-    let warmup = workload::run(api, rtc, 2)?;
+    let warmup = workload::run(api, rtc, 2).map_err(|e| e.to_string())?;
     let region = profiler.region().map_err(|e| e.to_string())?;
-    let measured = workload::run(api, rtc, 20)?;
+    let measured = workload::run(api, rtc, 20).map_err(|e| e.to_string())?;
     drop(region);
     let summary = profiler.finish().map_err(|e| e.to_string())?;
     println!("warm-up {warmup:.3} ms (not traced); region {measured:.3} ms over 20 launches");

@@ -71,10 +71,10 @@ enum Command {
     /// with their expected gain; --svg writes the roofline chart. Reads a dataset, or seed
     /// 001's results JSON.
     Analyze(cli::AnalyzeArgs),
-    /// One fitness number for an evolutionary optimiser (seed 001's OpenEvolve integration):
+    /// One fitness number for an evolutionary optimiser (OpenEvolve's evaluator):
     /// latency against --target-us, judged by the median plus its standard error so noise and
     /// few repeats do not flatter a candidate; correctness as a gate; roofline efficiency where
-    /// known. Reads a dataset, seed 001's results JSON, or a JSON array of latencies (µs).
+    /// known. Reads a dataset, a kernel-optimisation results JSON, or a JSON array of latencies (µs).
     Score(cli::ScoreArgs),
 }
 

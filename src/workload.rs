@@ -7,9 +7,32 @@ use std::ptr;
 
 use rocprofiler_sdk_sys::hip::{self, Hip, HipApi, HiprtcApi};
 
+/// What stops the HIP program.
+#[derive(Debug, thiserror::Error)]
+pub enum WorkloadError {
+    /// No HIP runtime could be loaded.
+    #[error("no HIP runtime: {0}")]
+    NoHip(rocprofiler_sdk_sys::LoadError),
+    /// HIP loaded, but it sees no GPU it can use.
+    #[error("HIP {soname} loaded from {path}, but no usable GPU ({status})")]
+    NoGpu { soname: String, path: String, status: String },
+    /// HIP without hiprtc, which compiles the kernel.
+    #[error("HIP is here but hiprtc is not; cannot compile the kernel")]
+    NoHiprtc,
+    /// A HIP or hiprtc call failed.
+    #[error("{call} returned {status}")]
+    Call { call: &'static str, status: i64 },
+    /// hiprtc could not compile the kernel; its log.
+    #[error("compilation failed: {0}")]
+    Compilation(String),
+    /// The GPU computed wrong sums.
+    #[error("{wrong} of {total} results are wrong")]
+    WrongResults { wrong: usize, total: usize },
+}
+
 /// HIP with a usable GPU and hiprtc, or what is missing.
-pub fn gpu() -> Result<Hip, String> {
-    let hip = Hip::load().map_err(|e| format!("no HIP runtime: {e}"))?;
+pub fn gpu() -> Result<Hip, WorkloadError> {
+    let hip = Hip::load().map_err(WorkloadError::NoHip)?;
     let api = hip.api();
     // SAFETY: hipInit takes flags 0 and has no other precondition.
     let status = unsafe { (api.hipInit)(0) };
@@ -18,10 +41,14 @@ pub fn gpu() -> Result<Hip, String> {
     let count_status = unsafe { (api.hipGetDeviceCount)(&mut devices) };
     if status != hip::hipSuccess || count_status != hip::hipSuccess || devices == 0 {
         let path = hip.path().map_or_else(|| "?".to_owned(), |p| p.display().to_string());
-        return Err(format!("HIP {} loaded from {path}, but no usable GPU ({})", hip.soname(), hip.error_name(status)));
+        return Err(WorkloadError::NoGpu {
+            soname: hip.soname().to_string(),
+            path,
+            status: hip.error_name(status).to_string(),
+        });
     }
     if hip.rtc().is_none() {
-        return Err("HIP is here but hiprtc is not; cannot compile the kernel".into());
+        return Err(WorkloadError::NoHiprtc);
     }
     Ok(hip)
 }
@@ -33,12 +60,12 @@ extern "C" __global__ void vector_add(const float* a, const float* b, float* c, 
 }
 "#;
 
-fn ok(call: &str, status: hip::hipError_t) -> Result<(), String> {
-    if status == hip::hipSuccess { Ok(()) } else { Err(format!("{call} returned {status}")) }
+fn ok(call: &'static str, status: hip::hipError_t) -> Result<(), WorkloadError> {
+    if status == hip::hipSuccess { Ok(()) } else { Err(WorkloadError::Call { call, status: i64::from(status) }) }
 }
 
-fn compile(rtc: &HiprtcApi) -> Result<Vec<u8>, String> {
-    let source = CString::new(SOURCE).map_err(|e| e.to_string())?;
+fn compile(rtc: &HiprtcApi) -> Result<Vec<u8>, WorkloadError> {
+    let source = CString::new(SOURCE).expect("the kernel's source has no NUL");
     let name = c"vector_add.hip";
     let mut program: hip::hiprtcProgram = ptr::null_mut();
     // SAFETY: valid out-pointer and NUL-terminated strings; no headers.
@@ -46,7 +73,7 @@ fn compile(rtc: &HiprtcApi) -> Result<Vec<u8>, String> {
         (rtc.hiprtcCreateProgram)(&mut program, source.as_ptr(), name.as_ptr(), 0, ptr::null_mut(), ptr::null_mut())
     };
     if status != hip::HIPRTC_SUCCESS {
-        return Err(format!("hiprtcCreateProgram returned {status}"));
+        return Err(WorkloadError::Call { call: "hiprtcCreateProgram", status: i64::from(status) });
     }
     // SAFETY: `program` was created above; no options.
     let compiled = unsafe { (rtc.hiprtcCompileProgram)(program, 0, ptr::null_mut()) };
@@ -65,7 +92,7 @@ fn compile(rtc: &HiprtcApi) -> Result<Vec<u8>, String> {
         let mut log = vec![0u8; size.max(1)];
         // SAFETY: `log` holds the `size` bytes hiprtc reported.
         unsafe { (rtc.hiprtcGetProgramLog)(program, log.as_mut_ptr().cast()) };
-        Err(format!("compilation failed: {}", String::from_utf8_lossy(&log)))
+        Err(WorkloadError::Compilation(String::from_utf8_lossy(&log).into_owned()))
     };
     // SAFETY: destroys the program created above, once.
     unsafe { (rtc.hiprtcDestroyProgram)(&mut program) };
@@ -74,7 +101,7 @@ fn compile(rtc: &HiprtcApi) -> Result<Vec<u8>, String> {
 
 /// Compiles `vector_add`, runs it `launches` times over 2^24 floats, checks the result, and
 /// returns the GPU time of all launches in milliseconds.
-pub fn run(api: &HipApi, rtc: &HiprtcApi, launches: u32) -> Result<f32, String> {
+pub fn run(api: &HipApi, rtc: &HiprtcApi, launches: u32) -> Result<f32, WorkloadError> {
     const N: usize = 1 << 24;
     let code = compile(rtc)?;
     let mut module: hip::hipModule_t = ptr::null_mut();
@@ -160,7 +187,7 @@ pub fn run(api: &HipApi, rtc: &HiprtcApi, launches: u32) -> Result<f32, String> 
     unsafe { (api.hipModuleUnload)(module) };
     let wrong = c.iter().enumerate().filter(|(i, v)| **v != (3 * i) as f32).count();
     if wrong > 0 {
-        return Err(format!("{wrong} of {N} results are wrong"));
+        return Err(WorkloadError::WrongResults { wrong, total: N });
     }
     Ok(ms)
 }

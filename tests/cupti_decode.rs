@@ -227,7 +227,7 @@ fn the_seed_app_becomes_the_same_tables_as_an_amd_run() {
     .into();
     let config = Config::from_vars(&vars, &Placeholders::of_this_process(&vars)).unwrap();
     let seed = Seed {
-        operations: rocprof_rs::backend::cupti::names::operations(),
+        operations: rocprof_rs::backend::cupti::operations::operations(),
         library: Library::Cupti { api_version: f.version, library: "fixture".into() },
         counters: None,
     };
@@ -349,7 +349,7 @@ fn expect() -> serde_json::Value {
 }
 
 fn short(mangled: &str) -> String {
-    rocprof_rs_format::names::display_name(mangled, true, true)
+    rocprof_rs_format::kernel_names::display_name(mangled, true, true)
 }
 
 #[test]
@@ -414,7 +414,7 @@ fn kernel_names_demangle_as_the_toolchain_does() {
     for line in text.lines().skip(1) {
         let [mangled, cxxfilt, cxa] = line.split('\t').collect::<Vec<_>>()[..] else { panic!("{line}") };
         assert_eq!(cxxfilt, cxa, "the two toolchain demanglers agree");
-        let ours = rocprof_rs_format::names::display_name(mangled, true, false);
+        let ours = rocprof_rs_format::kernel_names::display_name(mangled, true, false);
         let known = ours.replace("<void ", "<").replace(", void ", ", ");
         if known != cxxfilt {
             differ.push((ours, cxxfilt.to_owned()));

@@ -16,7 +16,7 @@ use super::stats::Format;
 /// The options of `rocprof-rs analyze`.
 #[derive(Debug, Args)]
 pub struct AnalyzeArgs {
-    /// A dataset directory (a run, or an import), or seed 001's results JSON.
+    /// A dataset directory (a run, or an import), or a kernel-optimisation results JSON.
     path: PathBuf,
     /// Only kernels whose name matches this regular expression.
     #[arg(long, value_name = "REGEX")]
@@ -25,7 +25,7 @@ pub struct AnalyzeArgs {
     #[arg(long, value_enum, default_value = "table")]
     format: Format,
     /// The GPU to hold kernels against, by database id (mi300x, mi355x, h100_sxm5, ...), where
-    /// the trace does not name it (imports) or for seed 001's JSON (default there: mi300x).
+    /// the trace does not name it (imports) or for a kernel-optimisation results JSON (default there: mi300x).
     #[arg(long, value_name = "ID")]
     gpu: Option<String>,
     /// Only this process.
@@ -41,23 +41,33 @@ pub struct AnalyzeArgs {
     /// for rocprof v1 counter files, which have no timestamps.
     #[arg(long, value_name = "DIR")]
     timings: Option<PathBuf>,
-    /// What seed 001's flops_estimated are: PRECISION-PIPE, e.g. fp16-matrix (the default),
+    /// What a results JSON's flops_estimated are: PRECISION-PIPE, e.g. fp16-matrix (the default),
     /// fp32-vector.
     #[arg(long, value_name = "PRECISION-PIPE", value_parser = parse_estimated)]
     estimated: Option<(Precision, Pipe)>,
 }
 
-fn parse_estimated(text: &str) -> Result<(Precision, Pipe), String> {
-    let (precision, pipe) =
-        text.split_once('-').ok_or_else(|| format!("{text:?}: write PRECISION-PIPE, e.g. fp16-matrix"))?;
+/// An `--estimated` that names no precision and pipe.
+#[derive(Debug, thiserror::Error)]
+enum EstimatedError {
+    #[error("{0:?}: write PRECISION-PIPE, e.g. fp16-matrix")]
+    Shape(String),
+    #[error("{0:?}: expected fp64, fp32, tf32, fp16, bf16, fp8, fp6, fp4, int8 or int4")]
+    Precision(String),
+    #[error("{0:?}: expected vector or matrix")]
+    Pipe(String),
+}
+
+fn parse_estimated(text: &str) -> Result<(Precision, Pipe), EstimatedError> {
+    let (precision, pipe) = text.split_once('-').ok_or_else(|| EstimatedError::Shape(text.to_owned()))?;
     let precision = Precision::ALL
         .into_iter()
         .find(|p| p.name() == precision)
-        .ok_or_else(|| format!("{precision:?}: expected fp64, fp32, tf32, fp16, bf16, fp8, fp6, fp4, int8 or int4"))?;
+        .ok_or_else(|| EstimatedError::Precision(precision.to_owned()))?;
     let pipe = match pipe {
         "vector" => Pipe::Vector,
         "matrix" => Pipe::Matrix,
-        other => return Err(format!("{other:?}: expected vector or matrix")),
+        other => return Err(EstimatedError::Pipe(other.to_owned())),
     };
     Ok((precision, pipe))
 }

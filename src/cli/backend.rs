@@ -49,6 +49,18 @@ fn amd_driver() -> bool {
     Path::new("/dev/kfd").exists()
 }
 
+/// Another CUDA injection library is set already.
+#[derive(Debug, thiserror::Error)]
+#[error(
+    "{variable} is already set to {value} and only one injection library can be loaded; unset it to trace with rocprof-rs"
+)]
+pub struct InjectionTaken {
+    /// `CUDA_INJECTION64_PATH` or `NVTX_INJECTION64_PATH`.
+    pub variable: &'static str,
+    /// What it is set to.
+    pub value: String,
+}
+
 /// The variables that inject `tool` into CUDA (and NVTX, when markers are traced). Only one
 /// injection library can be loaded, so a different one already set is refused rather than
 /// silently replaced.
@@ -56,7 +68,7 @@ pub fn cuda_injection(
     tool: &Path,
     config: &Config,
     existing: &dyn Fn(&str) -> Option<OsString>,
-) -> Result<Vec<(&'static str, OsString)>, String> {
+) -> Result<Vec<(&'static str, OsString)>, InjectionTaken> {
     let mut names = vec![CUDA_INJECTION];
     if config.domains.contains(Domain::Marker) {
         names.push(NVTX_INJECTION);
@@ -67,10 +79,7 @@ pub fn cuda_injection(
             && value != "none"
             && Path::new(&value) != tool
         {
-            return Err(format!(
-                "{name} is already set to {} and only one injection library can be loaded; unset it to trace with rocprof-rs",
-                value.to_string_lossy()
-            ));
+            return Err(InjectionTaken { variable: name, value: value.to_string_lossy().into_owned() });
         }
     }
     Ok(names.into_iter().map(|name| (name, tool.as_os_str().to_owned())).collect())
@@ -96,7 +105,7 @@ mod tests {
         let set = cuda_injection(tool, &config, &|_| None).unwrap();
         assert_eq!(set.iter().map(|(n, _)| *n).collect::<Vec<_>>(), [CUDA_INJECTION, NVTX_INJECTION]);
         let other = |name: &str| (name == NVTX_INJECTION).then(|| OsString::from("/usr/lib/libnsys.so"));
-        let error = cuda_injection(tool, &config, &other).unwrap_err();
+        let error = cuda_injection(tool, &config, &other).unwrap_err().to_string();
         assert!(error.contains("NVTX_INJECTION64_PATH is already set to /usr/lib/libnsys.so"), "{error}");
         assert!(cuda_injection(tool, &config, &|_| Some(OsString::from("none"))).is_ok());
     }

@@ -88,7 +88,7 @@ pub fn demo(args: DemoArgs) -> ExitCode {
     };
     let out = &args.output_directory;
     // Only a previous demo's output is replaced; anything else is the user's.
-    let previous = out.join(format!("{NAME}.metadata.json")).exists();
+    let previous = out.join(rocprof_rs_format::keys::metadata_file_name(NAME)).exists();
     let empty = std::fs::read_dir(out).map_or(true, |mut d| d.next().is_none());
     if !previous && !empty {
         eprintln!("rocprof-rs: {} is not empty and holds no earlier demo: choose another with -d", out.display());
@@ -97,7 +97,7 @@ pub fn demo(args: DemoArgs) -> ExitCode {
     let (mode, why) = match (args.simulate, crate::workload::gpu()) {
         (false, Ok(_)) => (Mode::Gpu, None),
         (true, _) => (Mode::Simulated, None),
-        (false, Err(why)) => (Mode::Simulated, Some(why)),
+        (false, Err(why)) => (Mode::Simulated, Some(why.to_string())),
     };
     let _ = std::fs::remove_dir_all(out);
     let json = args.format == super::TextOrJson::Json;
@@ -154,8 +154,21 @@ pub fn demo(args: DemoArgs) -> ExitCode {
     ExitCode::SUCCESS
 }
 
+/// Why the demo's run did not complete.
+#[derive(Debug, thiserror::Error)]
+enum DemoError {
+    #[error("cannot start {program}: {source}")]
+    Start { program: String, source: std::io::Error },
+    #[error("the profiled HIP program failed ({0})")]
+    HipProgram(std::process::ExitStatus),
+    #[error("the demo needs {missing} next to {exe}: build the workspace (cargo build --release --workspace)")]
+    NotBuilt { missing: String, exe: String },
+    #[error("the simulated application failed ({0})")]
+    Simulation(std::process::ExitStatus),
+}
+
 /// Profiles the real HIP program through `rocprof-rs run`, as a user would.
-fn real(exe: &Path, args: &DemoArgs) -> Result<(), String> {
+fn real(exe: &Path, args: &DemoArgs) -> Result<(), DemoError> {
     let say = Say(args.format);
     say.line(&format!(
         "Profiling a real HIP program (a hiprtc vector add, {} launches) on this machine's GPU.\n",
@@ -169,23 +182,19 @@ fn real(exe: &Path, args: &DemoArgs) -> Result<(), String> {
         .args(["demo-workload", "--launches", &args.launches.to_string()])
         .stdout(say.child())
         .status()
-        .map_err(|e| format!("cannot start {}: {e}", exe.display()))?;
-    if status.success() { Ok(()) } else { Err(format!("the profiled HIP program failed ({status})")) }
+        .map_err(|source| DemoError::Start { program: exe.display().to_string(), source })?;
+    if status.success() { Ok(()) } else { Err(DemoError::HipProgram(status)) }
 }
 
 /// Runs the simulated application under the real tool and the simulated SDK.
-fn simulated(exe: &Path, args: &DemoArgs, why: Option<&str>) -> Result<(), String> {
+fn simulated(exe: &Path, args: &DemoArgs, why: Option<&str>) -> Result<(), DemoError> {
     let say = Say(args.format);
     let dir = exe.parent().unwrap_or(Path::new(".")).to_path_buf();
     let needed = ["rocprof-sim", "librocprofiler_sdk_sim.so", "librocprof_rs.so"];
     let found: Vec<Option<PathBuf>> = needed.iter().map(|n| built(&dir, n)).collect();
     let missing: Vec<&str> = needed.iter().zip(&found).filter(|(_, f)| f.is_none()).map(|(n, _)| *n).collect();
     let [Some(sim), Some(sdk), Some(tool)] = [&found[0], &found[1], &found[2]] else {
-        return Err(format!(
-            "the demo needs {} next to {}: build the workspace (cargo build --release --workspace)",
-            missing.join(", "),
-            exe.display()
-        ));
+        return Err(DemoError::NotBuilt { missing: missing.join(", "), exe: exe.display().to_string() });
     };
     say.line(BANNER);
     if let Some(why) = why {
@@ -204,8 +213,8 @@ fn simulated(exe: &Path, args: &DemoArgs, why: Option<&str>) -> Result<(), Strin
         .env_remove("LD_PRELOAD")
         .stdout(say.child())
         .status()
-        .map_err(|e| format!("cannot start the simulated application: {e}"))?;
-    if status.success() { Ok(()) } else { Err(format!("the simulated application failed ({status})")) }
+        .map_err(|source| DemoError::Start { program: "the simulated application".into(), source })?;
+    if status.success() { Ok(()) } else { Err(DemoError::Simulation(status)) }
 }
 
 /// Where the demo's running commentary goes: standard output, or standard error when standard
@@ -237,7 +246,7 @@ impl Say {
 /// Runs `demo-workload`: the real HIP program, in the process `rocprof-rs run` profiles.
 pub fn workload(args: WorkloadArgs) -> ExitCode {
     let outcome = crate::workload::gpu().and_then(|hip| {
-        let rtc = hip.rtc().ok_or("hiprtc disappeared")?;
+        let rtc = hip.rtc().ok_or(crate::workload::WorkloadError::NoHiprtc)?;
         crate::workload::run(hip.api(), rtc, args.launches)
     });
     match outcome {

@@ -37,16 +37,38 @@ pub struct DiffArgs {
     width: usize,
 }
 
+/// A `--threshold` that is not a share.
+#[derive(Debug, PartialEq, thiserror::Error)]
+enum ShareError {
+    #[error("{0:?} is not a share: write 2% or 0.02")]
+    NotANumber(String),
+    #[error("{0:?}: the threshold must be between 0% and 100%")]
+    OutOfRange(String),
+}
+
+/// A run that cannot be compared.
+#[derive(Debug, thiserror::Error)]
+enum InputError {
+    #[error("{0}: not a directory (give the directory a run or an import wrote)")]
+    NotADirectory(String),
+    #[error("{0}: no kernel_dispatch table")]
+    NoKernelTable(String),
+    #[error(transparent)]
+    Files(#[from] rocprof_rs_format::Error),
+    #[error(transparent)]
+    Dataset(#[from] rocprof_rs_analysis::Error),
+}
+
 /// `2%`, `0.02`, or `2` (a bare number of 1 or more is a percentage).
-fn parse_share(text: &str) -> Result<f64, String> {
+fn parse_share(text: &str) -> Result<f64, ShareError> {
     let (number, percent) = match text.trim().strip_suffix('%') {
         Some(n) => (n.trim(), true),
         None => (text.trim(), false),
     };
-    let value: f64 = number.parse().map_err(|_| format!("{text:?} is not a share: write 2% or 0.02"))?;
+    let value: f64 = number.parse().map_err(|_| ShareError::NotANumber(text.to_owned()))?;
     let share = if percent || value >= 1.0 { value / 100.0 } else { value };
     if !(0.0..1.0).contains(&share) {
-        return Err(format!("{text:?}: the threshold must be between 0% and 100%"));
+        return Err(ShareError::OutOfRange(text.to_owned()));
     }
     Ok(share)
 }
@@ -54,16 +76,15 @@ fn parse_share(text: &str) -> Result<f64, String> {
 /// Runs `diff`: exit 0 when nothing regressed, 1 when something did, 2 on an error.
 pub fn diff(args: DiffArgs) -> ExitCode {
     let threads = std::thread::available_parallelism().map_or(2, |n| n.get());
-    let read = |dir: &Path| -> Result<scan::ByName, String> {
+    let read = |dir: &Path| -> Result<scan::ByName, InputError> {
         if !dir.is_dir() {
-            return Err(format!("{}: not a directory (give the directory a run or an import wrote)", dir.display()));
+            return Err(InputError::NotADirectory(dir.display().to_string()));
         }
-        let files = rocprof_rs_format::dataset::table_files(dir, rocprof_rs_format::Table::KernelDispatch)
-            .map_err(|e| e.to_string())?;
+        let files = rocprof_rs_format::dataset::table_files(dir, rocprof_rs_format::Table::KernelDispatch)?;
         if files.is_empty() {
-            return Err(format!("{}: no kernel_dispatch table", dir.display()));
+            return Err(InputError::NoKernelTable(dir.display().to_string()));
         }
-        scan::summarise(&files, "kernel_name", args.pid, threads).map_err(|e| e.to_string())
+        Ok(scan::summarise(&files, "kernel_name", args.pid, threads)?)
     };
     let (a, b) = match (read(&args.a), read(&args.b)) {
         (Ok(a), Ok(b)) => (a, b),
@@ -178,6 +199,6 @@ mod tests {
         assert_eq!(parse_share("0.05"), Ok(0.05));
         assert_eq!(parse_share("5"), Ok(0.05));
         assert!(parse_share("150%").is_err());
-        assert!(parse_share("abc").unwrap_err().contains("2% or 0.02"));
+        assert!(parse_share("abc").unwrap_err().to_string().contains("2% or 0.02"));
     }
 }

@@ -123,16 +123,42 @@ pub struct Profile {
     pub unhonoured: Vec<String>,
 }
 
+/// What is wrong with a profile, by the JSON path of the value (`$.tools[0].cmd`).
+#[derive(Debug, thiserror::Error)]
+pub enum ProfileError {
+    /// The file cannot be read.
+    #[error("profile {file}: cannot read it: {source}")]
+    Unreadable { file: String, source: std::io::Error },
+    /// A readable file with something wrong in it.
+    #[error("profile {file}: {error}")]
+    In { file: String, error: Box<ProfileError> },
+    /// Not JSON at all.
+    #[error("not valid JSON: {0}")]
+    NotJson(serde_json::Error),
+    /// A value of the wrong JSON type.
+    #[error("{path}: expected {expected}, found {found}")]
+    Wrong { path: String, expected: &'static str, found: &'static str },
+    /// A required key is absent.
+    #[error("{0}: missing")]
+    Missing(String),
+    /// An environment variable the shell could not hold.
+    #[error("{0}: not a valid environment variable name")]
+    VariableName(String),
+    /// A value with a NUL character.
+    #[error("{0}: contains a NUL character")]
+    Nul(String),
+}
+
 /// Reads and maps the profile at `path`; the error names the file.
-pub fn load(path: &Path) -> Result<Profile, String> {
-    let file = path.display();
-    let text = std::fs::read_to_string(path).map_err(|e| format!("profile {file}: cannot read it: {e}"))?;
-    parse(&text).map_err(|e| format!("profile {file}: {e}"))
+pub fn load(path: &Path) -> Result<Profile, ProfileError> {
+    let file = || path.display().to_string();
+    let text = std::fs::read_to_string(path).map_err(|source| ProfileError::Unreadable { file: file(), source })?;
+    parse(&text).map_err(|error| ProfileError::In { file: file(), error: Box::new(error) })
 }
 
 /// Maps a profile's text; the error names the JSON path of what is wrong.
-pub fn parse(text: &str) -> Result<Profile, String> {
-    let root: Value = serde_json::from_str(text).map_err(|e| format!("not valid JSON: {e}"))?;
+pub fn parse(text: &str) -> Result<Profile, ProfileError> {
+    let root: Value = serde_json::from_str(text).map_err(ProfileError::NotJson)?;
     let mut mapper = Mapper::default();
     mapper.root(object(&root, "$")?)?;
     Ok(mapper.finish())
@@ -152,7 +178,7 @@ struct Mapper {
 const KEYS: &[&str] = &["gpu_vendor", "guest_os", "tools", "env_vars", "slurm", "distributed", "debug"];
 
 impl Mapper {
-    fn root(&mut self, root: &Map<String, Value>) -> Result<(), String> {
+    fn root(&mut self, root: &Map<String, Value>) -> Result<(), ProfileError> {
         for &key in KEYS {
             let Some(value) = root.get(key) else { continue };
             let path = format!("$.{key}");
@@ -190,13 +216,13 @@ impl Mapper {
         Ok(())
     }
 
-    fn tools(&mut self, value: &Value, path: &str) -> Result<(), String> {
+    fn tools(&mut self, value: &Value, path: &str) -> Result<(), ProfileError> {
         let tools = value.as_array().ok_or_else(|| wrong(path, "an array of tools", value))?;
         for (i, entry) in tools.iter().enumerate() {
             let path = format!("{path}[{i}]");
             let fields = object(entry, &path)?;
             let name_path = format!("{path}.name");
-            let name = string(fields.get("name").ok_or_else(|| format!("{name_path}: missing"))?, &name_path)?;
+            let name = string(fields.get("name").ok_or_else(|| ProfileError::Missing(name_path.clone()))?, &name_path)?;
             let cmd = fields.get("cmd").map(|v| string(v, &format!("{path}.cmd"))).transpose()?;
             let env = fields.get("env_vars").map(|v| env_vars(v, &format!("{path}.env_vars"))).transpose()?;
             for key in fields.keys().filter(|k| !["name", "cmd", "env_vars"].contains(&k.as_str())) {
@@ -316,7 +342,7 @@ impl Mapper {
         }
     }
 
-    fn distributed(&mut self, fields: &Map<String, Value>, path: &str) -> Result<(), String> {
+    fn distributed(&mut self, fields: &Map<String, Value>, path: &str) -> Result<(), ProfileError> {
         let launcher = match fields.get("launcher") {
             Some(value) => string(value, &format!("{path}.launcher"))?,
             None => "its launcher",
@@ -361,21 +387,21 @@ fn rocprofv3_options(cmd: &str) -> Option<Vec<&str>> {
     Some(words[start..].iter().take_while(|w| **w != "--").copied().collect())
 }
 
-fn object<'a>(value: &'a Value, path: &str) -> Result<&'a Map<String, Value>, String> {
+fn object<'a>(value: &'a Value, path: &str) -> Result<&'a Map<String, Value>, ProfileError> {
     value.as_object().ok_or_else(|| wrong(path, "an object", value))
 }
 
-fn string<'a>(value: &'a Value, path: &str) -> Result<&'a str, String> {
+fn string<'a>(value: &'a Value, path: &str) -> Result<&'a str, ProfileError> {
     value.as_str().ok_or_else(|| wrong(path, "a string", value))
 }
 
 /// An `env_vars` object; numbers are taken as their text, as a shell would see them.
-fn env_vars(value: &Value, path: &str) -> Result<BTreeMap<String, String>, String> {
+fn env_vars(value: &Value, path: &str) -> Result<BTreeMap<String, String>, ProfileError> {
     let mut env = BTreeMap::new();
     for (name, value) in object(value, path)? {
         let path = format!("{path}.{name}");
         if name.is_empty() || name.contains(['=', '\0']) {
-            return Err(format!("{path}: not a valid environment variable name"));
+            return Err(ProfileError::VariableName(path));
         }
         let text = match value {
             Value::String(text) => text.clone(),
@@ -383,14 +409,14 @@ fn env_vars(value: &Value, path: &str) -> Result<BTreeMap<String, String>, Strin
             other => return Err(wrong(&path, "a string", other)),
         };
         if text.contains('\0') {
-            return Err(format!("{path}: contains a NUL character"));
+            return Err(ProfileError::Nul(path));
         }
         env.insert(name.clone(), text);
     }
     Ok(env)
 }
 
-fn wrong(path: &str, expected: &str, found: &Value) -> String {
+fn wrong(path: &str, expected: &'static str, found: &Value) -> ProfileError {
     let found = match found {
         Value::Null => "null",
         Value::Bool(_) => "true or false",
@@ -399,7 +425,7 @@ fn wrong(path: &str, expected: &str, found: &Value) -> String {
         Value::Array(_) => "an array",
         Value::Object(_) => "an object",
     };
-    format!("{path}: expected {expected}, found {found}")
+    ProfileError::Wrong { path: path.to_owned(), expected, found }
 }
 
 #[cfg(test)]

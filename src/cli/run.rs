@@ -89,19 +89,44 @@ fn counter_passes(dir: &Path, since: std::time::SystemTime) -> Option<usize> {
     let Ok(entries) = std::fs::read_dir(dir) else { return None };
     entries
         .flatten()
-        .filter(|e| e.file_name().to_string_lossy().ends_with(".metadata.json"))
+        .filter(|e| e.file_name().to_string_lossy().ends_with(rocprof_rs_format::keys::METADATA_FILE_SUFFIX))
         .filter(|e| e.metadata().and_then(|m| m.modified()).is_ok_and(|t| t >= since))
         .filter_map(|e| std::fs::read_to_string(e.path()).ok())
         .filter_map(|text| serde_json::from_str::<serde_json::Value>(&text).ok())
-        .map(|json| json.get("rocprof_rs.counter_passes").and_then(|p| p.as_str()?.parse::<usize>().ok()).unwrap_or(1))
+        .map(|json| {
+            json.get(rocprof_rs_format::keys::COUNTER_PASSES)
+                .and_then(|p| p.as_str()?.parse::<usize>().ok())
+                .unwrap_or(1)
+        })
         .max()
 }
 
 /// Builds the command to run, with extra variables for one run.
 type Prepared<'a> = Box<dyn Fn(&[(&str, String)]) -> Command + 'a>;
 
+/// Why the application was not started.
+#[derive(Debug, thiserror::Error)]
+enum NotStarted {
+    #[error(transparent)]
+    Profile(#[from] profile::ProfileError),
+    #[error(transparent)]
+    Settings(#[from] rocprof_rs::Error),
+    #[error("cannot find this command's own path: {0}")]
+    OwnPath(std::io::Error),
+    #[error(transparent)]
+    ToolPath(#[from] tool_path::ToolPathError),
+    #[error("cannot use the tool {tool}: {why}")]
+    UnlistableTool { tool: String, why: &'static str },
+    #[error(transparent)]
+    Injection(#[from] backend::InjectionTaken),
+    #[error(
+        "hardware counters are not collected on NVIDIA GPUs (the CUPTI backend traces only): drop --pmc, --input and --preset"
+    )]
+    CountersOnNvidia,
+}
+
 /// The command to run and the variables it will see (for naming its output afterwards).
-fn prepare(args: &RunArgs) -> Result<(Prepared<'_>, BTreeMap<String, String>), String> {
+fn prepare(args: &RunArgs) -> Result<(Prepared<'_>, BTreeMap<String, String>), NotStarted> {
     let parent: BTreeMap<String, String> =
         std::env::vars_os().filter_map(|(k, v)| Some((k.into_string().ok()?, v.into_string().ok()?))).collect();
     let from_profile = match &args.profile {
@@ -116,21 +141,21 @@ fn prepare(args: &RunArgs) -> Result<(Prepared<'_>, BTreeMap<String, String>), S
     };
     let overrides = env::layered(&from_profile, &[&args.vars()]);
     let seen = env::layered(&parent, &[&overrides]);
-    Config::from_vars(&seen, &Placeholders::of_this_process(&seen)).map_err(|e| e.to_string())?;
+    Config::from_vars(&seen, &Placeholders::of_this_process(&seen))?;
 
-    let exe = std::env::current_exe().map_err(|e| format!("cannot find this command's own path: {e}"))?;
+    let exe = std::env::current_exe().map_err(NotStarted::OwnPath)?;
     let tool = tool_path::locate(args.tool.as_deref(), &exe)?;
     if let Some(why) = env::unlistable(&tool, args.preload) {
-        return Err(format!("cannot use the tool {}: {why}", tool.display()));
+        return Err(NotStarted::UnlistableTool { tool: tool.display().to_string(), why });
     }
     // Values the profile set win over the inherited ones, and may not be UTF-8 when inherited.
     let existing = |name: &str| overrides.get(name).map(OsString::from).or_else(|| std::env::var_os(name));
 
     let backends = backend::choose(args.backend);
-    let config = Config::from_vars(&seen, &Placeholders::of_this_process(&seen)).map_err(|e| e.to_string())?;
+    let config = Config::from_vars(&seen, &Placeholders::of_this_process(&seen))?;
     let injection = if backends.cupti { backend::cuda_injection(&tool, &config, &existing)? } else { Vec::new() };
     if backends.cupti && !backends.rocprofiler_sdk && config.counters.is_some() {
-        return Err("hardware counters are not collected on NVIDIA GPUs (the CUPTI backend traces only): drop --pmc, --input and --preset".into());
+        return Err(NotStarted::CountersOnNvidia);
     }
     let libraries = backends.rocprofiler_sdk.then(|| env::tool_libraries(existing(TOOL_LIBRARIES).as_deref(), &tool));
     let preload = args.preload.then(|| env::ld_preload(existing(LD_PRELOAD).as_deref(), &tool));

@@ -1,7 +1,6 @@
-//! `rocprof-rs score`: one fitness number for an optimiser, from a run, seed 001's results
-//! JSON, or a list of latencies.
+//! `rocprof-rs score`: one fitness number for an optimiser, from a run, a kernel-optimisation
+//! results JSON, or a list of latencies.
 
-use rocprof_rs_format::Table;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
@@ -9,12 +8,38 @@ use clap::Args;
 use rocprof_rs_analysis::analyze::fitness::{self, Config, Measurement};
 use rocprof_rs_analysis::analyze::{self, Options};
 use rocprof_rs_analysis::stats::scan;
+use rocprof_rs_format::Table;
+
+/// Why there is nothing to score.
+#[derive(Debug, thiserror::Error)]
+enum ScoreError {
+    #[error("{path}: {source}")]
+    Read { path: String, source: std::io::Error },
+    #[error("{path}: not JSON: {source}")]
+    NotJson { path: String, source: serde_json::Error },
+    #[error("{path}: [{index}] is not a latency in µs")]
+    NotALatency { path: String, index: usize },
+    #[error("{path}: full_pipeline has no p50_us or mean_us")]
+    NoPipelineLatency { path: String },
+    #[error("{path}: neither full_pipeline nor components")]
+    NoPipeline { path: String },
+    #[error("{path}: components.{name} has no mean_us")]
+    NoComponentLatency { path: String, name: String },
+    #[error("{path}: not a dataset directory or a JSON file")]
+    NotADataset { path: String },
+    #[error("{path}: no kernel dispatches{}", if *.filtered { " match --kernel" } else { "" })]
+    NoDispatches { path: String, filtered: bool },
+    #[error(transparent)]
+    Dataset(#[from] rocprof_rs_analysis::Error),
+    #[error(transparent)]
+    Files(#[from] rocprof_rs_format::Error),
+}
 
 /// The options of `rocprof-rs score`.
 #[derive(Debug, Args)]
 pub struct ScoreArgs {
-    /// A dataset directory (each selected kernel once per iteration), seed 001's results JSON
-    /// (its full_pipeline), or a JSON array of latencies in µs, one per repeat.
+    /// A dataset directory (each selected kernel once per iteration), a kernel-optimisation
+    /// results JSON (its full_pipeline), or a JSON array of latencies in µs, one per repeat.
     path: PathBuf,
     /// The latency to beat, µs.
     #[arg(long, default_value_t = 20.0)]
@@ -34,7 +59,7 @@ pub struct ScoreArgs {
     /// The GPU for efficiency, by database id (see `analyze --gpu`).
     #[arg(long, value_name = "ID")]
     gpu: Option<String>,
-    /// Repeats behind seed 001's summary numbers, which the JSON does not record.
+    /// Repeats behind a results JSON's summary numbers, which the JSON does not record.
     #[arg(long, default_value_t = 100)]
     repeats: usize,
     /// text or json.
@@ -101,24 +126,23 @@ pub fn score(args: ScoreArgs) -> ExitCode {
     ExitCode::SUCCESS
 }
 
-fn measure(args: &ScoreArgs, kernel: Option<regex::Regex>) -> Result<Measurement, String> {
+fn measure(args: &ScoreArgs, kernel: Option<regex::Regex>) -> Result<Measurement, ScoreError> {
     let mut m = Measurement { correctness: args.correctness, ..Measurement::default() };
     let options = Options { kernel: kernel.clone(), gpu: args.gpu.clone(), ..Options::default() };
     if args.path.is_file() {
-        let text = std::fs::read_to_string(&args.path).map_err(|e| format!("{}: {e}", args.path.display()))?;
+        let path = || args.path.display().to_string();
+        let text = std::fs::read_to_string(&args.path).map_err(|source| ScoreError::Read { path: path(), source })?;
         let json: serde_json::Value =
-            serde_json::from_str(&text).map_err(|e| format!("{}: not JSON: {e}", args.path.display()))?;
+            serde_json::from_str(&text).map_err(|source| ScoreError::NotJson { path: path(), source })?;
         if let Some(samples) = json.as_array() {
             m.samples_us = samples
                 .iter()
                 .enumerate()
-                .map(|(i, v)| {
-                    v.as_f64().ok_or_else(|| format!("{}: [{i}] is not a latency in µs", args.path.display()))
-                })
+                .map(|(index, v)| v.as_f64().ok_or_else(|| ScoreError::NotALatency { path: path(), index }))
                 .collect::<Result<_, _>>()?;
             return Ok(m);
         }
-        m.summary = Some(seed_pipeline(&json, &args.path, args.repeats)?);
+        m.summary = Some(results_pipeline(&json, &args.path, args.repeats)?);
     } else {
         m.summary = Some(dataset_pipeline(&args.path, kernel.as_ref())?);
     }
@@ -126,24 +150,25 @@ fn measure(args: &ScoreArgs, kernel: Option<regex::Regex>) -> Result<Measurement
     Ok(m)
 }
 
-/// Seed 001's `full_pipeline` (its p50 where given, else its mean), or the sum of its
-/// components.
-fn seed_pipeline(json: &serde_json::Value, path: &Path, repeats: usize) -> Result<(f64, f64, usize), String> {
+/// A kernel-optimisation results JSON's `full_pipeline` (its p50 where given, else its mean),
+/// or the sum of its components.
+fn results_pipeline(json: &serde_json::Value, path: &Path, repeats: usize) -> Result<(f64, f64, usize), ScoreError> {
+    let shown = || path.display().to_string();
     let number = |v: &serde_json::Value, key: &str| v.get(key).and_then(serde_json::Value::as_f64);
     if let Some(p) = json.get("full_pipeline") {
         let center = number(p, "p50_us").or_else(|| number(p, "mean_us"));
-        let center = center.ok_or_else(|| format!("{}: full_pipeline has no p50_us or mean_us", path.display()))?;
+        let center = center.ok_or_else(|| ScoreError::NoPipelineLatency { path: shown() })?;
         return Ok((center, number(p, "std_us").unwrap_or(0.0), repeats));
     }
     let components = json
         .get("components")
         .and_then(serde_json::Value::as_object)
-        .ok_or_else(|| format!("{}: neither full_pipeline nor components", path.display()))?;
+        .ok_or_else(|| ScoreError::NoPipeline { path: shown() })?;
     let (mut center, mut variance) = (0.0, 0.0);
     for (name, c) in components {
         center += number(c, "p50_us")
             .or_else(|| number(c, "mean_us"))
-            .ok_or_else(|| format!("{}: components.{name} has no mean_us", path.display()))?;
+            .ok_or_else(|| ScoreError::NoComponentLatency { path: shown(), name: name.clone() })?;
         variance += number(c, "std_us").unwrap_or(0.0).powi(2);
     }
     Ok((center, variance.sqrt(), repeats))
@@ -152,13 +177,13 @@ fn seed_pipeline(json: &serde_json::Value, path: &Path, repeats: usize) -> Resul
 /// A dataset's kernels as one pipeline: each selected kernel once per iteration, so the
 /// latency is the sum of their medians; the spread adds in quadrature (from each kernel's
 /// interquartile range), over the fewest dispatches any of them had.
-fn dataset_pipeline(dir: &Path, kernel: Option<&regex::Regex>) -> Result<(f64, f64, usize), String> {
+fn dataset_pipeline(dir: &Path, kernel: Option<&regex::Regex>) -> Result<(f64, f64, usize), ScoreError> {
     if !dir.is_dir() {
-        return Err(format!("{}: not a dataset directory or a JSON file", dir.display()));
+        return Err(ScoreError::NotADataset { path: dir.display().to_string() });
     }
-    let files = rocprof_rs_format::dataset::table_files(dir, Table::KernelDispatch).map_err(|e| e.to_string())?;
+    let files = rocprof_rs_format::dataset::table_files(dir, Table::KernelDispatch)?;
     let threads = std::thread::available_parallelism().map_or(2, |n| n.get());
-    let by_name = scan::summarise(&files, "kernel_name", None, threads).map_err(|e| e.to_string())?;
+    let by_name = scan::summarise(&files, "kernel_name", None, threads)?;
     let (mut center, mut variance, mut repeats) = (0.0, 0.0, usize::MAX);
     for (name, s) in &by_name {
         if kernel.is_some_and(|re| !re.is_match(name)) || s.count == 0 {
@@ -169,11 +194,7 @@ fn dataset_pipeline(dir: &Path, kernel: Option<&regex::Regex>) -> Result<(f64, f
         repeats = repeats.min(s.count as usize);
     }
     if repeats == usize::MAX {
-        return Err(format!(
-            "{}: no kernel dispatches{}",
-            dir.display(),
-            if kernel.is_some() { " match --kernel" } else { "" }
-        ));
+        return Err(ScoreError::NoDispatches { path: dir.display().to_string(), filtered: kernel.is_some() });
     }
     Ok((center, variance.sqrt(), repeats))
 }

@@ -22,23 +22,41 @@ pub fn candidates(exe: &Path) -> Vec<PathBuf> {
     places
 }
 
+/// Why the tool library was not found.
+#[derive(Debug, thiserror::Error)]
+pub enum ToolPathError {
+    /// `--tool` names a file whose absolute path cannot be had.
+    #[error("--tool {path}: {source}")]
+    Unreadable { path: String, source: std::io::Error },
+    /// `--tool` names nothing.
+    #[error("--tool {0}: no such file")]
+    Missing(String),
+    /// The library found cannot be resolved.
+    #[error("{path}: {source}")]
+    Unresolvable { path: String, source: std::io::Error },
+    /// No candidate exists; the places looked in.
+    #[error("cannot find the tool library {LIBRARY}: looked in {0}; pass --tool PATH")]
+    NotFound(String),
+}
+
 /// The absolute path of the tool: `explicit` if given, else the first candidate that exists.
 /// The error says where it looked.
-pub fn locate(explicit: Option<&Path>, exe: &Path) -> Result<PathBuf, String> {
+pub fn locate(explicit: Option<&Path>, exe: &Path) -> Result<PathBuf, ToolPathError> {
     if let Some(path) = explicit {
         return if path.is_file() {
-            std::path::absolute(path).map_err(|e| format!("--tool {}: {e}", path.display()))
+            std::path::absolute(path)
+                .map_err(|source| ToolPathError::Unreadable { path: path.display().to_string(), source })
         } else {
-            Err(format!("--tool {}: no such file", path.display()))
+            Err(ToolPathError::Missing(path.display().to_string()))
         };
     }
     let places = candidates(exe);
     match places.iter().find(|p| p.is_file()) {
-        Some(found) => std::fs::canonicalize(found).map_err(|e| format!("{}: {e}", found.display())),
-        None => Err(format!(
-            "cannot find the tool library {LIBRARY}: looked in {}; pass --tool PATH",
-            places.iter().map(|p| p.display().to_string()).collect::<Vec<_>>().join(", ")
-        )),
+        Some(found) => std::fs::canonicalize(found)
+            .map_err(|source| ToolPathError::Unresolvable { path: found.display().to_string(), source }),
+        None => {
+            Err(ToolPathError::NotFound(places.iter().map(|p| p.display().to_string()).collect::<Vec<_>>().join(", ")))
+        }
     }
 }
 
@@ -68,11 +86,11 @@ mod tests {
 
     #[test]
     fn a_missing_library_names_every_place_searched() {
-        let error = locate(None, Path::new("/nonexistent/bin/rocprof-rs")).unwrap_err();
+        let error = locate(None, Path::new("/nonexistent/bin/rocprof-rs")).unwrap_err().to_string();
         assert!(error.contains("/nonexistent/bin/librocprof_rs.so"), "{error}");
         assert!(error.contains("/nonexistent/bin/../lib/librocprof_rs.so"), "{error}");
         assert!(error.contains("--tool"), "{error}");
-        let error = locate(Some(Path::new("/nonexistent/x.so")), Path::new("/bin/rocprof-rs")).unwrap_err();
+        let error = locate(Some(Path::new("/nonexistent/x.so")), Path::new("/bin/rocprof-rs")).unwrap_err().to_string();
         assert!(error.contains("/nonexistent/x.so"), "{error}");
     }
 

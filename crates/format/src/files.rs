@@ -187,7 +187,7 @@ impl TableFiles {
         metadata: Vec<KeyValue>,
     ) -> TableFiles {
         let mut metadata = metadata;
-        metadata.push(KeyValue::new("rocprof_rs.table".into(), name.to_owned()));
+        metadata.push(KeyValue::new(crate::keys::TABLE.into(), name.to_owned()));
         let mut properties = WriterProperties::builder()
             .set_created_by(format!("rocprof-rs {}", env!("CARGO_PKG_VERSION")))
             .set_key_value_metadata(Some(metadata))

@@ -21,7 +21,8 @@ pub mod dataset;
 pub mod encoding;
 pub mod error;
 pub mod files;
-pub mod names;
+pub mod kernel_names;
+pub mod keys;
 pub mod read;
 pub mod writer;
 

@@ -1,4 +1,5 @@
-//! Newtypes for the SDK's handles and ids, so a queue cannot be passed where an agent is meant.
+//! Newtypes for the SDK's handles, so a buffer cannot be passed where a context is meant: what
+//! [`crate::rocprofiler`] takes and returns.
 //!
 //! Each is `repr(transparent)` over the raw 64-bit value and converts to and from its sys type.
 
@@ -55,40 +56,12 @@ handle_newtypes! {
     BufferId(rocprofiler_buffer_id_t);
     /// A CPU or GPU agent.
     AgentId(rocprofiler_agent_id_t);
-    /// An HSA queue, as the SDK names it.
-    QueueId(rocprofiler_queue_id_t);
-    /// A HIP stream, as the SDK names it.
-    StreamId(rocprofiler_stream_id_t);
     /// A counter.
     CounterId(rocprofiler_counter_id_t);
     /// A counter configuration.
     CounterConfigId(rocprofiler_counter_config_id_t);
-}
-
-macro_rules! id_newtypes {
-    ($($(#[$doc:meta])* $name:ident;)*) => {
-        $(
-            $(#[$doc])*
-            #[repr(transparent)]
-            #[derive(Debug, Default, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
-            pub struct $name(pub u64);
-
-            impl std::fmt::Display for $name {
-                fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-                    write!(f, "{}", self.0)
-                }
-            }
-        )*
-    };
-}
-
-id_newtypes! {
-    /// One id per (code object load, kernel symbol), starting at 1.
-    KernelId;
-    /// Unique per dispatch.
-    DispatchId;
-    /// The SDK's internal correlation id of an API call, shared by the work it launched.
-    CorrelationId;
+    /// A thread of the SDK's that runs buffer callbacks.
+    CallbackThreadId(rocprofiler_callback_thread_t);
 }
 
 #[cfg(test)]
@@ -108,6 +81,6 @@ mod tests {
     #[test]
     fn handles_are_as_large_as_the_sdk_handles() {
         assert_eq!(std::mem::size_of::<ContextId>(), std::mem::size_of::<sys::rocprofiler_context_id_t>());
-        assert_eq!(std::mem::size_of::<KernelId>(), std::mem::size_of::<sys::rocprofiler_kernel_id_t>());
+        assert_eq!(std::mem::size_of::<CounterId>(), std::mem::size_of::<sys::rocprofiler_counter_id_t>());
     }
 }

@@ -20,6 +20,7 @@ pub mod handles;
 pub mod lifecycle;
 pub mod pipeline;
 pub mod profiler;
+pub mod rocprofiler;
 pub mod sdk;
 mod signals;
 mod threads;

@@ -41,6 +41,7 @@ use crate::config::{self, Compression, Config, Domain, Placeholders, Policy};
 use crate::error::{Error, Result, Status};
 use crate::lifecycle;
 use crate::pipeline::summary::Summary;
+use crate::rocprofiler;
 
 /// Settings for an in-process [`Profiler`]: the `ROCPROF_RS_*` variables under typed names.
 ///
@@ -206,16 +207,15 @@ impl ProfilerBuilder {
         crate::compat::abi_checked_version(sdk)?;
         let output_dir = config.output_dir.clone();
         *amd::PRESET.lock() = Some(Preset { config, paused: self.paused });
-        // SAFETY: the SDK's own entry point, given our `rocprofiler_configure`, which has the
-        // configure signature; the SDK calls it (and our initialize) before returning.
-        let status = unsafe { (sdk.api().rocprofiler_force_configure)(Some(amd::rocprofiler_configure)) };
+        // The SDK calls our configure (and initialize) before returning.
+        let configured = rocprofiler::force_configure(sdk.api(), Some(amd::rocprofiler_configure));
         let unused = amd::PRESET.lock().take();
-        if let Some(status) = Status::from_raw(status) {
-            return Err(if status == Status::ConfigurationLocked {
-                Error::TooLate(status)
-            } else {
-                Error::Sdk { call: "rocprofiler_force_configure", status }
-            });
+        match configured {
+            Ok(()) => {}
+            Err(Error::Sdk { status: Status::ConfigurationLocked, .. }) => {
+                return Err(Error::TooLate(Status::ConfigurationLocked));
+            }
+            Err(e) => return Err(e),
         }
         if unused.is_some() {
             // The SDK took the call but never asked us to configure.

@@ -219,12 +219,12 @@ fn what_is_not_a_profile_is_refused_with_its_json_path() {
         (r#"{"distributed": {"nnodes": "2"}}"#, "$.distributed.nnodes: expected a whole number, found a string"),
         (r#"{"debug": "yes"}"#, "$.debug: expected true or false, found a string"),
     ] {
-        assert_eq!(parse(text).unwrap_err(), message, "{text}");
+        assert_eq!(parse(text).unwrap_err().to_string(), message, "{text}");
     }
 }
 
 #[test]
 fn load_names_the_file() {
-    let error = load(Path::new("/nonexistent/profile.json")).unwrap_err();
+    let error = load(Path::new("/nonexistent/profile.json")).unwrap_err().to_string();
     assert!(error.starts_with("profile /nonexistent/profile.json: cannot read it: "), "{error}");
 }

@@ -1,6 +1,6 @@
 //! What limits a kernel, with the evidence that decided it, and what to do about it.
 //!
-//! The classes and their remedies are seed 001's table: MEMORY (vectorization, coalescing,
+//! The classes and their remedies are the kernel-optimisation guide's table: MEMORY (vectorization, coalescing,
 //! fusion), COMPUTE (matrix cores, algorithm), LATENCY (kernel fusion, persistent kernels,
 //! graphs), LDS (padding, layout), CACHE (tiling, blocking, prefetching), plus the occupancy
 //! limits the code object's registers and LDS set. A kernel is put in the class of the roof

@@ -1,4 +1,4 @@
-//! One number for an evolutionary optimiser (seed 001's OpenEvolve fitness): latency against a
+//! One number for an evolutionary optimiser (an OpenEvolve-style fitness): latency against a
 //! target, correctness, and roofline efficiency.
 //!
 //! `score = correctness × (w_c + (1 − w_c) × performance)`, with
@@ -37,7 +37,7 @@ impl Default for Config {
 pub struct Measurement {
     /// One latency per repeat, µs.
     pub samples_us: Vec<f64>,
-    /// Where only a summary exists (seed 001's JSON): the median (or mean), its spread and the
+    /// Where only a summary exists (a kernel-optimisation results JSON): the median (or mean), its spread and the
     /// repeats it came from.
     pub summary: Option<(f64, f64, usize)>,
     /// The share of correctness checks passed, 0 to 1.

@@ -1,5 +1,5 @@
 //! `analyze`: each kernel's roofline position, bottleneck class and recommendations, from our
-//! dataset or from seed 001's results JSON.
+//! dataset or from a kernel-optimisation results JSON.
 
 use std::collections::BTreeMap;
 use std::path::Path;
@@ -23,7 +23,7 @@ pub struct Options {
     /// The database's part to use for every GPU (its id, e.g. `mi300x`), where the trace does
     /// not say or says wrong.
     pub gpu: Option<String>,
-    /// The precision and pipe of estimated FLOPs (seed 001's `flops_estimated`).
+    /// The precision and pipe of estimated FLOPs (a results JSON's `flops_estimated`).
     pub estimated: Option<(Precision, Pipe)>,
     /// Another run of the same program whose dispatch times (matched by kernel name) stand in
     /// for this one's: rocprof v1 collects counters and timestamps in separate runs.
@@ -109,7 +109,7 @@ fn ceilings(device: &Device<'_>) -> Ceilings {
     Ceilings { gpu: device.gpu.id.clone(), name: device.gpu.name.clone(), peaks, bandwidths }
 }
 
-/// Analyses the dataset in `dir`, or seed 001's results JSON if `dir` is such a file.
+/// Analyses the dataset in `dir`, or a kernel-optimisation results JSON if `dir` is such a file.
 pub fn analyze(path: &Path, options: &Options) -> Result<Analysis> {
     let db = Database::builtin()?;
     let forced = match &options.gpu {
@@ -254,7 +254,7 @@ fn occupancy_of(agent: &AgentRow, forced: Option<&Gpu>, rows: &super::dataset::K
     Some(occupancy::occupancy(&target, &resources))
 }
 
-/// Seed 001's results JSON: timings per component, with the user's byte and FLOP estimates.
+/// A kernel-optimisation results JSON: timings per component, with the user's byte and FLOP estimates.
 #[derive(Debug, Deserialize)]
 struct SeedResults {
     #[serde(default)]
@@ -289,7 +289,7 @@ fn seed_results(path: &Path, gpu: Option<&'static Gpu>, options: &Options) -> Re
     let device = gpu.map(Device::datasheet);
     let (precision, pipe) = options.estimated.unwrap_or((Precision::Fp16, Pipe::Matrix));
     let mut notes = vec![format!(
-        "seed 001 results: FLOP estimates taken as {} on the {} units{}",
+        "kernel-optimisation results: FLOP estimates taken as {} on the {} units{}",
         precision.name(),
         pipe.name(),
         device.as_ref().map_or(String::new(), |d| format!(", against {}", d.gpu.name))

@@ -252,11 +252,11 @@ pub struct Database {
 impl Database {
     /// The compiled-in database.
     pub fn builtin() -> Result<&'static Database> {
-        static DATABASE: OnceLock<std::result::Result<Database, String>> = OnceLock::new();
+        static DATABASE: OnceLock<std::result::Result<Database, toml::de::Error>> = OnceLock::new();
         DATABASE
-            .get_or_init(|| Database::parse(TEXT).map_err(|e| e.to_string()))
+            .get_or_init(|| toml::from_str(TEXT))
             .as_ref()
-            .map_err(|e| Error::Invalid(format!("the built-in GPU database: {e}")))
+            .map_err(|e| Error::Invalid(format!("the built-in GPU database: gpus.toml: {e}")))
     }
 
     /// A database from TOML text.

@@ -7,6 +7,7 @@
 //! one transaction and renamed when complete, so a failure leaves no database behind.
 
 use rocprof_rs_format::Table;
+use rocprof_rs_format::keys;
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
@@ -161,16 +162,19 @@ fn runs(dir: &Path) -> HashMap<u32, (String, Option<i64>, Option<i64>)> {
     let mut runs = HashMap::new();
     let Ok(entries) = std::fs::read_dir(dir) else { return runs };
     for entry in entries.flatten() {
-        if !entry.file_name().to_string_lossy().ends_with(".metadata.json") {
+        if !entry.file_name().to_string_lossy().ends_with(keys::METADATA_FILE_SUFFIX) {
             continue;
         }
         let Some(meta) = std::fs::read(entry.path()).ok().and_then(|t| serde_json::from_slice::<Value>(&t).ok()) else {
             continue;
         };
-        let text = |k: &str| meta.get(format!("rocprof_rs.{k}")).and_then(Value::as_str);
-        let Some(pid) = text("pid").and_then(|p| p.parse().ok()) else { continue };
+        let text = |k: &str| meta.get(k).and_then(Value::as_str);
+        let Some(pid) = text(keys::PID).and_then(|p| p.parse().ok()) else { continue };
         let time = |k: &str| text(k).and_then(|t| t.parse().ok());
-        runs.insert(pid, (text("command_line").unwrap_or_default().to_owned(), time("start_ns"), time("end_ns")));
+        runs.insert(
+            pid,
+            (text(keys::COMMAND_LINE).unwrap_or_default().to_owned(), time(keys::START_NS), time(keys::END_NS)),
+        );
     }
     runs
 }
@@ -443,7 +447,7 @@ impl Db {
         base.insert("kernel_name".into(), json!(&*s.mangled));
         base.insert("formatted_kernel_name".into(), json!(&*s.name));
         base.insert("demangled_kernel_name".into(), json!(&*s.name));
-        base.insert("truncated_kernel_name".into(), json!(rocprof_rs_format::names::truncated(&s.name)));
+        base.insert("truncated_kernel_name".into(), json!(rocprof_rs_format::kernel_names::truncated(&s.name)));
         let mut extra = Map::new();
         if synthesized {
             extra.insert("synthesized".into(), json!(true));

@@ -2,7 +2,7 @@
 //! pid holds (`GPU0`…: kernels, `CPU HIP API`: HIP calls, `COPY`: copies, `Markers and
 //! Ranges`: ROCTx), with the exact nanosecond bounds in each event's `args.BeginNs`/`EndNs`.
 //!
-//! This is seed 000's path: raw events, then the timestamps (rocprof's own nanoseconds, not the
+//! This is the rocprof-wrapping profiler's path: raw events, then the timestamps (rocprof's own nanoseconds, not the
 //! microsecond `ts`), then kernels, then Parquet.
 
 use std::collections::HashMap;

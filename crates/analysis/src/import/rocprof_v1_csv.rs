@@ -1,6 +1,6 @@
 //! rocprof v1's `results.csv` (and the per-input CSVs `-i` runs name after their input file):
 //! one row per kernel dispatch, the kernel's properties, then its hardware counters, then its
-//! timestamps. Seed 000's parser, done here as raw CSV, timestamp alignment, kernel extraction
+//! timestamps. The rocprof-wrapping profiler's parser, done here as raw CSV, timestamp alignment, kernel extraction
 //! and Parquet.
 //!
 //! Both of rocprof's writers are read: the plain one (`rocprof -i`, header unquoted, counters

@@ -12,6 +12,7 @@ use parquet::file::metadata::KeyValue;
 use crate::error::Result;
 use rocprof_rs_format as tables;
 use rocprof_rs_format::files::WriteOptions;
+use rocprof_rs_format::keys;
 use rocprof_rs_format::writer::{AnyTableWriter, TableWriter};
 
 /// Rows handed to a table's writer at a time.
@@ -115,12 +116,12 @@ impl Sink {
     /// Tables under `dir`, files named `<stem>-NNNNN.parquet`, with `source` in their metadata.
     pub fn new(dir: &Path, stem: &str, source: &str) -> Result<Sink> {
         let options = WriteOptions::new(dir, stem);
-        let kv = |k: &str, v: &str| KeyValue::new(format!("rocprof_rs.{k}"), v.to_owned());
+        let kv = |k: &str, v: &str| KeyValue::new(k.to_owned(), v.to_owned());
         let metadata = vec![
-            kv("format_version", tables::FORMAT_VERSION),
-            kv("tool_version", env!("CARGO_PKG_VERSION")),
-            kv("clock", "as the imported profiler recorded it (rocprofiler-sdk: CLOCK_BOOTTIME nanoseconds)"),
-            kv("imported_from", source),
+            kv(keys::FORMAT_VERSION, tables::FORMAT_VERSION),
+            kv(keys::TOOL_VERSION, env!("CARGO_PKG_VERSION")),
+            kv(keys::CLOCK, "as the imported profiler recorded it (rocprofiler-sdk: CLOCK_BOOTTIME nanoseconds)"),
+            kv(keys::IMPORTED_FROM, source),
         ];
         Ok(Sink {
             dispatch: TableWriter::new(&options, Table::KernelDispatch, metadata.clone()),

@@ -113,8 +113,21 @@ fn row_group(
     Ok(())
 }
 
-fn column<'a>(batch: &'a RecordBatch, name: &str) -> std::result::Result<&'a ArrayRef, String> {
-    batch.column_by_name(name).ok_or_else(|| format!("no column {name}"))
+/// A batch whose columns are not what a table's are.
+#[derive(Debug, thiserror::Error)]
+enum ColumnError {
+    #[error("no column {0}")]
+    Missing(String),
+    #[error("{column} is not {expected}")]
+    Type { column: &'static str, expected: &'static str },
+    #[error("dictionary of non-strings")]
+    DictionaryValues,
+    #[error("{column} is {found}, not text")]
+    NotText { column: String, found: DataType },
+}
+
+fn column<'a>(batch: &'a RecordBatch, name: &str) -> std::result::Result<&'a ArrayRef, ColumnError> {
+    batch.column_by_name(name).ok_or_else(|| ColumnError::Missing(name.to_owned()))
 }
 
 fn add_batch(
@@ -123,13 +136,17 @@ fn add_batch(
     pid: Option<u32>,
     slots: &mut HashMap<String, usize>,
     summaries: &mut Vec<Summary>,
-) -> std::result::Result<(), String> {
+) -> std::result::Result<(), ColumnError> {
     let durations = column(batch, "duration_ns")?;
-    let durations = durations.as_primitive_opt::<Int64Type>().ok_or("duration_ns is not int64")?;
+    let durations = durations
+        .as_primitive_opt::<Int64Type>()
+        .ok_or(ColumnError::Type { column: "duration_ns", expected: "int64" })?;
     let keep: Option<Vec<bool>> = match pid {
         None => None,
         Some(want) => {
-            let pids = column(batch, "pid")?.as_primitive_opt::<UInt32Type>().ok_or("pid is not uint32")?;
+            let pids = column(batch, "pid")?
+                .as_primitive_opt::<UInt32Type>()
+                .ok_or(ColumnError::Type { column: "pid", expected: "uint32" })?;
             Some(pids.values().iter().map(|p| *p == want).collect())
         }
     };
@@ -146,7 +163,7 @@ fn add_batch(
     let row_slots: Vec<usize> = match names.data_type() {
         DataType::Dictionary(key, _) if **key == DataType::Int32 => {
             let dict = names.as_dictionary::<Int32Type>();
-            let values = dict.values().as_string_opt::<i32>().ok_or("dictionary of non-strings")?;
+            let values = dict.values().as_string_opt::<i32>().ok_or(ColumnError::DictionaryValues)?;
             let per_key: Vec<usize> = (0..values.len()).map(|i| slot_of(values.value(i))).collect();
             dict.keys().values().iter().map(|&k| per_key[k as usize]).collect()
         }
@@ -154,7 +171,7 @@ fn add_batch(
             let strings = names.as_string::<i32>();
             (0..strings.len()).map(|i| slot_of(strings.value(i))).collect()
         }
-        other => return Err(format!("{name} is {other}, not text")),
+        other => return Err(ColumnError::NotText { column: name.to_owned(), found: other.clone() }),
     };
     for (i, (&slot, &duration)) in row_slots.iter().zip(durations.values().iter()).enumerate() {
         if keep.as_ref().is_none_or(|k| k[i]) && durations.is_valid(i) {

@@ -57,7 +57,7 @@ impl CounterRequest {
             )));
         }
         let selection = if let Some(text) = set(PMC) {
-            Selection::Names(parse_names(text).map_err(|why| invalid(PMC, text, why))?)
+            Selection::Names(parse_names(text).map_err(|why| invalid(PMC, text, why.to_string()))?)
         } else if let Some(path) = set(PMC_FILE) {
             Selection::Passes(read_input_file(Path::new(path))?)
         } else if let Some(name) = set(COUNTER_PRESET) {
@@ -87,19 +87,35 @@ fn invalid(variable: &'static str, value: &str, accepts: String) -> Error {
     Error::Config { variable, value: value.to_owned(), accepts }
 }
 
+/// What a list of counter names must be, where one is not.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum NamesError {
+    /// A name with a character no counter name has.
+    #[error("counter names of letters, digits and _ (found {bad:?} in {name:?})")]
+    Character {
+        /// The character.
+        bad: char,
+        /// The name it is in.
+        name: String,
+    },
+    /// No name at all.
+    #[error("at least one counter name")]
+    Empty,
+}
+
 /// Counter names separated by commas or spaces.
-pub fn parse_names(text: &str) -> std::result::Result<Vec<String>, String> {
+pub fn parse_names(text: &str) -> std::result::Result<Vec<String>, NamesError> {
     let mut names: Vec<String> = Vec::new();
     for name in text.split([',', ' ', '\t']).filter(|n| !n.is_empty()) {
         if let Some(bad) = name.chars().find(|c| !(c.is_ascii_alphanumeric() || "_[]:.".contains(*c))) {
-            return Err(format!("counter names of letters, digits and _ (found {bad:?} in {name:?})"));
+            return Err(NamesError::Character { bad, name: name.to_owned() });
         }
         if !names.iter().any(|n| n == name) {
             names.push(name.to_owned());
         }
     }
     if names.is_empty() {
-        return Err("at least one counter name".into());
+        return Err(NamesError::Empty);
     }
     Ok(names)
 }

@@ -11,7 +11,7 @@ pub mod counters;
 use std::collections::BTreeMap;
 use std::path::PathBuf;
 
-use regex::Regex;
+use regex_lite::Regex;
 
 use crate::error::{Error, Result};
 

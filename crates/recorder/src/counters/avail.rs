@@ -15,6 +15,7 @@ use sys::sdk::Sdk;
 use super::catalog::{self, AgentInfo};
 use super::presets::{PRESETS, Resolved};
 use crate::error::{Error, Result, Status};
+use crate::rocprofiler;
 
 /// Everything `avail` reports.
 #[derive(Debug, Clone, Serialize)]
@@ -46,20 +47,20 @@ pub struct PresetOnAgent {
     pub unavailable: Option<String>,
 }
 
-static ANSWER: Mutex<Option<Result<Vec<AgentInfo>, String>>> = Mutex::new(None);
+/// What the forced configure's initialize found, for [`inventory`] to take.
+static ANSWER: Mutex<Option<Result<Vec<AgentInfo>>>> = Mutex::new(None);
 
 /// Asks `sdk` for the inventory.
 pub fn inventory(sdk: &Sdk) -> Result<Inventory> {
     let api = sdk.api();
     let version = crate::compat::abi_checked_version(sdk)?;
-    // SAFETY: a configure function with the SDK's signature, valid for the process lifetime.
-    let status = unsafe { (api.rocprofiler_force_configure)(Some(configure)) };
+    let configured = rocprofiler::force_configure(api, Some(configure));
     let agents = match ANSWER.lock().take() {
-        Some(answer) => answer.map_err(Error::Counters)?,
-        None => match Status::from_raw(status) {
+        Some(answer) => answer?,
+        None => match configured {
             // Already initialized (another tool in this process): ask directly.
-            Some(Status::ConfigurationLocked) | None => catalog::agents(api)?,
-            Some(status) => return Err(Error::Sdk { call: "rocprofiler_force_configure", status }),
+            Ok(()) | Err(Error::Sdk { status: Status::ConfigurationLocked, .. }) => catalog::agents(api)?,
+            Err(e) => return Err(e),
         },
     };
     let presets = PRESETS
@@ -78,7 +79,7 @@ pub fn inventory(sdk: &Sdk) -> Result<Inventory> {
                         complete: a.counters.is_ok() && missing.is_empty(),
                         counters,
                         missing,
-                        unavailable: a.counters.as_ref().err().cloned(),
+                        unavailable: a.counters.as_ref().err().map(ToString::to_string),
                     }
                 })
                 .collect(),
@@ -115,10 +116,10 @@ unsafe extern "C" fn configure(
 
 extern "C" fn initialize(_finalize: sys::rocprofiler_client_finalize_t, _data: *mut c_void) -> c_int {
     let answer = std::panic::catch_unwind(|| match crate::sdk::loaded() {
-        Some(sdk) => catalog::agents(sdk.api()).map_err(|e| e.to_string()),
-        None => Err("the SDK is not loaded".to_owned()),
+        Some(sdk) => catalog::agents(sdk.api()),
+        None => Err(Error::Counters("the SDK is not loaded".to_owned())),
     })
-    .unwrap_or_else(|_| Err("internal error while querying the agents".to_owned()));
+    .unwrap_or_else(|_| Err(Error::Counters("internal error while querying the agents".to_owned())));
     *ANSWER.lock() = Some(answer);
     0
 }

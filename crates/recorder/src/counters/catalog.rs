@@ -7,7 +7,9 @@ use rocprofiler_sdk_sys as sys;
 use serde::Serialize;
 use sys::sdk::SdkApi;
 
-use crate::error::{Error, Result, Status, check};
+use crate::error::{Error, Result};
+use crate::handles::{AgentId, CounterId};
+use crate::rocprofiler;
 
 /// One counter of one agent.
 #[derive(Debug, Clone, Serialize)]
@@ -55,11 +57,32 @@ pub struct AgentInfo {
     /// The supported counters, or why there are none (`AGENT_ARCH_NOT_SUPPORTED` on GPUs the
     /// SDK has no counter definitions for).
     #[serde(serialize_with = "counters_or_reason")]
-    pub counters: std::result::Result<Vec<CounterInfo>, String>,
+    pub counters: std::result::Result<Vec<CounterInfo>, NoCounters>,
+}
+
+/// Why an agent has no counters.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum NoCounters {
+    /// The SDK refused the query: its status, without the `ROCPROFILER_STATUS_ERROR_` prefix
+    /// (`AGENT_ARCH_NOT_SUPPORTED` on GPUs the SDK has no counter definitions for).
+    #[error("{0}")]
+    Refused(String),
+    /// The SDK answered with an empty list.
+    #[error("the SDK lists no counters")]
+    NoneListed,
+    /// A CPU: counters are the GPUs'.
+    #[error("a CPU")]
+    Cpu,
+    /// Only the agents were asked for (`avail`'s agent list, the tool's agent table).
+    #[error("not asked")]
+    NotAsked,
+    /// A counter's description could not be read.
+    #[error("{0}")]
+    Unreadable(String),
 }
 
 fn counters_or_reason<S: serde::Serializer>(
-    value: &std::result::Result<Vec<CounterInfo>, String>,
+    value: &std::result::Result<Vec<CounterInfo>, NoCounters>,
     serializer: S,
 ) -> std::result::Result<S::Ok, S::Error> {
     #[derive(Serialize)]
@@ -68,7 +91,7 @@ fn counters_or_reason<S: serde::Serializer>(
     }
     match value {
         Ok(counters) => counters.serialize(serializer),
-        Err(why) => Unavailable { unavailable: why }.serialize(serializer),
+        Err(why) => Unavailable { unavailable: &why.to_string() }.serialize(serializer),
     }
 }
 
@@ -96,7 +119,7 @@ fn text(p: *const c_char) -> String {
 pub fn agents(api: &SdkApi) -> Result<Vec<AgentInfo>> {
     let mut out = agents_only(api)?;
     for agent in out.iter_mut() {
-        agent.counters = if agent.gpu { counters(api, agent.id) } else { Err("a CPU".into()) };
+        agent.counters = if agent.gpu { counters(api, agent.id) } else { Err(NoCounters::Cpu) };
     }
     Ok(out)
 }
@@ -149,28 +172,28 @@ pub fn agents_only(api: &SdkApi) -> Result<Vec<AgentInfo>> {
                     local_mem_bytes: a.local_mem_size,
                     l2_bytes: caches.iter().filter(|c| c.level == 2).map(|c| c.size).max().unwrap_or(0),
                     lds_kb: a.lds_size_in_kb,
-                    counters: Err("not asked".into()),
+                    counters: Err(NoCounters::NotAsked),
                 });
             }
             sys::ROCPROFILER_STATUS_SUCCESS
         })
     }
     let mut out: Vec<AgentInfo> = Vec::new();
-    // SAFETY: a valid visitor and a vector that outlives the call.
-    let status = unsafe {
-        (api.rocprofiler_query_available_agents)(
+    // SAFETY: a visitor that cannot unwind, and a vector that outlives the call.
+    unsafe {
+        rocprofiler::query_available_agents(
+            api,
             sys::ROCPROFILER_AGENT_INFO_VERSION_0,
             Some(visit),
             crate::compat::AGENT_SIZE_1_0,
             (&mut out as *mut Vec<AgentInfo>).cast(),
-        )
-    };
-    check("rocprofiler_query_available_agents", status)?;
+        )?;
+    }
     Ok(out)
 }
 
 /// The counters of GPU `agent`, or why it has none.
-fn counters(api: &SdkApi, agent: u64) -> std::result::Result<Vec<CounterInfo>, String> {
+fn counters(api: &SdkApi, agent: u64) -> std::result::Result<Vec<CounterInfo>, NoCounters> {
     unsafe extern "C" fn collect(
         _agent: sys::rocprofiler_agent_id_t,
         ids: *mut sys::rocprofiler_counter_id_t,
@@ -195,23 +218,29 @@ fn counters(api: &SdkApi, agent: u64) -> std::result::Result<Vec<CounterInfo>, S
         )
     }
     let mut ids: Vec<u64> = Vec::new();
-    // SAFETY: a valid callback and a vector that outlives the call.
-    let status = unsafe {
-        (api.rocprofiler_iterate_agent_supported_counters)(
-            sys::rocprofiler_agent_id_t { handle: agent },
+    // SAFETY: a visitor that cannot unwind, and a vector that outlives the call.
+    let listed = unsafe {
+        rocprofiler::iterate_agent_supported_counters(
+            api,
+            AgentId::from_raw(agent),
             Some(collect),
             (&mut ids as *mut Vec<u64>).cast(),
         )
     };
-    if let Some(status) = Status::from_raw(status) {
-        return Err(status
-            .name()
-            .map_or_else(|| status.to_string(), |n| n.trim_start_matches("ROCPROFILER_STATUS_ERROR_").to_owned()));
+    match listed {
+        Ok(()) => {}
+        Err(Error::Sdk { status, .. }) => {
+            return Err(NoCounters::Refused(status.name().map_or_else(
+                || status.to_string(),
+                |n| n.trim_start_matches("ROCPROFILER_STATUS_ERROR_").to_owned(),
+            )));
+        }
+        Err(other) => return Err(NoCounters::Unreadable(other.to_string())),
     }
     if ids.is_empty() {
-        return Err("the SDK lists no counters".into());
+        return Err(NoCounters::NoneListed);
     }
-    ids.into_iter().map(|id| info(api, id).map_err(|e| e.to_string())).collect()
+    ids.into_iter().map(|id| info(api, id).map_err(|e| NoCounters::Unreadable(e.to_string()))).collect()
 }
 
 /// One counter's description, from `rocprofiler_query_counter_info` (version 1, which adds the
@@ -219,14 +248,14 @@ fn counters(api: &SdkApi, agent: u64) -> std::result::Result<Vec<CounterInfo>, S
 fn info(api: &SdkApi, id: u64) -> Result<CounterInfo> {
     let mut buffer = [0u64; 64];
     // SAFETY: a zeroed buffer larger than any v1 struct, 8-byte aligned.
-    let status = unsafe {
-        (api.rocprofiler_query_counter_info)(
-            sys::rocprofiler_counter_id_t { handle: id },
+    unsafe {
+        rocprofiler::query_counter_info(
+            api,
+            CounterId::from_raw(id),
             sys::ROCPROFILER_COUNTER_INFO_VERSION_1,
             buffer.as_mut_ptr().cast(),
-        )
-    };
-    check("rocprofiler_query_counter_info", status)?;
+        )?;
+    }
     // SAFETY: the SDK filled a v1 struct at the buffer's start.
     let v1 = unsafe { &*buffer.as_ptr().cast::<sys::rocprofiler_counter_info_v1_t>() };
     let dimensions: &[*const sys::rocprofiler_counter_record_dimension_info_t] = if v1.dimensions.is_null() {

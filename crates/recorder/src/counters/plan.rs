@@ -6,6 +6,7 @@
 //! fits. A derived counter is configured by its own id, so the SDK places every input of its
 //! expression in the same pass: the inputs can never be split apart.
 
+use super::catalog::NoCounters;
 use super::suggest::suggestions;
 use crate::config::counters::Selection;
 use crate::error::{Error, Result};
@@ -16,7 +17,7 @@ pub struct Offer<'a> {
     /// How messages name the agent, e.g. `GPU 0 (gfx942)`.
     pub label: String,
     /// The counter names it supports, or why it has none.
-    pub counters: std::result::Result<Vec<&'a str>, String>,
+    pub counters: std::result::Result<Vec<&'a str>, NoCounters>,
 }
 
 /// The passes each agent takes, as names: `passes[i]` is a list of groups for agent `i`, each a
@@ -201,7 +202,10 @@ mod tests {
         let offers = [
             offer("GPU 0 (gfx942)", &["SQ_WAVES"]),
             offer("GPU 1 (gfx90a)", &["SQ_WAVES", "SQ_WAIT_INST_VALU"]),
-            Offer { label: "GPU 2 (gfx1151)".into(), counters: Err("AGENT_ARCH_NOT_SUPPORTED".into()) },
+            Offer {
+                label: "GPU 2 (gfx1151)".into(),
+                counters: Err(NoCounters::Refused("AGENT_ARCH_NOT_SUPPORTED".into())),
+            },
         ];
         let choice = choose(&names(&["SQ_WAVES", "SQ_WAIT_INST_VALU"]), &offers).unwrap();
         assert_eq!(choice.passes[0], [vec!["SQ_WAVES"]]);
@@ -218,7 +222,8 @@ mod tests {
 
     #[test]
     fn a_machine_without_counters_gets_one_note_and_no_error() {
-        let offers = [Offer { label: "GPU 0 (gfx1151)".into(), counters: Err("no counters".into()) }];
+        let offers =
+            [Offer { label: "GPU 0 (gfx1151)".into(), counters: Err(NoCounters::Refused("no counters".into())) }];
         let choice = choose(&names(&["SQ_WAVES"]), &offers).unwrap();
         assert_eq!(choice.notes.len(), 1);
         assert!(choice.passes[0].is_empty());

@@ -178,7 +178,7 @@ pub static PRESETS: &[Preset] = &[
     },
     Preset {
         name: "basic",
-        about: "wavefronts, instruction mix and L2 hits: the quick look (seed 004's counters_basic)",
+        about: "wavefronts, instruction mix and L2 hits: the quick look (the gfx1151 guide's counters_basic)",
         entries: &[
             one(&["SQ_WAVES"]),
             one(&["SQ_INSTS_VALU"]),
@@ -192,7 +192,7 @@ pub static PRESETS: &[Preset] = &[
     },
     Preset {
         name: "extended",
-        about: "LDS conflicts, the cache hierarchy and memory-controller traffic (seed 004's counters_extended)",
+        about: "LDS conflicts, the cache hierarchy and memory-controller traffic (the gfx1151 guide's counters_extended)",
         entries: &[
             one(&["SQ_WAVES"]),
             one(&["SQ_INSTS_VALU"]),

@@ -16,8 +16,9 @@ use crate::config::Config;
 use crate::error::{Error, Result};
 use rocprof_rs_format::columns::AddressHasher;
 use rocprof_rs_format::files::TableFiles;
+use rocprof_rs_format::keys;
 use rocprof_rs_format::writer::{AnyTableWriter, TableWriter};
-use rocprof_rs_format::{self as tables, names};
+use rocprof_rs_format::{self as tables, kernel_names};
 
 /// Rows a table buffers before handing them to its Parquet writer.
 const WRITE_ROWS: usize = 8192;
@@ -113,14 +114,14 @@ impl Tables {
         let mut metadata = super::run::run_metadata(&config, &library);
         let counters = counters.unwrap_or_default();
         if !counters.names.is_empty() {
-            metadata.push(KeyValue::new("rocprof_rs.counter_groups".into(), counters.plan_json.clone()));
-            metadata.push(KeyValue::new("rocprof_rs.counter_passes".into(), counters.passes.to_string()));
+            metadata.push(KeyValue::new(keys::COUNTER_GROUPS.into(), counters.plan_json.clone()));
+            metadata.push(KeyValue::new(keys::COUNTER_PASSES.into(), counters.passes.to_string()));
         }
         let options = config.write_options();
         let api = |i: usize| TableWriter::new(&options, API_KINDS[i].0, metadata.clone());
         Tables {
             pid: std::process::id(),
-            metadata_path: config.output_dir.join(format!("{}.metadata.json", config.output_name)),
+            metadata_path: config.output_dir.join(keys::metadata_file_name(&config.output_name)),
             static_metadata: metadata.clone(),
             dispatch: TableWriter::new(&options, Table::KernelDispatch, metadata.clone()),
             apis: [api(0), api(1), api(2), api(3)],
@@ -367,7 +368,8 @@ impl Tables {
             // CUPTI's completion callbacks can each announce a kernel they meet first.
             return;
         }
-        let name: Arc<str> = names::display_name(&s.mangled, self.config.demangle, self.config.truncate_kernels).into();
+        let name: Arc<str> =
+            kernel_names::display_name(&s.mangled, self.config.demangle, self.config.truncate_kernels).into();
         let selected = self.config.kernel_include.as_ref().is_none_or(|re| re.is_match(&name))
             && !self.config.kernel_exclude.as_ref().is_some_and(|re| re.is_match(&name));
         let t = &mut self.symbol.rows;
@@ -439,7 +441,7 @@ impl Tables {
         if self.config.rotate_seconds == 0 {
             return Ok(());
         }
-        let closing = vec![KeyValue::new("rocprof_rs.end_ns".into(), super::clock::now_ns().to_string())];
+        let closing = vec![KeyValue::new(keys::END_NS.into(), super::clock::now_ns().to_string())];
         for files in self.files_mut() {
             if files.due_by_time() {
                 files.close(closing.clone())?;
@@ -542,7 +544,7 @@ impl Tables {
             .iter()
             .map(|kv| format!("{:?}:{}", kv.key, json_string(kv.value.as_deref())))
             .collect();
-        fields.push(format!("\"rocprof_rs.end_ns\":\"{}\"", super::clock::now_ns()));
+        fields.push(format!("\"{}\":\"{}\"", keys::END_NS, super::clock::now_ns()));
         fields.push(format!("\"records\":{}", summary.rows_json()));
         fields.push(format!("\"dropped\":{}", summary.dropped_json()));
         fields.push(format!("\"filtered\":{}", summary.filtered));

@@ -9,6 +9,7 @@ use super::clock;
 use super::counter_rows::CounterNames;
 use super::rows::OperationNames;
 use crate::config::Config;
+use rocprof_rs_format::keys;
 
 /// The tracing library behind a run.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -54,26 +55,26 @@ pub fn run_metadata(config: &Config, library: &Library) -> Vec<KeyValue> {
             raw.split(|b| *b == 0).filter(|a| !a.is_empty()).map(String::from_utf8_lossy).collect::<Vec<_>>().join(" ")
         })
         .unwrap_or_default();
-    let kv = |k: &str, v: String| KeyValue::new(format!("rocprof_rs.{k}"), v);
+    let kv = |k: &str, v: String| KeyValue::new(k.to_owned(), v);
     let versions = match library {
         Library::RocprofilerSdk { version: (major, minor, patch) } => {
-            vec![kv("sdk_version", format!("{major}.{minor}.{patch}"))]
+            vec![kv(keys::SDK_VERSION, format!("{major}.{minor}.{patch}"))]
         }
         Library::Cupti { api_version, library } => {
-            vec![kv("cupti_api_version", api_version.to_string()), kv("cupti_library", library.clone())]
+            vec![kv(keys::CUPTI_API_VERSION, api_version.to_string()), kv(keys::CUPTI_LIBRARY, library.clone())]
         }
     };
     let mut metadata = vec![
-        kv("format_version", rocprof_rs_format::FORMAT_VERSION.into()),
-        kv("tool_version", env!("CARGO_PKG_VERSION").into()),
-        kv("backend", library.name().into()),
-        kv("vendor", library.vendor().to_string()),
-        kv("command_line", command_line),
-        kv("pid", std::process::id().to_string()),
-        kv("clock", clock::CLOCK_NAME.into()),
-        kv("start_ns", clock::now_ns().to_string()),
-        kv("policy", format!("{:?}", config.policy).to_lowercase()),
-        kv("domains", config.domains.iter().map(|d| d.name()).collect::<Vec<_>>().join(",")),
+        kv(keys::FORMAT_VERSION, rocprof_rs_format::FORMAT_VERSION.into()),
+        kv(keys::TOOL_VERSION, env!("CARGO_PKG_VERSION").into()),
+        kv(keys::BACKEND, library.name().into()),
+        kv(keys::VENDOR, library.vendor().to_string()),
+        kv(keys::COMMAND_LINE, command_line),
+        kv(keys::PID, std::process::id().to_string()),
+        kv(keys::CLOCK, clock::CLOCK_NAME.into()),
+        kv(keys::START_NS, clock::now_ns().to_string()),
+        kv(keys::POLICY, format!("{:?}", config.policy).to_lowercase()),
+        kv(keys::DOMAINS, config.domains.iter().map(|d| d.name()).collect::<Vec<_>>().join(",")),
     ];
     metadata.extend(versions);
     metadata

@@ -18,6 +18,7 @@ use super::records::Record;
 use super::rows::Tables;
 use super::summary::Summary;
 use crate::error::Result;
+use rocprof_rs_format::keys;
 
 /// Requests from the tool to its writer.
 #[derive(Debug)]
@@ -159,9 +160,9 @@ impl Writer {
     fn closing_metadata(&self) -> Vec<KeyValue> {
         let summary = self.summary();
         vec![
-            KeyValue::new("rocprof_rs.end_ns".into(), crate::pipeline::clock::now_ns().to_string()),
-            KeyValue::new("rocprof_rs.records".into(), summary.rows_json()),
-            KeyValue::new("rocprof_rs.dropped".into(), summary.dropped_json()),
+            KeyValue::new(keys::END_NS.into(), crate::pipeline::clock::now_ns().to_string()),
+            KeyValue::new(keys::RECORDS.into(), summary.rows_json()),
+            KeyValue::new(keys::DROPPED.into(), summary.dropped_json()),
         ]
     }
 

@@ -166,12 +166,23 @@ pub struct Span {
     pub end: i64,
 }
 
+/// Timestamps that make no span.
+#[derive(Debug, thiserror::Error)]
+pub enum SpanError {
+    /// The end before the start.
+    #[error("end_timestamp {end} is before start_timestamp {start}")]
+    Reversed { start: u64, end: u64 },
+    /// Beyond what the dataset's signed nanoseconds hold.
+    #[error("end_timestamp {0} is beyond 2^63 ns")]
+    TooLate(u64),
+}
+
 impl Span {
-    fn new(start: u64, end: u64) -> Result<Span, String> {
+    fn new(start: u64, end: u64) -> Result<Span, SpanError> {
         if end < start {
-            return Err(format!("end_timestamp {end} is before start_timestamp {start}"));
+            return Err(SpanError::Reversed { start, end });
         }
-        let end = i64::try_from(end).map_err(|_| format!("end_timestamp {end} is beyond 2^63 ns"))?;
+        let end = i64::try_from(end).map_err(|_| SpanError::TooLate(end))?;
         Ok(Span { start: start as i64, end })
     }
 }
@@ -197,9 +208,9 @@ macro_rules! spanned {
         }
 
         impl TryFrom<$raw> for $name {
-            type Error = String;
+            type Error = SpanError;
 
-            fn try_from(raw: $raw) -> Result<$name, String> {
+            fn try_from(raw: $raw) -> Result<$name, SpanError> {
                 Ok($name { span: Span::new(raw.start_timestamp, raw.end_timestamp)?, $($field: raw.$field),* })
             }
         }

@@ -23,10 +23,12 @@ use crate::config::counters::PassMode;
 use crate::counters::catalog::{self, AgentInfo};
 use crate::counters::plan::{self, Group, Offer, Refusal};
 use crate::error::{Error, Result, Status};
+use crate::handles::{AgentId, BufferId, ContextId, CounterConfigId, CounterId};
 use crate::lifecycle::{running, trampoline};
 use crate::pipeline::counter_rows::CounterNames;
 use crate::pipeline::queue::{Batch, Queue};
 use crate::pipeline::records::{CounterDispatch, CounterValue, Record};
+use crate::rocprofiler;
 
 /// One agent's groups, as the dispatch callback uses them.
 #[derive(Debug)]
@@ -49,12 +51,7 @@ static DISPATCHER: OnceLock<Dispatcher> = OnceLock::new();
 /// Sets counting up on `context`, writing into `buffer`. Prints one line per thing the user
 /// should know (an agent without counters, a counter some agents lack). Returns `None` when no
 /// agent collects anything.
-pub fn setup(
-    api: &SdkApi,
-    config: &Config,
-    context: sys::rocprofiler_context_id_t,
-    buffer: sys::rocprofiler_buffer_id_t,
-) -> Result<Option<CounterNames>> {
+pub fn setup(api: &SdkApi, config: &Config, context: ContextId, buffer: BufferId) -> Result<Option<CounterNames>> {
     let Some(request) = &config.counters else { return Ok(None) };
     let gpus: Vec<AgentInfo> = catalog::agents(api)?.into_iter().filter(|a| a.gpu).collect();
     let offers: Vec<Offer<'_>> = gpus
@@ -112,16 +109,16 @@ pub fn setup(
     let _ = DISPATCHER.set(Dispatcher { agents, gate });
     // Built here, not on the first dispatch: the dispatch callback must not allocate.
     let _ = rotation();
-    // SAFETY: inside initialize, with our own context, buffer and callback.
-    let status = unsafe {
-        (api.rocprofiler_configure_buffer_dispatch_counting_service)(
+    // SAFETY: `on_dispatch` has the SDK's signature, cannot unwind, and takes no data.
+    unsafe {
+        rocprofiler::configure_buffer_dispatch_counting_service(
+            api,
             context,
             buffer,
             Some(on_dispatch),
             std::ptr::null_mut(),
-        )
-    };
-    crate::error::check("rocprofiler_configure_buffer_dispatch_counting_service", status)?;
+        )?;
+    }
     Ok(Some(names))
 }
 
@@ -141,29 +138,16 @@ impl std::fmt::Display for Named {
 /// Packs an agent's passes into configs, asking the SDK which sets fit.
 fn pack(api: &SdkApi, agent: u64, passes: &[Vec<Named>]) -> Result<Vec<Group<Named>>> {
     let fits = |set: &[Named]| {
-        let mut ids: Vec<sys::rocprofiler_counter_id_t> =
-            set.iter().map(|c| sys::rocprofiler_counter_id_t { handle: c.id }).collect();
-        let mut config = sys::rocprofiler_counter_config_id_t { handle: 0 };
-        // SAFETY: `ids` holds `ids.len()` counter ids of this agent; a valid output pointer.
-        let status = unsafe {
-            (api.rocprofiler_create_counter_config)(
-                sys::rocprofiler_agent_id_t { handle: agent },
-                ids.as_mut_ptr(),
-                ids.len(),
-                &mut config,
-            )
-        };
-        match Status::from_raw(status) {
-            None => Ok(config.handle),
-            Some(Status::ExceedsHwLimit) => Err(Refusal::TooLarge),
-            Some(other) => Err(Refusal::Other(other.to_string())),
+        let ids: Vec<CounterId> = set.iter().map(|c| CounterId::from_raw(c.id)).collect();
+        match rocprofiler::create_counter_config(api, AgentId::from_raw(agent), &ids) {
+            Ok(config) => Ok(config.raw()),
+            Err(Error::Sdk { status: Status::ExceedsHwLimit, .. }) => Err(Refusal::TooLarge),
+            Err(Error::Sdk { status, .. }) => Err(Refusal::Other(status.to_string())),
+            Err(other) => Err(Refusal::Other(other.to_string())),
         }
     };
     let release = |config: u64| {
-        // SAFETY: a config this function created and nothing uses.
-        let _ = unsafe {
-            (api.rocprofiler_destroy_counter_config)(sys::rocprofiler_counter_config_id_t { handle: config })
-        };
+        let _ = rocprofiler::destroy_counter_config(api, CounterConfigId::from_raw(config));
     };
     plan::pack(passes, fits, release)
 }
@@ -356,7 +340,7 @@ impl Gate {
 pub(super) fn register_kernel(config: &Config, kernel_id: u64, mangled: &str) {
     let Some(gate) = DISPATCHER.get().and_then(|d| d.gate.as_ref()) else { return };
     static NAME_SLOTS: parking_lot::Mutex<Option<HashMap<String, u32>>> = parking_lot::Mutex::new(None);
-    let name = rocprof_rs_format::names::display_name(mangled, config.demangle, config.truncate_kernels);
+    let name = rocprof_rs_format::kernel_names::display_name(mangled, config.demangle, config.truncate_kernels);
     let selected = config.kernel_include.as_ref().is_none_or(|re| re.is_match(&name))
         && !config.kernel_exclude.as_ref().is_some_and(|re| re.is_match(&name));
     let name_slot = {
@@ -420,18 +404,13 @@ impl Accumulator {
             sys::ROCPROFILER_COUNTER_RECORD_VALUE => {
                 // SAFETY: as above.
                 let r = unsafe { &*p.cast::<sys::rocprofiler_counter_record_t>() };
-                let mut counter = sys::rocprofiler_counter_id_t { handle: 0 };
-                // SAFETY: a valid output pointer; the SDK decodes the instance id.
-                let status = unsafe { (api.rocprofiler_query_record_counter_id)(r.id, &mut counter) };
-                if status != sys::ROCPROFILER_STATUS_SUCCESS {
-                    return;
-                }
+                let Ok(counter) = rocprofiler::record_counter_id(api, r.id) else { return };
                 // SAFETY: the group number is what `on_dispatch` stored.
                 let group = unsafe { r.user_data.value } as u32;
                 let value = CounterValue {
                     dispatch_id: r.dispatch_id,
                     agent_id: r.agent_id.handle,
-                    counter_id: counter.handle,
+                    counter_id: counter.raw(),
                     value: r.counter_value,
                     instances: 1,
                     group,

@@ -6,7 +6,7 @@
 pub mod counting;
 mod fork;
 mod ingest;
-pub mod names;
+pub mod operations;
 pub mod session;
 
 use std::ffi::{c_char, c_int, c_void};
@@ -149,7 +149,7 @@ fn initialize() -> Result<()> {
     let api = sdk.api();
     let version = crate::compat::abi_checked_version(sdk)?;
     let kinds = session::buffer_kinds(&tool.config);
-    let operations = names::operation_names(api, &kinds);
+    let operations = operations::operation_names(api, &kinds);
     let agents = session::agents(api)?;
     std::fs::create_dir_all(&tool.config.output_dir)
         .map_err(|e| Error::Io { path: tool.config.output_dir.display().to_string(), source: e })?;

@@ -2,26 +2,26 @@
 //! a code-object context (always on, so kernel names are known even for dispatches traced
 //! later), a tracing context with one buffer and its callback thread, and the agent table.
 
-use std::ffi::CStr;
-
 use rocprofiler_sdk_sys as sys;
 use sys::sdk::SdkApi;
 
 use super::ingest;
 use crate::config::{Config, Domain, Policy};
-use crate::error::{Result, check};
+use crate::error::Result;
+use crate::handles::{BufferId, ContextId};
 use crate::pipeline::rows::API_KINDS;
+use crate::rocprofiler;
 use rocprof_rs_format as tables;
 
 /// The SDK objects of one run.
 #[derive(Debug, Clone, Copy)]
 pub struct Session {
     /// The context that traces; started and stopped around regions.
-    pub tracing: sys::rocprofiler_context_id_t,
+    pub tracing: ContextId,
     /// The always-on code-object context.
-    pub code_objects: sys::rocprofiler_context_id_t,
+    pub code_objects: ContextId,
     /// The record buffer.
-    pub buffer: sys::rocprofiler_buffer_id_t,
+    pub buffer: BufferId,
 }
 
 /// The buffer-tracing kinds `config` asks for.
@@ -43,70 +43,58 @@ pub fn buffer_kinds(config: &Config) -> Vec<u32> {
 }
 
 /// Creates the contexts, buffer and services. The tracing context is left stopped.
-// The SDK set-up is one sequence of calls under one safety argument.
-#[allow(clippy::multiple_unsafe_ops_per_block)]
 pub fn create(api: &SdkApi, config: &Config) -> Result<Session> {
-    let mut code_objects = sys::rocprofiler_context_id_t { handle: 0 };
-    let mut tracing = sys::rocprofiler_context_id_t { handle: 0 };
-    let mut buffer = sys::rocprofiler_buffer_id_t { handle: 0 };
-    let mut thread = sys::rocprofiler_callback_thread_t { handle: 0 };
     let policy = match config.policy {
         Policy::Lossless => sys::ROCPROFILER_BUFFER_POLICY_LOSSLESS,
         Policy::Drop => sys::ROCPROFILER_BUFFER_POLICY_DISCARD,
     };
-    // SAFETY: SDK calls inside initialize, with valid output pointers and our own callbacks,
-    // which have the SDK's signatures.
+    let code_objects = rocprofiler::create_context(api)?;
+    // SAFETY: the ingest callbacks have the SDK's signatures, are trampolines that cannot
+    // unwind, and take no data (null).
     unsafe {
-        check("rocprofiler_create_context", (api.rocprofiler_create_context)(&mut code_objects))?;
-        check(
-            "rocprofiler_configure_callback_tracing_service",
-            (api.rocprofiler_configure_callback_tracing_service)(
-                code_objects,
-                sys::ROCPROFILER_CALLBACK_TRACING_CODE_OBJECT,
-                std::ptr::null(),
-                0,
-                Some(ingest::on_code_object),
-                std::ptr::null_mut(),
-            ),
+        rocprofiler::configure_callback_tracing_service(
+            api,
+            code_objects,
+            sys::ROCPROFILER_CALLBACK_TRACING_CODE_OBJECT,
+            Some(ingest::on_code_object),
+            std::ptr::null_mut(),
         )?;
-        check("rocprofiler_create_context", (api.rocprofiler_create_context)(&mut tracing))?;
-        check(
-            "rocprofiler_create_buffer",
-            (api.rocprofiler_create_buffer)(
-                tracing,
-                config.buffer_bytes,
-                config.buffer_bytes / 8 * 7,
-                policy,
-                Some(ingest::on_buffer),
-                std::ptr::null_mut(),
-                &mut buffer,
-            ),
-        )?;
-        check("rocprofiler_create_callback_thread", (api.rocprofiler_create_callback_thread)(&mut thread))?;
-        check("rocprofiler_assign_callback_thread", (api.rocprofiler_assign_callback_thread)(buffer, thread))?;
-        for kind in buffer_kinds(config) {
-            let status = (api.rocprofiler_configure_buffer_tracing_service)(tracing, kind, std::ptr::null(), 0, buffer);
-            if let Err(e) = check("rocprofiler_configure_buffer_tracing_service", status) {
-                // One kind the SDK cannot trace (an HSA extension table it lacks, say) must
-                // not cost the others.
-                eprintln!("rocprof-rs: not tracing {}: {e}", kind_name(api, kind));
-            }
+    }
+    let tracing = rocprofiler::create_context(api)?;
+    // SAFETY: as above.
+    let buffer = unsafe {
+        rocprofiler::create_buffer(
+            api,
+            tracing,
+            config.buffer_bytes,
+            config.buffer_bytes / 8 * 7,
+            policy,
+            Some(ingest::on_buffer),
+            std::ptr::null_mut(),
+        )?
+    };
+    let thread = rocprofiler::create_callback_thread(api)?;
+    rocprofiler::assign_callback_thread(api, buffer, thread)?;
+    for kind in buffer_kinds(config) {
+        if let Err(e) = rocprofiler::configure_buffer_tracing_service(api, tracing, kind, buffer) {
+            // One kind the SDK cannot trace (an HSA extension table it lacks, say) must not
+            // cost the others.
+            eprintln!("rocprof-rs: not tracing {}: {e}", kind_name(api, kind));
         }
-        if config.domains.contains(Domain::Marker) {
-            check(
-                "rocprofiler_configure_callback_tracing_service",
-                (api.rocprofiler_configure_callback_tracing_service)(
-                    tracing,
-                    sys::ROCPROFILER_CALLBACK_TRACING_MARKER_CORE_RANGE_API,
-                    std::ptr::null(),
-                    0,
-                    Some(ingest::on_marker),
-                    std::ptr::null_mut(),
-                ),
+    }
+    if config.domains.contains(Domain::Marker) {
+        // SAFETY: as above.
+        unsafe {
+            rocprofiler::configure_callback_tracing_service(
+                api,
+                tracing,
+                sys::ROCPROFILER_CALLBACK_TRACING_MARKER_CORE_RANGE_API,
+                Some(ingest::on_marker),
+                std::ptr::null_mut(),
             )?;
         }
-        check("rocprofiler_start_context", (api.rocprofiler_start_context)(code_objects))?;
     }
+    rocprofiler::start_context(api, code_objects)?;
     Ok(Session { tracing, code_objects, buffer })
 }
 
@@ -141,31 +129,16 @@ pub fn agents(api: &SdkApi) -> Result<tables::Agent> {
 }
 
 fn kind_name(api: &SdkApi, kind: u32) -> String {
-    let mut name: *const std::ffi::c_char = std::ptr::null();
-    // SAFETY: valid output pointers; the length is optional.
-    let status = unsafe { (api.rocprofiler_query_buffer_tracing_kind_name)(kind, &mut name, std::ptr::null_mut()) };
-    if status != sys::ROCPROFILER_STATUS_SUCCESS || name.is_null() {
-        return format!("buffer-tracing kind {kind}");
-    }
-    // SAFETY: a static NUL-terminated name.
-    unsafe { CStr::from_ptr(name) }.to_string_lossy().into_owned()
+    rocprofiler::buffer_tracing_kind_name(api, kind)
+        .map_or_else(|_| format!("buffer-tracing kind {kind}"), |name| name.to_string_lossy().into_owned())
 }
 
 /// Starts or stops the tracing context.
-#[allow(clippy::multiple_unsafe_ops_per_block)]
 pub fn set_tracing(api: &SdkApi, session: &Session, on: bool) -> Result<()> {
-    // SAFETY: our own context, created during initialize.
-    unsafe {
-        if on {
-            check("rocprofiler_start_context", (api.rocprofiler_start_context)(session.tracing))
-        } else {
-            check("rocprofiler_stop_context", (api.rocprofiler_stop_context)(session.tracing))
-        }
-    }
+    if on { rocprofiler::start_context(api, session.tracing) } else { rocprofiler::stop_context(api, session.tracing) }
 }
 
 /// Flushes the record buffer synchronously.
 pub fn flush(api: &SdkApi, session: &Session) -> Result<()> {
-    // SAFETY: our own buffer.
-    check("rocprofiler_flush_buffer", unsafe { (api.rocprofiler_flush_buffer)(session.buffer) })
+    rocprofiler::flush_buffer(api, session.buffer)
 }

@@ -9,6 +9,7 @@ use std::ffi::{CStr, c_char, c_void};
 
 use rocprofiler_sdk_sys::cupti::{self as sys, Cupti};
 
+use super::error::CuptiError;
 use crate::lifecycle::{running, trampoline};
 use crate::pipeline::clock;
 use crate::pipeline::records::{Api, Record};
@@ -16,7 +17,7 @@ use crate::pipeline::rows::{CUDA_DRIVER_API, CUDA_RUNTIME_API};
 
 /// Claims CUPTI's single subscriber slot, before anything else: without it, registering buffer
 /// callbacks would silently take another tool's records.
-pub(super) fn subscribe(cupti: &Cupti) -> Result<usize, String> {
+pub(super) fn subscribe(cupti: &Cupti) -> Result<usize, CuptiError> {
     let mut handle: sys::CUpti_SubscriberHandle = std::ptr::null_mut();
     let mut other = [0 as c_char; 64];
     let rc = match cupti.subscribe_v2 {
@@ -39,21 +40,14 @@ pub(super) fn subscribe(cupti: &Cupti) -> Result<usize, String> {
             other[63] = 0;
             // SAFETY: NUL-terminated: zeroed, and its last byte forced to 0.
             let name = unsafe { CStr::from_ptr(other.as_ptr()) }.to_string_lossy().into_owned();
-            let name = if name.is_empty() { "another CUPTI client".to_owned() } else { format!("`{name}`") };
-            Err(format!(
-                "{name} holds CUPTI's profiling slot (Nsight Systems or Compute, cuda-gdb, compute-sanitizer, or a torch.profiler started before CUDA); NVIDIA tracing is off"
-            ))
+            let holder = if name.is_empty() { "another CUPTI client".to_owned() } else { format!("`{name}`") };
+            Err(CuptiError::SlotTaken { holder })
         }
-        sys::CUPTI_ERROR_NOT_INITIALIZED => {
-            Err(format!("CUPTI {} does not match the CUDA driver; NVIDIA tracing is off", cupti.version()))
-        }
+        sys::CUPTI_ERROR_NOT_INITIALIZED => Err(CuptiError::DriverMismatch { version: cupti.version() }),
         sys::CUPTI_ERROR_INSUFFICIENT_PRIVILEGES | sys::CUPTI_ERROR_VIRTUALIZED_DEVICE_INSUFFICIENT_PRIVILEGES => {
-            Err(format!(
-                "CUPTI refused: {} (ERR_NVGPUCTRPERM: see https://developer.nvidia.com/ERR_NVGPUCTRPERM)",
-                cupti.result_text(rc)
-            ))
+            Err(CuptiError::Privileges { text: cupti.result_text(rc) })
         }
-        _ => Err(format!("CUPTI would not take a subscriber: {}", cupti.result_text(rc))),
+        _ => Err(CuptiError::Subscribe { text: cupti.result_text(rc) }),
     }
 }
 

@@ -22,8 +22,9 @@
 mod buffers;
 mod callbacks;
 pub mod decode;
+pub mod error;
 mod flush;
-pub mod names;
+pub mod operations;
 
 use std::ffi::{c_int, c_void};
 use std::path::PathBuf;
@@ -40,10 +41,12 @@ use crate::lifecycle::{self, disable, trampoline};
 use crate::pipeline::clock;
 use crate::pipeline::rows::Tables;
 use crate::pipeline::run::{Library, Seed};
+use error::CuptiError;
 use rocprof_rs_format as tables;
+use rocprofiler_sdk_sys::LoadError;
 
 /// The process's CUPTI, once loaded: by whichever of the two injection entries comes first.
-static CUPTI: OnceLock<Result<Cupti, String>> = OnceLock::new();
+static CUPTI: OnceLock<Result<Cupti, LoadError>> = OnceLock::new();
 
 /// What the backend holds while it runs.
 struct Cuda {
@@ -63,8 +66,8 @@ fn cupti() -> Option<&'static Cupti> {
     CUPTI.get().and_then(|c| c.as_ref().ok())
 }
 
-fn load() -> Result<&'static Cupti, String> {
-    CUPTI.get_or_init(|| Cupti::load(&library_paths()).map_err(|e| e.to_string())).as_ref().map_err(Clone::clone)
+fn load() -> Result<&'static Cupti, CuptiError> {
+    CUPTI.get_or_init(|| Cupti::load(&library_paths())).as_ref().map_err(CuptiError::Load)
 }
 
 /// Where libcupti is looked for after the process's own copy and the SONAMEs: the CLI's pick,
@@ -89,7 +92,7 @@ fn library_paths() -> Vec<PathBuf> {
 pub extern "C" fn InitializeInjection() -> c_int {
     trampoline("InitializeInjection", 1, || {
         if let Err(reason) = initialize() {
-            disable(&reason);
+            disable(&reason.to_string());
         }
         1
     })
@@ -113,11 +116,11 @@ pub unsafe extern "C" fn InitializeInjectionNvtx2(get_export_table: *const c_voi
     })
 }
 
-fn initialize() -> Result<(), String> {
+fn initialize() -> Result<(), CuptiError> {
     if !lifecycle::claim() {
         return Ok(());
     }
-    let config = Config::from_process_env().map_err(|e| e.to_string())?;
+    let config = Config::from_process_env()?;
     if config.counters.is_some() {
         eprintln!("rocprof-rs: hardware counters are not collected on NVIDIA GPUs (CUPTI backend); tracing only");
     }
@@ -145,10 +148,10 @@ fn initialize() -> Result<(), String> {
     let rc = unsafe { (api.cuptiActivityRegisterCallbacks)(Some(buffers::requested), Some(buffers::completed)) };
     check(cupti, rc, "buffers")?;
     std::fs::create_dir_all(&config.output_dir)
-        .map_err(|e| format!("cannot create the output directory {}: {e}", config.output_dir.display()))?;
+        .map_err(|source| CuptiError::OutputDir { path: config.output_dir.display().to_string(), source })?;
     let library = cupti.path().map(|p| p.display().to_string()).unwrap_or_default();
     let seed = Seed {
-        operations: names::operations(),
+        operations: operations::operations(),
         library: Library::Cupti { api_version: version, library },
         counters: None,
     };
@@ -163,13 +166,13 @@ fn initialize() -> Result<(), String> {
 }
 
 /// The tool, its writer and its tables: the same as the AMD backend's, bar the seed.
-fn start(config: Config, seed: Seed) -> Result<(), String> {
-    let tool = lifecycle::install(config).ok_or("the tool was already set up in this process")?;
+fn start(config: Config, seed: Seed) -> Result<(), CuptiError> {
+    let tool = lifecycle::install(config).ok_or(CuptiError::AlreadySetUp)?;
     let seed = tool.seed.get_or_init(|| seed).clone();
     let receiving = tool.new_queue();
     let tables = Tables::new(tool.config.clone(), seed, tables::Agent::default(), 0);
-    let cuda = CUDA.get().ok_or("CUPTI is not set up")?;
-    lifecycle::start(tool, tables, receiving, cuda).map_err(|e| e.to_string())
+    let cuda = CUDA.get().ok_or(CuptiError::AlreadySetUp)?;
+    Ok(lifecycle::start(tool, tables, receiving, cuda)?)
 }
 
 impl Backend for Cuda {
@@ -268,10 +271,6 @@ extern "C" fn timestamp() -> u64 {
     trampoline("the CUPTI clock", 0, clock::now_ns)
 }
 
-fn check(cupti: &Cupti, rc: sys::CUptiResult, what: &str) -> Result<(), String> {
-    if rc == sys::CUPTI_SUCCESS {
-        Ok(())
-    } else {
-        Err(format!("CUPTI refused to set up {what}: {}", cupti.result_text(rc)))
-    }
+fn check(cupti: &Cupti, rc: sys::CUptiResult, what: &'static str) -> Result<(), CuptiError> {
+    if rc == sys::CUPTI_SUCCESS { Ok(()) } else { Err(CuptiError::Refused { what, text: cupti.result_text(rc) }) }
 }

@@ -1,0 +1,51 @@
+//! The run's metadata keys: every Parquet file carries them in its key-value metadata, and
+//! `<stem>.metadata.json` repeats them. One constant per key, for writers and readers alike.
+
+/// The format's version ([`crate::FORMAT_VERSION`]).
+pub const FORMAT_VERSION: &str = "rocprof_rs.format_version";
+/// The writing rocprof-rs's version.
+pub const TOOL_VERSION: &str = "rocprof_rs.tool_version";
+/// The library that traced: `rocprofiler-sdk` or `cupti`.
+pub const BACKEND: &str = "rocprof_rs.backend";
+/// The rows' vendor: `amd` or `nvidia`.
+pub const VENDOR: &str = "rocprof_rs.vendor";
+/// The profiled process's command line.
+pub const COMMAND_LINE: &str = "rocprof_rs.command_line";
+/// The profiled process's id.
+pub const PID: &str = "rocprof_rs.pid";
+/// The clock of every `*_ns` column.
+pub const CLOCK: &str = "rocprof_rs.clock";
+/// When the run started, on that clock.
+pub const START_NS: &str = "rocprof_rs.start_ns";
+/// When the file (or the run) ended, on that clock.
+pub const END_NS: &str = "rocprof_rs.end_ns";
+/// The queue's policy: `lossless` or `drop`.
+pub const POLICY: &str = "rocprof_rs.policy";
+/// The traced domains, comma-separated.
+pub const DOMAINS: &str = "rocprof_rs.domains";
+/// rocprofiler-sdk's version, `major.minor.patch`.
+pub const SDK_VERSION: &str = "rocprof_rs.sdk_version";
+/// CUPTI's `CUPTI_API_VERSION`.
+pub const CUPTI_API_VERSION: &str = "rocprof_rs.cupti_api_version";
+/// The libcupti file loaded.
+pub const CUPTI_LIBRARY: &str = "rocprof_rs.cupti_library";
+/// The file's table.
+pub const TABLE: &str = "rocprof_rs.table";
+/// Rows written per table, as a JSON object.
+pub const RECORDS: &str = "rocprof_rs.records";
+/// Records lost, by whom, as a JSON object.
+pub const DROPPED: &str = "rocprof_rs.dropped";
+/// The counter groups per agent, as JSON.
+pub const COUNTER_GROUPS: &str = "rocprof_rs.counter_groups";
+/// The passes the largest counter plan needs.
+pub const COUNTER_PASSES: &str = "rocprof_rs.counter_passes";
+/// What an imported dataset came from.
+pub const IMPORTED_FROM: &str = "rocprof_rs.imported_from";
+
+/// The file beside the tables that holds the run's metadata as JSON.
+pub fn metadata_file_name(stem: &str) -> String {
+    format!("{stem}{METADATA_FILE_SUFFIX}")
+}
+
+/// What every run-metadata file's name ends with.
+pub const METADATA_FILE_SUFFIX: &str = ".metadata.json";
