@@ -258,94 +258,71 @@ columns! {
     }
 }
 
-/// Every table of the format: the one list of them. A table's folder name, schema and row type
-/// all follow from its variant.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
-pub enum Table {
+/// Declares the [`Table`] enum from one list: each table's variant, folder name and row
+/// buffers (several tables may share a schema, as the API tables do).
+macro_rules! tables {
+    ($($(#[$doc:meta])* $variant:ident => $name:literal, $rows:ident;)*) => {
+        /// Every table of the format: the one list of them. A table's folder name, schema and
+        /// row type all follow from its variant.
+        #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+        pub enum Table {
+            $($(#[$doc])* $variant,)*
+        }
+
+        impl Table {
+            /// Every table, in the order the metadata lists them.
+            pub const ALL: &'static [Table] = &[$(Table::$variant,)*];
+
+            /// The table's folder name in a dataset.
+            pub const fn name(self) -> &'static str {
+                match self {
+                    $(Table::$variant => $name,)*
+                }
+            }
+
+            /// The table's Arrow schema.
+            pub fn schema(self) -> arrow_schema::Schema {
+                match self {
+                    $(Table::$variant => $rows::schema(),)*
+                }
+            }
+        }
+    };
+}
+
+tables! {
     /// `kernel_dispatch`: [`KernelDispatch`].
-    KernelDispatch,
+    KernelDispatch => "kernel_dispatch", KernelDispatch;
     /// `hip_api`: [`ApiCall`].
-    HipApi,
+    HipApi => "hip_api", ApiCall;
     /// `hsa_api`: [`ApiCall`].
-    HsaApi,
+    HsaApi => "hsa_api", ApiCall;
     /// `rccl_api`: [`ApiCall`].
-    RcclApi,
+    RcclApi => "rccl_api", ApiCall;
     /// `cuda_api`: [`ApiCall`].
-    CudaApi,
+    CudaApi => "cuda_api", ApiCall;
     /// `memory_copy`: [`MemoryCopy`].
-    MemoryCopy,
+    MemoryCopy => "memory_copy", MemoryCopy;
     /// `scratch_memory`: [`ScratchMemory`].
-    ScratchMemory,
+    ScratchMemory => "scratch_memory", ScratchMemory;
     /// `memory_allocation`: [`MemoryAllocation`].
-    MemoryAllocation,
+    MemoryAllocation => "memory_allocation", MemoryAllocation;
     /// `marker`: [`Marker`].
-    Marker,
+    Marker => "marker", Marker;
     /// `kernel_symbol`: [`KernelSymbol`].
-    KernelSymbol,
+    KernelSymbol => "kernel_symbol", KernelSymbol;
     /// `agent`: [`Agent`].
-    Agent,
+    Agent => "agent", Agent;
     /// `counter`: [`Counter`].
-    Counter,
+    Counter => "counter", Counter;
     /// `kernel_counter`: [`KernelCounter`].
-    KernelCounter,
+    KernelCounter => "kernel_counter", KernelCounter;
 }
 
 impl Table {
-    /// Every table, in the order the metadata lists them.
-    pub const ALL: [Table; 13] = [
-        Table::KernelDispatch,
-        Table::HipApi,
-        Table::HsaApi,
-        Table::RcclApi,
-        Table::CudaApi,
-        Table::MemoryCopy,
-        Table::ScratchMemory,
-        Table::MemoryAllocation,
-        Table::Marker,
-        Table::KernelSymbol,
-        Table::Agent,
-        Table::Counter,
-        Table::KernelCounter,
-    ];
-
-    /// The table's folder name in a dataset.
-    pub const fn name(self) -> &'static str {
-        match self {
-            Table::KernelDispatch => "kernel_dispatch",
-            Table::HipApi => "hip_api",
-            Table::HsaApi => "hsa_api",
-            Table::RcclApi => "rccl_api",
-            Table::CudaApi => "cuda_api",
-            Table::MemoryCopy => "memory_copy",
-            Table::ScratchMemory => "scratch_memory",
-            Table::MemoryAllocation => "memory_allocation",
-            Table::Marker => "marker",
-            Table::KernelSymbol => "kernel_symbol",
-            Table::Agent => "agent",
-            Table::Counter => "counter",
-            Table::KernelCounter => "kernel_counter",
-        }
-    }
-
     /// The table whose folder is called `name`.
     pub fn from_name(name: &str) -> Option<Table> {
-        Table::ALL.into_iter().find(|t| t.name() == name)
-    }
-
-    /// The table's Arrow schema.
-    pub fn schema(self) -> arrow_schema::Schema {
-        match self {
-            Table::KernelDispatch => KernelDispatch::schema(),
-            Table::HipApi | Table::HsaApi | Table::RcclApi | Table::CudaApi => ApiCall::schema(),
-            Table::MemoryCopy => MemoryCopy::schema(),
-            Table::ScratchMemory => ScratchMemory::schema(),
-            Table::MemoryAllocation => MemoryAllocation::schema(),
-            Table::Marker => Marker::schema(),
-            Table::KernelSymbol => KernelSymbol::schema(),
-            Table::Agent => Agent::schema(),
-            Table::Counter => Counter::schema(),
-            Table::KernelCounter => KernelCounter::schema(),
-        }
+        Table::ALL.iter().copied().find(|t| t.name() == name)
     }
 
     /// Whether the table's rows are the whole run's catalog (kernels, agents) rather than its
@@ -367,7 +344,7 @@ mod tests {
 
     #[test]
     fn every_table_has_one_name_and_a_schema() {
-        for table in Table::ALL {
+        for &table in Table::ALL {
             assert_eq!(Table::from_name(table.name()), Some(table));
             assert!(!table.schema().fields().is_empty(), "{table}");
         }

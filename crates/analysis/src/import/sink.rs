@@ -350,3 +350,18 @@ impl Sink {
         Ok(self.rows)
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_sink_writes_every_table_of_the_format() {
+        let dir = std::env::temp_dir().join(format!("rocprof-rs-sink-tables-{}", std::process::id()));
+        let mut sink = Sink::new(&dir, "t", "a test").unwrap();
+        let mut held: Vec<Table> = sink.writers_mut().iter().map(|w| w.table()).collect();
+        held.sort();
+        assert_eq!(held, Table::ALL, "a table of the format the importers cannot fill");
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+}

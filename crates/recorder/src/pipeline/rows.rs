@@ -660,3 +660,26 @@ fn json_string(value: Option<&str>) -> String {
         Some(v) => serde_json::Value::String(v.to_owned()).to_string(),
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::pipeline::run::{Library, Seed};
+
+    #[test]
+    fn the_writer_holds_every_table_of_the_format() {
+        let dir = std::env::temp_dir().join(format!("rocprof-rs-rows-tables-{}", std::process::id()));
+        let vars = [("ROCPROF_RS_OUTPUT_DIR".to_owned(), dir.display().to_string())].into();
+        let config = Config::from_vars(&vars, &crate::config::Placeholders::of_this_process(&vars)).unwrap();
+        let seed = Seed {
+            operations: OperationNames::new(),
+            library: Library::RocprofilerSdk { version: (1, 0, 0) },
+            counters: None,
+        };
+        let tables = Tables::new(config, seed, Default::default(), 0);
+        let mut held: Vec<Table> = tables.files().iter().map(|(t, _)| *t).collect();
+        held.sort();
+        assert_eq!(held, Table::ALL, "a table of the format the tool never writes");
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+}
