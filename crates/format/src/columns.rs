@@ -26,7 +26,8 @@ pub trait Rows: Default + std::fmt::Debug {
     fn finish(&mut self) -> Vec<ArrayRef>;
 }
 
-/// A column's in-memory buffer, by Arrow type.
+/// A column's in-memory buffer, by Arrow type. `push` runs once per row and column, in the
+/// recorder's crate: every implementation is `#[inline]`, or each would be a call.
 pub trait Column: Default {
     /// The value appended for one row.
     type Value<'a>;
@@ -52,6 +53,7 @@ macro_rules! primitive {
                 $dt
             }
             const NULLABLE: bool = false;
+            #[inline]
             fn push(&mut self, value: $t) {
                 self.0.push(value);
             }
@@ -192,6 +194,7 @@ impl Column for OptI32 {
         DataType::Int32
     }
     const NULLABLE: bool = true;
+    #[inline]
     fn push(&mut self, value: Option<i32>) {
         self.values.push(value.unwrap_or_default());
         self.valid.push(value.is_some());
@@ -215,6 +218,7 @@ impl Column for Str {
         DataType::Utf8
     }
     const NULLABLE: bool = false;
+    #[inline]
     fn push(&mut self, value: &str) {
         self.0.append_value(value);
     }
@@ -230,20 +234,20 @@ impl Column for Str {
 ///
 /// Keys are found by the address of the name's `Arc`, which the dictionary keeps alive, so an
 /// address cannot be reused by another name while it is a key. The same text behind two `Arc`s
-/// gets two keys with equal values, which readers cannot tell apart. A small direct-mapped
-/// cache in front of the map makes the common case (a few kernels, taking turns) a compare.
+/// gets two keys with equal values, which readers cannot tell apart. A small two-way cache in
+/// front of the map makes the common case (a few kernels, taking turns) a compare or two.
 #[derive(Debug)]
 pub struct Dict {
     keys: Vec<i32>,
     values: Vec<Arc<str>>,
     index: HashMap<usize, i32, BuildHasherDefault<AddressHasher>>,
-    /// (address, key) of names recently looked up, by a hash of the address; address 0 is
-    /// empty (no `Arc` lives there).
-    recent: Box<[(usize, i32); RECENT_SLOTS]>,
+    /// (address, key) of names recently looked up, two ways per set, the set chosen by a hash
+    /// of the address; address 0 is empty (no `Arc` lives there).
+    recent: Box<[(usize, i32); 2 * RECENT_SETS]>,
 }
 
-/// Slots of [`Dict`]'s cache: more than the kernels of a typical hot loop.
-const RECENT_SLOTS: usize = 64;
+/// Sets of [`Dict`]'s cache: room for more than the kernels of a typical hot loop.
+const RECENT_SETS: usize = 128;
 
 impl Default for Dict {
     fn default() -> Dict {
@@ -251,7 +255,7 @@ impl Default for Dict {
             keys: Vec::new(),
             values: Vec::new(),
             index: HashMap::default(),
-            recent: Box::new([(0, 0); RECENT_SLOTS]),
+            recent: Box::new([(0, 0); 2 * RECENT_SETS]),
         }
     }
 }
@@ -282,22 +286,28 @@ impl Dict {
     #[inline]
     fn key(&mut self, value: &Arc<str>) -> i32 {
         let address = Arc::as_ptr(value).cast::<u8>() as usize;
-        let slot = (address as u64).wrapping_mul(0x9e37_79b9_7f4a_7c15) >> 58;
-        let (cached, key) = self.recent[slot as usize];
-        if cached == address {
-            return key;
+        let set =
+            ((address as u64).wrapping_mul(0x9e37_79b9_7f4a_7c15) >> (64 - RECENT_SETS.trailing_zeros())) as usize;
+        let ways = &self.recent[2 * set..2 * set + 2];
+        if ways[0].0 == address {
+            return ways[0].1;
         }
-        self.key_slow(value, address, slot as usize)
+        if ways[1].0 == address {
+            return ways[1].1;
+        }
+        self.key_slow(value, address, set)
     }
 
     #[cold]
     #[inline(never)]
-    fn key_slow(&mut self, value: &Arc<str>, address: usize, slot: usize) -> i32 {
+    fn key_slow(&mut self, value: &Arc<str>, address: usize, set: usize) -> i32 {
         let key = *self.index.entry(address).or_insert_with(|| {
             self.values.push(value.clone());
             self.values.len() as i32 - 1
         });
-        self.recent[slot] = (address, key);
+        // The set's newer way moves to the older: two names taking turns both stay.
+        self.recent[2 * set + 1] = self.recent[2 * set];
+        self.recent[2 * set] = (address, key);
         key
     }
 }
@@ -334,6 +344,7 @@ impl Column for OptStr {
         DataType::Utf8
     }
     const NULLABLE: bool = true;
+    #[inline]
     fn push(&mut self, value: Option<&str>) {
         self.0.append_option(value);
     }
@@ -378,8 +389,9 @@ macro_rules! columns {
                 ])
             }
 
-            /// Appends one row.
-            #[inline]
+            /// Appends one row. Always inlined: the row's values then go from the producer's
+            /// registers into the columns without the row ever being built in memory.
+            #[inline(always)]
             pub fn push(&mut self, row: $row<'_>) {
                 use $crate::columns::Column as _;
                 $(self.$field.push(row.$field);)*
