@@ -57,6 +57,7 @@ pub enum Col<'a> {
 }
 
 impl<'a> Batch<'a> {
+    #[inline]
     pub fn rows(&self) -> usize {
         self.batch.num_rows()
     }
@@ -87,6 +88,7 @@ impl<'a> Batch<'a> {
 
 impl Col<'_> {
     /// The value at `i` as an unsigned integer (0 for null).
+    #[inline]
     pub fn u64(&self, i: usize) -> u64 {
         match self {
             Col::U64(a) => a.value(i),
@@ -99,6 +101,7 @@ impl Col<'_> {
     }
 
     /// The value at `i` as a signed integer, bit for bit from an unsigned one (0 for null).
+    #[inline]
     pub fn i64(&self, i: usize) -> i64 {
         match self {
             Col::U64(a) => a.value(i) as i64,
@@ -123,15 +126,18 @@ impl Col<'_> {
     }
 
     /// The value at `i`, or `None` where null.
+    #[inline]
     pub fn opt_u64(&self, i: usize) -> Option<u64> {
         self.is_valid(i).then(|| self.u64(i))
     }
 
     /// The value at `i`, or `None` where null.
+    #[inline]
     pub fn opt_i64(&self, i: usize) -> Option<i64> {
         self.is_valid(i).then(|| self.i64(i))
     }
 
+    #[inline]
     pub fn f64(&self, i: usize) -> f64 {
         match self {
             Col::F64(a) => a.value(i),
@@ -140,6 +146,7 @@ impl Col<'_> {
     }
 
     /// The text at `i` (empty for a number column).
+    #[inline]
     pub fn text(&self, i: usize) -> &str {
         match self {
             Col::Text(a) => a.value(i),
