@@ -68,8 +68,8 @@ enum Command {
     Diff(cli::DiffArgs),
     /// Each kernel's roofline position (from counters: collect --preset roofline), bottleneck
     /// class (MEMORY, COMPUTE, LATENCY, LDS, CACHE) with the evidence, and recommendations
-    /// with their expected gain; --svg writes the roofline chart. Reads a dataset, or seed
-    /// 001's results JSON.
+    /// with their expected gain; --svg writes the roofline chart. Reads a dataset, or a
+    /// kernel-optimisation results JSON.
     Analyze(cli::AnalyzeArgs),
     /// One fitness number for an evolutionary optimiser (OpenEvolve's evaluator):
     /// latency against --target-us, judged by the median plus its standard error so noise and

@@ -7,8 +7,8 @@ use std::process::{Command, ExitCode};
 
 use std::path::Path;
 
-use rocprof_rs::config::counters::PassMode;
 use rocprof_rs::config::{self, Config, Placeholders};
+use rocprof_rs::counters::PassMode;
 
 use super::env::{self, LD_PRELOAD, TOOL_LIBRARIES};
 use super::flags::RunArgs;

@@ -4,7 +4,7 @@
 use std::path::Path;
 
 use rocprof_rs_format::Table;
-pub use rocprof_rs_format::read::{Batch, Col};
+pub use rocprof_rs_format::read::Batch;
 
 use crate::error::{Error, Result};
 

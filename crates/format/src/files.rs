@@ -426,7 +426,7 @@ mod tests {
             assert_eq!(metadata.num_row_groups(), at.div_ceil(1024) as usize, "{compression}");
             let kv = metadata.file_metadata().key_value_metadata().unwrap();
             assert!(kv.iter().any(|k| k.key == "closing"), "closing metadata");
-            assert!(kv.iter().any(|k| k.key == "rocprof_rs.table"), "table metadata");
+            assert!(kv.iter().any(|k| k.key == crate::keys::TABLE), "table metadata");
             let got: Vec<RecordBatch> = builder.build().unwrap().map(Result::unwrap).collect();
             let got = arrow_select_concat(&got[0].schema(), &got);
             assert_eq!(got.schema(), schema, "Arrow types come back (dictionary, unsigned)");

@@ -1,5 +1,6 @@
 //! The run's metadata keys: every Parquet file carries them in its key-value metadata, and
-//! `<stem>.metadata.json` repeats them. One constant per key, for writers and readers alike.
+//! `<stem>.metadata.json` holds the same ones with the run's totals. One constant per key, for
+//! writers and readers alike.
 
 /// The format's version ([`crate::FORMAT_VERSION`]).
 pub const FORMAT_VERSION: &str = "rocprof_rs.format_version";

@@ -44,8 +44,8 @@ pub mod vendor {
 }
 
 columns! {
-    /// `kernel_dispatch`: one row per kernel dispatch. The first twelve columns are the seed
-    /// schema; grid sizes are in work-items as the SDK reports them, so they are 64-bit.
+    /// `kernel_dispatch`: one row per kernel dispatch. The first twelve columns are the
+    /// original kernel schema; grid sizes are in work-items as the SDK reports them, so they are 64-bit.
     /// `stream_id` is CUDA's stream (null on AMD, where `queue_id` is the queue); `graph_id` and
     /// `graph_node_id` name the CUDA graph a kernel was replayed from (0 otherwise); `cluster_*`
     /// is a Hopper thread-block cluster's shape in blocks (0 without clusters, and on AMD).

@@ -34,8 +34,6 @@ impl<T: Rows> TableWriter<T> {
 pub trait AnyTableWriter: std::fmt::Debug {
     /// The table.
     fn table(&self) -> Table;
-    /// Rows buffered and not yet written.
-    fn buffered(&self) -> usize;
     /// Hands the buffered rows to the files if there are at least `at_least` of them;
     /// returns how many were written. `closing` gives the metadata of a file completed on the
     /// way.
@@ -51,10 +49,6 @@ pub trait AnyTableWriter: std::fmt::Debug {
 impl<T: Rows> AnyTableWriter for TableWriter<T> {
     fn table(&self) -> Table {
         self.table
-    }
-
-    fn buffered(&self) -> usize {
-        self.rows.len()
     }
 
     fn write_if(&mut self, at_least: usize, closing: &dyn Fn() -> Vec<KeyValue>) -> Result<u64> {

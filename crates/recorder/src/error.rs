@@ -80,6 +80,9 @@ pub enum Error {
         /// The underlying failure.
         source: std::io::Error,
     },
+    /// Something of ours went wrong (a panic caught at a C entry): a bug to report.
+    #[error("internal error: {0}")]
+    Internal(&'static str),
     /// A table's file could not be written.
     #[error(transparent)]
     Format(#[from] rocprof_rs_format::Error),

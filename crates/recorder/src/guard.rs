@@ -21,6 +21,24 @@ pub fn catch_panic<R>(entry: &str, fallback: R, on_panic: impl FnOnce(&str), bod
     }
 }
 
+/// What a visitor the SDK calls back gathers, and what a panic inside it means to whoever
+/// asked: the tool turns itself off (`lifecycle::disable`), a query for `avail` reports it
+/// ([`report_panic`]). The visitor's data pointer points to one.
+#[derive(Debug)]
+pub struct Visit<T> {
+    /// What the visitor collected.
+    pub items: Vec<T>,
+    /// Told `internal error in <entry>: <message>` on a panic.
+    pub on_panic: fn(&str),
+}
+
+impl<T> Visit<T> {
+    /// An empty collection whose panics go to `on_panic`.
+    pub fn new(on_panic: fn(&str)) -> Visit<T> {
+        Visit { items: Vec::new(), on_panic }
+    }
+}
+
 /// What a query that is not part of a profiling run does on a panic: say so on one line, and
 /// let the query fail.
 pub fn report_panic(message: &str) {

@@ -7,8 +7,9 @@
 //! the callbacks through one queue to one writer thread, which writes the tables that
 //! [`rocprof_rs_format`] declares.
 //!
-//! Layers, after cudarc: `rocprofiler_sdk_sys` (declarations and function tables) → [`error`]
-//! and [`handles`] (checked results and typed ids) → the services built on them.
+//! Layers, after cudarc: `rocprofiler_sdk_sys` (declarations and function tables) →
+//! [`rocprofiler`] (each SDK call once, with [`handles`] and [`error`]) → [`pipeline`] →
+//! [`lifecycle`] → [`backend`] → [`profiler`]. README.md's Architecture section has the map.
 
 pub mod backend;
 pub mod compat;

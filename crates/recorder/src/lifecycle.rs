@@ -21,7 +21,6 @@ use std::time::Duration;
 
 use parking_lot::Mutex;
 
-use crate::backend::Backend;
 use crate::config::{Config, Fault};
 use crate::error::{Error, Result};
 use crate::pipeline::queue::{self, Queue};
@@ -85,6 +84,19 @@ impl Tool {
     }
 }
 
+/// What the lifecycle asks of the library behind a run.
+pub(crate) trait Backend: Send + Sync {
+    /// Begins collecting, once the writer runs.
+    fn start(&self) -> Result<()>;
+    /// Starts or stops collecting, for an in-process region.
+    fn set_collecting(&self, on: bool) -> Result<()>;
+    /// Moves every record the library holds into the queue, the run going on.
+    fn flush(&self);
+    /// At the end of the run, before the writer stops: stops collecting and moves every record
+    /// the library still holds into the queue.
+    fn finish(&self);
+}
+
 /// Claims the process for a backend: the first to claim it profiles it, any later claim (a
 /// second library, a second configure) is refused.
 pub(crate) fn claim() -> bool {
@@ -139,7 +151,7 @@ pub(crate) fn installed() -> Option<&'static Tool> {
     TOOL.get()
 }
 
-/// In a forked child that must not trace (CUPTI's): the run is over here, and the parent's
+/// In a forked child whose library cannot run there: the run is over here, and the parent's
 /// writer, which did not come along, is forgotten, never joined.
 pub(crate) fn end_in_forked_child() {
     STATE.store(FINISHED, Ordering::Release);

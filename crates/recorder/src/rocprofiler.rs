@@ -12,6 +12,7 @@ use rocprofiler_sdk_sys as sys;
 use sys::sdk::SdkApi;
 
 use crate::error::{Result, check};
+use crate::guard::Visit;
 use crate::handles::{AgentId, BufferId, CallbackThreadId, ContextId, CounterConfigId, CounterId};
 
 /// A new context, stopped.
@@ -207,19 +208,20 @@ pub enum Tracing {
     Callback,
 }
 
-/// Every operation of `kind`. An iteration the SDK refuses gives none, which a caller treats
-/// as a kind without names.
-pub fn operations(api: &SdkApi, tracing: Tracing, kind: u32) -> Vec<i32> {
+/// Every operation of `kind`; `on_panic` is told of a panic in the visitor. An iteration the
+/// SDK refuses gives none, which a caller treats as a kind without names.
+pub fn operations(api: &SdkApi, tracing: Tracing, kind: u32, on_panic: fn(&str)) -> Vec<i32> {
     unsafe extern "C" fn visit(_kind: u32, op: i32, data: *mut c_void) -> std::ffi::c_int {
+        // SAFETY: `data` is the `Visit` below, alive for the iteration.
+        let ops = unsafe { &mut *data.cast::<Visit<i32>>() };
         // Zero continues the iteration; the SDK stops at the first non-zero.
-        crate::guard::catch_panic("the operation iteration", 1, crate::guard::report_panic, || {
-            // SAFETY: `data` is the Vec below, alive for the iteration.
-            unsafe { (*data.cast::<Vec<i32>>()).push(op) };
+        crate::guard::catch_panic("the operation iteration", 1, ops.on_panic, || {
+            ops.items.push(op);
             0
         })
     }
-    let mut ops: Vec<i32> = Vec::new();
-    let data = (&mut ops as *mut Vec<i32>).cast::<c_void>();
+    let mut ops = Visit::<i32>::new(on_panic);
+    let data = (&mut ops as *mut Visit<i32>).cast::<c_void>();
     let _ = match tracing {
         // SAFETY: a visitor that cannot unwind, and data that outlives the call.
         Tracing::Buffer => unsafe { (api.rocprofiler_iterate_buffer_tracing_kind_operations)(kind, Some(visit), data) },
@@ -228,7 +230,7 @@ pub fn operations(api: &SdkApi, tracing: Tracing, kind: u32) -> Vec<i32> {
             (api.rocprofiler_iterate_callback_tracing_kind_operations)(kind, Some(visit), data)
         },
     };
-    ops
+    ops.items
 }
 
 /// The name of operation `op` of `kind`: the SDK's, static.

@@ -120,7 +120,7 @@ pub fn analyze(path: &Path, options: &Options) -> Result<Analysis> {
         None => None,
     };
     let mut analysis = if path.is_file() {
-        seed_results(path, forced.or_else(|| db.get("mi300x")), options)?
+        results_json(path, forced.or_else(|| db.get("mi300x")), options)?
     } else {
         dataset(path, db, forced, options)?
     };
@@ -256,15 +256,15 @@ fn occupancy_of(agent: &AgentRow, forced: Option<&Gpu>, rows: &super::dataset::K
 
 /// A kernel-optimisation results JSON: timings per component, with the user's byte and FLOP estimates.
 #[derive(Debug, Deserialize)]
-struct SeedResults {
+struct ResultsJson {
     #[serde(default)]
-    components: BTreeMap<String, SeedComponent>,
+    components: BTreeMap<String, ResultsComponent>,
     #[serde(default)]
-    full_pipeline: Option<SeedTiming>,
+    full_pipeline: Option<ResultsTiming>,
 }
 
 #[derive(Debug, Deserialize)]
-struct SeedComponent {
+struct ResultsComponent {
     mean_us: f64,
     #[serde(default)]
     bytes_transferred: Option<f64>,
@@ -273,15 +273,15 @@ struct SeedComponent {
 }
 
 #[derive(Debug, Deserialize)]
-struct SeedTiming {
+struct ResultsTiming {
     mean_us: f64,
 }
 
-fn seed_results(path: &Path, gpu: Option<&'static Gpu>, options: &Options) -> Result<Analysis> {
+fn results_json(path: &Path, gpu: Option<&'static Gpu>, options: &Options) -> Result<Analysis> {
     let shown = path.display().to_string();
     let text = std::fs::read_to_string(path).map_err(|source| Error::Io { path: shown.clone(), source })?;
     let mut json = serde_json::Deserializer::from_str(&text);
-    let results: SeedResults = serde_path_to_error::deserialize(&mut json).map_err(|e| Error::Json {
+    let results: ResultsJson = serde_path_to_error::deserialize(&mut json).map_err(|e| Error::Json {
         path: shown.clone(),
         at: e.path().to_string(),
         message: e.into_inner().to_string(),

@@ -1,5 +1,5 @@
 //! `rocprof-rs export`: a dataset in the formats other tools read: rocprofv3's CSV files and a
-//! Perfetto trace (rocpd SQLite is [`crate::rocpd`]).
+//! Perfetto trace, and rocprofv3's rocpd SQLite ([`rocpd`]).
 
 pub mod perfetto;
 pub mod proto;

@@ -1,5 +1,5 @@
 //! `kernel_counter` for imported data: the per-kernel aggregates the tool computes at the end
-//! of a run (`tool::counter_rows`), computed the same way from the counter rows an importer
+//! of a run (`rocprof_rs::pipeline::counter_rows`), computed the same way from the counter rows an importer
 //! writes, so an imported dataset has them too and a dataset exported and imported again gets
 //! back the very same values.
 

@@ -3,36 +3,15 @@
 //! and how passes are taken.
 //!
 //! Parsing checks only the form; whether each name exists is a question for the agents, asked
-//! during initialize ([`super::plan`]).
+//! during initialize ([`crate::counters::plan`]).
 
 use std::collections::BTreeMap;
 use std::path::Path;
 
 use super::{COUNTER_INSTANCES, COUNTER_PASS, COUNTER_PASSES, COUNTER_PRESET, PMC, PMC_FILE, Variable, accepts};
-use crate::counters::presets::{self, Preset};
+use crate::counters::presets;
+use crate::counters::selection::{PassMode, Selection};
 use crate::error::{Error, Result};
-
-/// Which counters.
-#[derive(Debug, Clone)]
-pub enum Selection {
-    /// Names, packed into as few passes as the hardware allows.
-    Names(Vec<String>),
-    /// Passes as an input file's `pmc:` lines give them; a line too large for one pass is
-    /// split further.
-    Passes(Vec<Vec<String>>),
-    /// A preset, resolved per agent.
-    Preset(&'static Preset),
-}
-
-/// How the passes a set needs are taken.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum PassMode {
-    /// One application run: successive dispatches of a kernel (same grid) take the passes in
-    /// turn.
-    Rotate,
-    /// One application run per pass, as rocprofv3 does; `rocprof-rs run` repeats the run.
-    Application,
-}
 
 /// A counter request.
 #[derive(Debug, Clone)]

@@ -499,11 +499,12 @@ impl Config {
             policy,
             queue_batches: integer(env, QUEUE_BATCHES, default_queue_batches(buffer_bytes), (2, 65_536))? as usize,
             compression,
-            row_group_rows: integer(env, ROW_GROUP_ROWS, 131_072, (1024, 1 << 24))? as usize,
+            row_group_rows: integer(env, ROW_GROUP_ROWS, WriteOptions::DEFAULT_ROW_GROUP_ROWS as u64, (1024, 1 << 24))?
+                as usize,
             // A Parquet writer holds every row group's metadata until its file is closed, so
             // one endless file grows its writer's memory with the trace; files of 10M rows keep
             // it flat (and stay easy to move around).
-            rotate_rows: integer(env, ROTATE_ROWS, 10_000_000, (0, u64::MAX))?,
+            rotate_rows: integer(env, ROTATE_ROWS, WriteOptions::DEFAULT_ROTATION.rows, (0, u64::MAX))?,
             rotate_seconds: integer(env, ROTATE_SECONDS, 0, (0, u64::MAX))?,
             summary: flag(env, SUMMARY, true)?,
             counters: counters::CounterRequest::from_env(env)?,

@@ -59,7 +59,9 @@ pub fn inventory(sdk: &Sdk) -> Result<Inventory> {
         Some(answer) => answer?,
         None => match configured {
             // Already initialized (another tool in this process): ask directly.
-            Ok(()) | Err(Error::Sdk { status: Status::ConfigurationLocked, .. }) => catalog::agents(api)?,
+            Ok(()) | Err(Error::Sdk { status: Status::ConfigurationLocked, .. }) => {
+                catalog::agents(api, crate::guard::report_panic)?
+            }
             Err(e) => return Err(e),
         },
     };
@@ -100,7 +102,7 @@ unsafe extern "C" fn configure(
         unsafe { (*client).name = c"rocprof-rs avail".as_ptr() };
     }
     // A panic must not unwind into the SDK: no tool is as good as a broken one here.
-    let result = std::panic::catch_unwind(|| {
+    let result = crate::guard::catch_panic("the avail configure", 0, crate::guard::report_panic, || {
         *RESULT.get_or_init(|| {
             Box::into_raw(Box::new(sys::rocprofiler_tool_configure_result_t {
                 size: std::mem::size_of::<sys::rocprofiler_tool_configure_result_t>(),
@@ -109,17 +111,20 @@ unsafe extern "C" fn configure(
                 tool_data: std::ptr::null_mut(),
             })) as usize
         })
-    })
-    .unwrap_or(0);
+    });
     result as *mut sys::rocprofiler_tool_configure_result_t
 }
 
 extern "C" fn initialize(_finalize: sys::rocprofiler_client_finalize_t, _data: *mut c_void) -> c_int {
-    let answer = std::panic::catch_unwind(|| match crate::sdk::loaded() {
-        Some(sdk) => catalog::agents(sdk.api()),
-        None => Err(Error::Counters("the SDK is not loaded".to_owned())),
-    })
-    .unwrap_or_else(|_| Err(Error::Counters("internal error while querying the agents".to_owned())));
+    let answer = crate::guard::catch_panic(
+        "the avail initialize",
+        Err(Error::Internal("the agent query panicked")),
+        crate::guard::report_panic,
+        || match crate::sdk::loaded() {
+            Some(sdk) => catalog::agents(sdk.api(), crate::guard::report_panic),
+            None => Err(Error::Internal("the SDK called initialize, yet it is not loaded")),
+        },
+    );
     *ANSWER.lock() = Some(answer);
     0
 }

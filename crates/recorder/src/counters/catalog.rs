@@ -8,6 +8,7 @@ use serde::Serialize;
 use sys::sdk::SdkApi;
 
 use crate::error::{Error, Result};
+use crate::guard::Visit;
 use crate::handles::{AgentId, CounterId};
 use crate::rocprofiler;
 
@@ -115,11 +116,12 @@ fn text(p: *const c_char) -> String {
     unsafe { CStr::from_ptr(p) }.to_string_lossy().into_owned()
 }
 
-/// Every agent, CPUs and GPUs, with each GPU's counters.
-pub fn agents(api: &SdkApi) -> Result<Vec<AgentInfo>> {
-    let mut out = agents_only(api)?;
+/// Every agent, CPUs and GPUs, with each GPU's counters; `on_panic` is told of a panic in
+/// the SDK's callbacks.
+pub fn agents(api: &SdkApi, on_panic: fn(&str)) -> Result<Vec<AgentInfo>> {
+    let mut out = agents_only(api, on_panic)?;
     for agent in out.iter_mut() {
-        agent.counters = if agent.gpu { counters(api, agent.id) } else { Err(NoCounters::Cpu) };
+        agent.counters = if agent.gpu { counters(api, agent.id, on_panic) } else { Err(NoCounters::Cpu) };
     }
     Ok(out)
 }
@@ -127,7 +129,7 @@ pub fn agents(api: &SdkApi) -> Result<Vec<AgentInfo>> {
 /// Every agent, CPUs and GPUs, without asking for counters (`counters` says so).
 // One visitor under one safety argument.
 #[allow(clippy::multiple_unsafe_ops_per_block)]
-pub fn agents_only(api: &SdkApi) -> Result<Vec<AgentInfo>> {
+pub fn agents_only(api: &SdkApi, on_panic: fn(&str)) -> Result<Vec<AgentInfo>> {
     unsafe extern "C" fn visit(
         _version: sys::rocprofiler_agent_version_t,
         agents: *mut *const c_void,
@@ -137,11 +139,12 @@ pub fn agents_only(api: &SdkApi) -> Result<Vec<AgentInfo>> {
         if agents.is_null() || count == 0 {
             return sys::ROCPROFILER_STATUS_SUCCESS;
         }
-        crate::guard::catch_panic("the agent query", sys::ROCPROFILER_STATUS_ERROR, crate::guard::report_panic, || {
-            // SAFETY: `data` is the vector below; the SDK passes `count` live agents of at least
-            // the 1.0 size asked for.
-            let (out, agents) =
-                unsafe { (&mut *data.cast::<Vec<AgentInfo>>(), std::slice::from_raw_parts(agents, count)) };
+        // SAFETY: `data` is the `Visit` below, alive for the query.
+        let visit = unsafe { &mut *data.cast::<Visit<AgentInfo>>() };
+        crate::guard::catch_panic("the agent query", sys::ROCPROFILER_STATUS_ERROR, visit.on_panic, || {
+            let out = &mut visit.items;
+            // SAFETY: the SDK passes `count` live agents of at least the 1.0 size asked for.
+            let agents = unsafe { std::slice::from_raw_parts(agents, count) };
             for &agent in agents {
                 // SAFETY: as above.
                 let a = unsafe { &*agent.cast::<sys::rocprofiler_agent_v0_t>() };
@@ -178,22 +181,22 @@ pub fn agents_only(api: &SdkApi) -> Result<Vec<AgentInfo>> {
             sys::ROCPROFILER_STATUS_SUCCESS
         })
     }
-    let mut out: Vec<AgentInfo> = Vec::new();
-    // SAFETY: a visitor that cannot unwind, and a vector that outlives the call.
+    let mut out = Visit::<AgentInfo>::new(on_panic);
+    // SAFETY: a visitor that cannot unwind, and a collection that outlives the call.
     unsafe {
         rocprofiler::query_available_agents(
             api,
             sys::ROCPROFILER_AGENT_INFO_VERSION_0,
             Some(visit),
             crate::compat::AGENT_SIZE_1_0,
-            (&mut out as *mut Vec<AgentInfo>).cast(),
+            (&mut out as *mut Visit<AgentInfo>).cast(),
         )?;
     }
-    Ok(out)
+    Ok(out.items)
 }
 
 /// The counters of GPU `agent`, or why it has none.
-fn counters(api: &SdkApi, agent: u64) -> std::result::Result<Vec<CounterInfo>, NoCounters> {
+fn counters(api: &SdkApi, agent: u64, on_panic: fn(&str)) -> std::result::Result<Vec<CounterInfo>, NoCounters> {
     unsafe extern "C" fn collect(
         _agent: sys::rocprofiler_agent_id_t,
         ids: *mut sys::rocprofiler_counter_id_t,
@@ -203,30 +206,26 @@ fn counters(api: &SdkApi, agent: u64) -> std::result::Result<Vec<CounterInfo>, N
         if ids.is_null() || count == 0 {
             return sys::ROCPROFILER_STATUS_SUCCESS;
         }
-        crate::guard::catch_panic(
-            "the counter query",
-            sys::ROCPROFILER_STATUS_ERROR,
-            crate::guard::report_panic,
-            || {
-                // SAFETY: `data` is the vector below.
-                let out = unsafe { &mut *data.cast::<Vec<u64>>() };
-                // SAFETY: the SDK passes `count` ids, checked non-null above.
-                let ids = unsafe { std::slice::from_raw_parts(ids, count) };
-                out.extend(ids.iter().map(|id| id.handle));
-                sys::ROCPROFILER_STATUS_SUCCESS
-            },
-        )
+        // SAFETY: `data` is the `Visit` below, alive for the query.
+        let visit = unsafe { &mut *data.cast::<Visit<u64>>() };
+        crate::guard::catch_panic("the counter query", sys::ROCPROFILER_STATUS_ERROR, visit.on_panic, || {
+            // SAFETY: the SDK passes `count` ids, checked non-null above.
+            let ids = unsafe { std::slice::from_raw_parts(ids, count) };
+            visit.items.extend(ids.iter().map(|id| id.handle));
+            sys::ROCPROFILER_STATUS_SUCCESS
+        })
     }
-    let mut ids: Vec<u64> = Vec::new();
-    // SAFETY: a visitor that cannot unwind, and a vector that outlives the call.
+    let mut visit = Visit::<u64>::new(on_panic);
+    // SAFETY: a visitor that cannot unwind, and a collection that outlives the call.
     let listed = unsafe {
         rocprofiler::iterate_agent_supported_counters(
             api,
             AgentId::from_raw(agent),
             Some(collect),
-            (&mut ids as *mut Vec<u64>).cast(),
+            (&mut visit as *mut Visit<u64>).cast(),
         )
     };
+    let ids = visit.items;
     match listed {
         Ok(()) => {}
         Err(Error::Sdk { status, .. }) => {

@@ -10,4 +10,7 @@ pub mod avail;
 pub mod catalog;
 pub mod plan;
 pub mod presets;
+pub mod selection;
 pub mod suggest;
+
+pub use selection::{PassMode, Selection};

@@ -7,8 +7,8 @@
 //! expression in the same pass: the inputs can never be split apart.
 
 use super::catalog::NoCounters;
+use super::selection::Selection;
 use super::suggest::suggestions;
-use crate::config::counters::Selection;
 use crate::error::{Error, Result};
 
 /// What an agent offers, as far as choosing is concerned.

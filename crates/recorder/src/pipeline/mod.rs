@@ -1,7 +1,8 @@
 //! What every backend shares, from a record to a Parquet file: [`records`] (what a backend
 //! decodes its library's records into), [`queue`] (callbacks to the writer, bounded),
 //! [`writer`] (the one writer thread), [`rows`] (records to table rows, through the format's
-//! row types) and [`run`] (the run's metadata). Nothing here knows which library runs.
+//! row types) and [`run`] (the run's metadata). It calls no library: it knows each vendor
+//! only by the records a backend hands it (a CUDA kernel's grid is in blocks, say).
 
 pub mod clock;
 pub mod counter_rows;

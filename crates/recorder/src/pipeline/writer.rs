@@ -22,7 +22,7 @@ use rocprof_rs_format::keys;
 
 /// Requests from the tool to its writer.
 #[derive(Debug)]
-pub enum Control {
+enum Control {
     /// Write everything received so far and complete the open files; reply when done.
     Flush(Sender<()>),
     /// Write everything, complete the files, and end the thread.

@@ -19,7 +19,7 @@ use rocprofiler_sdk_sys as sys;
 use sys::sdk::SdkApi;
 
 use crate::config::Config;
-use crate::config::counters::PassMode;
+use crate::counters::PassMode;
 use crate::counters::catalog::{self, AgentInfo};
 use crate::counters::plan::{self, Group, Offer, Refusal};
 use crate::error::{Error, Result, Status};
@@ -53,7 +53,7 @@ static DISPATCHER: OnceLock<Dispatcher> = OnceLock::new();
 /// agent collects anything.
 pub fn setup(api: &SdkApi, config: &Config, context: ContextId, buffer: BufferId) -> Result<Option<CounterNames>> {
     let Some(request) = &config.counters else { return Ok(None) };
-    let gpus: Vec<AgentInfo> = catalog::agents(api)?.into_iter().filter(|a| a.gpu).collect();
+    let gpus: Vec<AgentInfo> = catalog::agents(api, crate::lifecycle::disable)?.into_iter().filter(|a| a.gpu).collect();
     let offers: Vec<Offer<'_>> = gpus
         .iter()
         .map(|a| Offer {

@@ -48,7 +48,7 @@ pub(super) fn install() {
 extern "C" fn prepare() {
     trampoline("the fork prepare handler", (), || {
         if let (Some(_), Some(amd)) = (lifecycle::running(), super::amd()) {
-            super::Backend::flush(amd);
+            crate::lifecycle::Backend::flush(amd);
         }
     });
     // Held across the fork, released on both sides (`release`).

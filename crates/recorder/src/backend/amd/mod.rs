@@ -16,10 +16,9 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use parking_lot::Mutex;
 use rocprofiler_sdk_sys as sys;
 
-use super::Backend;
 use crate::config::Config;
 use crate::error::{Error, Result};
-use crate::lifecycle::{self, Receiving, disable, trampoline};
+use crate::lifecycle::{self, Backend, Receiving, disable, trampoline};
 use crate::pipeline::rows::Tables;
 use crate::pipeline::run::{Library, Seed};
 use session::Session;

@@ -14,7 +14,7 @@ use crate::rocprofiler::{self, Tracing};
 pub fn operation_names(api: &SdkApi, kinds: &[u32]) -> OperationNames {
     let mut names = OperationNames::new();
     let mut add = |tracing: Tracing, kind: u32, key: u32| {
-        for op in rocprofiler::operations(api, tracing, kind) {
+        for op in rocprofiler::operations(api, tracing, kind, crate::lifecycle::disable) {
             if let Ok(name) = rocprofiler::operation_name(api, tracing, kind, op) {
                 names.insert((key, op), Arc::from(name.to_string_lossy()));
             }

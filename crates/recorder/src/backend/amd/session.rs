@@ -101,7 +101,7 @@ pub fn create(api: &SdkApi, config: &Config) -> Result<Session> {
 /// The agent table, from `rocprofiler_query_available_agents` (1.0 struct size).
 pub fn agents(api: &SdkApi) -> Result<tables::Agent> {
     let mut table = tables::Agent::default();
-    for a in crate::counters::catalog::agents_only(api)? {
+    for a in crate::counters::catalog::agents_only(api, crate::lifecycle::disable)? {
         table.push(rocprof_rs_format::AgentRow {
             agent_id: a.id,
             node_id: a.node_id,

@@ -117,7 +117,7 @@ fn kernel(b: &[u8], names: &mut dyn Names) -> Option<Activity> {
 }
 
 /// A copy's operation id in the `memory_copy` table: CUPTI's `copyKind`, offset so it cannot be
-/// taken for one of the SDK's operations. [`super::names::operations`] names them.
+/// taken for one of the SDK's operations. [`super::operations::operations`] names them.
 pub const COPY_OPERATION_BASE: i32 = 0x100;
 /// The operation id of a memset.
 pub const MEMSET_OPERATION: i32 = 0x200;

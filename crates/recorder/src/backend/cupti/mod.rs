@@ -34,10 +34,9 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use parking_lot::Mutex;
 use rocprofiler_sdk_sys::cupti::{self as sys, Cupti};
 
-use super::Backend;
 use crate::config::{Config, Domain};
 use crate::error::Error;
-use crate::lifecycle::{self, disable, trampoline};
+use crate::lifecycle::{self, Backend, disable, trampoline};
 use crate::pipeline::clock;
 use crate::pipeline::rows::Tables;
 use crate::pipeline::run::{Library, Seed};
