@@ -439,7 +439,7 @@ fn writer_throughput(scratch: &Path, compression: &str) -> (f64, f64) {
             library: Library::RocprofilerSdk { version: (1, 0, 0) },
             counters: None,
         };
-        let mut tables = Tables::new(config, seed, Default::default(), 0);
+        let mut tables = Tables::new(config, seed, Default::default(), 0).unwrap();
         tables.add(&symbols).unwrap();
         let started = Instant::now();
         for n in 0..RECORDS {

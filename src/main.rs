@@ -80,6 +80,13 @@ enum Command {
 
 fn main() -> ExitCode {
     let cli = Cli::parse();
+    if !matches!(cli.command, Command::Run(_) | Command::Demo(_) | Command::DemoWorkload(_)) {
+        // Beyond `ulimit -f`, an output's write then fails with EFBIG, and the output is
+        // abandoned whole with one line, rather than the process being killed half-way. Not
+        // for the commands that start applications: an ignored signal is inherited by them.
+        // SAFETY: setting a standard signal's disposition to ignore, before any thread starts.
+        unsafe { libc::signal(libc::SIGXFSZ, libc::SIG_IGN) };
+    }
     match cli.command {
         Command::Doctor { json, format } => doctor(json || format == cli::TextOrJson::Json),
         Command::Run(args) => cli::run(*args),

@@ -231,7 +231,7 @@ fn the_seed_app_becomes_the_same_tables_as_an_amd_run() {
         library: Library::Cupti { api_version: f.version, library: "fixture".into() },
         counters: None,
     };
-    let mut tables = Tables::new(config, seed, Default::default(), 0);
+    let mut tables = Tables::new(config, seed, Default::default(), 0).unwrap();
     let mut batch = Vec::new();
     let mut announced = std::collections::HashSet::new();
     for (record, name) in decoded(&f) {

@@ -279,7 +279,7 @@ fn write_tool_dataset(dir: &Path, library: Library, records: &[Record], counters
     .map(|(kind, op, name)| ((kind, op), Arc::from(name)))
     .collect();
     let seed = Seed { operations, library, counters };
-    let mut tables = Tables::new(config(dir), seed, Default::default(), 0);
+    let mut tables = Tables::new(config(dir), seed, Default::default(), 0).unwrap();
     for batch in records.chunks(1000) {
         tables.add(batch).unwrap();
     }

@@ -51,16 +51,24 @@ fn tool_library() -> PathBuf {
     std::fs::canonicalize(&found).unwrap_or_else(|e| panic!("{}: {e}", found.display()))
 }
 
+/// What `run` says after an application that started no GPU runtime, so the tool never ran.
+const NO_RUNTIME: &str =
+    "the application started no GPU runtime, or the tool turned itself off (its message above says why)";
+
 #[test]
 fn the_exit_code_passes_through_and_the_output_is_named() {
     let out = output(run(&["--", "/bin/sh", "-c", "exit 7"]));
     assert_eq!(out.status.code(), Some(7));
-    assert_eq!(stderr(&out), "rocprof-rs: output in rocprof-rs-output\n");
+    assert_eq!(stderr(&out), format!("rocprof-rs: nothing written to rocprof-rs-output: {NO_RUNTIME}\n"));
 
     let out = output(run(&["-d", "/tmp/rocprof-rs-test/%pid%", "--", "/bin/sh", "-c", "echo $$"]));
     assert_eq!(out.status.code(), Some(0));
     let pid = String::from_utf8_lossy(&out.stdout).trim().to_owned();
-    assert_eq!(stderr(&out), format!("rocprof-rs: output in /tmp/rocprof-rs-test/{pid}\n"), "the app's own pid");
+    assert_eq!(
+        stderr(&out),
+        format!("rocprof-rs: nothing written to /tmp/rocprof-rs-test/{pid}: {NO_RUNTIME}\n"),
+        "the app's own pid"
+    );
 }
 
 #[test]
@@ -69,7 +77,7 @@ fn death_by_signal_is_reported_as_128_plus_the_signal() {
     assert_eq!(out.status.code(), Some(137));
     let text = stderr(&out);
     assert!(text.contains("rocprof-rs: /bin/sh was killed by signal 9 (SIGKILL)\n"), "{text}");
-    assert!(text.contains("rocprof-rs: output in "), "{text}");
+    assert!(text.contains("rocprof-rs: nothing written to "), "{text}");
 }
 
 #[test]
@@ -180,7 +188,11 @@ fn preloading_the_tool_into_a_program_without_hip_is_harmless() {
     let tool = tool.to_str().unwrap();
     let out = output(run(&["--preload", "--tool", tool, "--", "/usr/bin/env"]));
     assert_eq!(out.status.code(), Some(0), "stderr: {}", stderr(&out));
-    assert_eq!(stderr(&out), "rocprof-rs: output in rocprof-rs-output\n", "nothing from the loader or the tool");
+    assert_eq!(
+        stderr(&out),
+        format!("rocprof-rs: nothing written to rocprof-rs-output: {NO_RUNTIME}\n"),
+        "nothing from the loader or the tool"
+    );
     let stdout = String::from_utf8_lossy(&out.stdout);
     assert!(stdout.lines().any(|l| l == format!("LD_PRELOAD={tool}")), "{stdout}");
     assert!(stdout.lines().any(|l| l == format!("ROCP_TOOL_LIBRARIES={tool}")), "{stdout}");
@@ -229,7 +241,7 @@ fn a_profile_sets_what_it_can_names_what_it_cannot_and_options_override_it() {
     assert_eq!(items.len(), 6, "{text}");
     assert!(items.iter().any(|i| i.starts_with("tool gpu_info_power_profiler (")), "{text}");
     assert!(items.iter().any(|i| i.starts_with("distributed launcher torchrun (")), "{text}");
-    assert!(text.ends_with("rocprof-rs: output in ./rocprof_output\n"), "{text}");
+    assert!(text.ends_with(&format!("rocprof-rs: nothing written to ./rocprof_output: {NO_RUNTIME}\n")), "{text}");
 
     let env = child_env(run(&["--profile", &file, "--kernel-trace", "-d", "/tmp/mine"]));
     assert_eq!(env["ROCPROF_RS_DOMAINS"], "kernel");

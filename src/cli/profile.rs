@@ -152,7 +152,8 @@ pub enum ProfileError {
 /// Reads and maps the profile at `path`; the error names the file.
 pub fn load(path: &Path) -> Result<Profile, ProfileError> {
     let file = || path.display().to_string();
-    let text = std::fs::read_to_string(path).map_err(|source| ProfileError::Unreadable { file: file(), source })?;
+    let text = rocprof_rs_format::input::read_text(path, rocprof_rs_format::input::JSON_LIMIT)
+        .map_err(|source| ProfileError::Unreadable { file: file(), source })?;
     parse(&text).map_err(|error| ProfileError::In { file: file(), error: Box::new(error) })
 }
 

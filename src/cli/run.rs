@@ -32,14 +32,14 @@ pub fn run(args: RunArgs) -> ExitCode {
     let application_passes = Config::from_vars(&env, &Placeholders::of_this_process(&env))
         .is_ok_and(|c| c.counters.is_some_and(|r| r.mode == PassMode::Application));
     if !application_passes {
-        return run_once(&app, prepared(&[]), &env).0;
+        return run_once(&app, prepared(&[]), &env, std::time::SystemTime::now()).0;
     }
     let template = env.get(config::OUTPUT_NAME).cloned().unwrap_or_else(|| "%hostname%-%pid%".into());
     let (mut pass, mut passes) = (0, 1);
     while pass < passes {
         let extra = [(config::COUNTER_PASS, pass.to_string()), (config::OUTPUT_NAME, format!("{template}-pass{pass}"))];
         let started = std::time::SystemTime::now();
-        let (code, dir) = run_once(&app, prepared(&extra), &env);
+        let (code, dir) = run_once(&app, prepared(&extra), &env, started);
         if code != ExitCode::SUCCESS {
             return code;
         }
@@ -65,7 +65,12 @@ pub fn run(args: RunArgs) -> ExitCode {
 }
 
 /// Runs one command to its end; its exit code and the output directory.
-fn run_once(app: &str, mut command: Command, env: &BTreeMap<String, String>) -> (ExitCode, Option<String>) {
+fn run_once(
+    app: &str,
+    mut command: Command,
+    env: &BTreeMap<String, String>,
+    started: std::time::SystemTime,
+) -> (ExitCode, Option<String>) {
     let (pid, status) = match launch::run(&mut command) {
         Ok(finished) => finished,
         Err(error) => {
@@ -79,20 +84,37 @@ fn run_once(app: &str, mut command: Command, env: &BTreeMap<String, String>) -> 
         eprintln!("{line}");
     }
     let dir = output_dir(env, pid);
-    eprintln!("rocprof-rs: output in {dir}");
+    let runs = runs_since(Path::new(&dir), started);
+    if runs.is_empty() {
+        eprintln!(
+            "rocprof-rs: nothing written to {dir}: the application started no GPU runtime, or the tool turned itself off (its message above says why)"
+        );
+    } else if let Some(error) = runs.iter().find_map(|run| run.get("error")?.as_str()) {
+        eprintln!("rocprof-rs: output in {dir} is incomplete: the tool stopped: {error}");
+    } else {
+        eprintln!("rocprof-rs: output in {dir}");
+    }
     (ExitCode::from(code), Some(dir))
+}
+
+/// The run metadata the tool wrote in `dir` since `since`: one object per process that
+/// started the tool (each claims its metadata file first).
+fn runs_since(dir: &Path, since: std::time::SystemTime) -> Vec<serde_json::Value> {
+    let Ok(entries) = std::fs::read_dir(dir) else { return Vec::new() };
+    entries
+        .flatten()
+        .filter(|e| e.file_name().to_string_lossy().ends_with(rocprof_rs_format::keys::METADATA_FILE_SUFFIX))
+        .filter(|e| e.metadata().and_then(|m| m.modified()).is_ok_and(|t| t >= since))
+        .filter_map(|e| rocprof_rs_format::input::read_text(&e.path(), rocprof_rs_format::input::JSON_LIMIT).ok())
+        .filter_map(|text| serde_json::from_str::<serde_json::Value>(&text).ok())
+        .collect()
 }
 
 /// The passes the counters need, from the run metadata the tool wrote since `since`; `None`
 /// when there is none to read.
 fn counter_passes(dir: &Path, since: std::time::SystemTime) -> Option<usize> {
-    let Ok(entries) = std::fs::read_dir(dir) else { return None };
-    entries
-        .flatten()
-        .filter(|e| e.file_name().to_string_lossy().ends_with(rocprof_rs_format::keys::METADATA_FILE_SUFFIX))
-        .filter(|e| e.metadata().and_then(|m| m.modified()).is_ok_and(|t| t >= since))
-        .filter_map(|e| std::fs::read_to_string(e.path()).ok())
-        .filter_map(|text| serde_json::from_str::<serde_json::Value>(&text).ok())
+    runs_since(dir, since)
+        .into_iter()
         .map(|json| {
             json.get(rocprof_rs_format::keys::COUNTER_PASSES)
                 .and_then(|p| p.as_str()?.parse::<usize>().ok())

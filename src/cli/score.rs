@@ -131,7 +131,8 @@ fn measure(args: &ScoreArgs, kernel: Option<regex::Regex>) -> Result<Measurement
     let options = Options { kernel: kernel.clone(), gpu: args.gpu.clone(), ..Options::default() };
     if args.path.is_file() {
         let path = || args.path.display().to_string();
-        let text = std::fs::read_to_string(&args.path).map_err(|source| ScoreError::Read { path: path(), source })?;
+        let text = rocprof_rs_format::input::read_text(&args.path, rocprof_rs_format::input::JSON_LIMIT)
+            .map_err(|source| ScoreError::Read { path: path(), source })?;
         let json: serde_json::Value =
             serde_json::from_str(&text).map_err(|source| ScoreError::NotJson { path: path(), source })?;
         if let Some(samples) = json.as_array() {

@@ -60,6 +60,13 @@ pub fn stats(args: StatsArgs) -> ExitCode {
         eprintln!("rocprof-rs: {}: not a directory (give the directory a run or an import wrote)", args.dir.display());
         return ExitCode::FAILURE;
     }
+    match stats::health::warnings(&args.dir) {
+        Ok(warnings) => warnings.iter().for_each(|w| eprintln!("rocprof-rs: warning: {w}")),
+        Err(e) => {
+            eprintln!("rocprof-rs: {e}");
+            return ExitCode::FAILURE;
+        }
+    }
     let options = Options { pid: args.pid, top: args.top, threads: 0 };
     let result = match stats::compute(&args.dir, &sections, &options) {
         Ok(result) => result,

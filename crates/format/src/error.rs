@@ -13,6 +13,14 @@ pub enum Error {
         /// The underlying failure.
         source: std::io::Error,
     },
+    /// A folder that was to be read as a dataset is not one.
+    #[error("{path}: {reason}")]
+    NotADataset {
+        /// The folder.
+        path: String,
+        /// What it is instead.
+        reason: &'static str,
+    },
 }
 
 /// A result of this crate.

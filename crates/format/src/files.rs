@@ -3,7 +3,9 @@
 //! A file is written under a hidden name (`.<stem>-00000.parquet.partial`) and renamed to its
 //! final name only once Parquet's footer is written. So every visible `*.parquet` file is
 //! complete, whatever happens to the process, and readers that list the folder (pyarrow,
-//! polars, DuckDB, Spark all skip dot-files) never see a torn one.
+//! polars, DuckDB, Spark all skip dot-files) never see a torn one. Both names are taken
+//! exclusively ([`crate::publish`]): a process whose stem another shares takes the next free
+//! file number rather than opening or renaming over the other's file.
 //!
 //! Columns are encoded by [`super::chunk`], this crate's own page encoder; parquet-rs writes
 //! the file around them (schema, row groups' metadata, footer) and splices the finished
@@ -277,18 +279,50 @@ impl TableFiles {
         let file = open.writer.into_inner().map_err(|e| parquet(&open.partial, e))?;
         let file = file.into_inner().map_err(|e| io(&open.partial, e.into_error()))?;
         file.sync_all().map_err(|e| io(&open.partial, e))?;
-        std::fs::rename(&open.partial, &open.complete).map_err(|e| io(&open.complete, e))?;
-        self.files.push(open.complete);
+        let complete = self.publish(&open.partial, open.complete)?;
+        self.files.push(complete);
         Ok(())
+    }
+
+    /// Renames the completed `partial` to `complete`, or, if another process has taken that
+    /// name meanwhile, to the next free one: a file is never replaced.
+    fn publish(&mut self, partial: &Path, complete: PathBuf) -> Result<PathBuf> {
+        let mut complete = complete;
+        loop {
+            if crate::publish::rename_no_replace(partial, &complete).map_err(|e| io(&complete, e))? {
+                return Ok(complete);
+            }
+            complete = self.free_names()?.1;
+        }
+    }
+
+    /// The next sequence number's hidden and final names, skipping numbers whose final name
+    /// another process (or an earlier run with the same stem) holds.
+    fn free_names(&mut self) -> Result<(PathBuf, PathBuf)> {
+        loop {
+            let sequence = self.next_sequence;
+            self.next_sequence = sequence.checked_add(1).ok_or_else(|| {
+                io(&self.dir, std::io::Error::other(format!("every file number of stem {} is taken", self.stem)))
+            })?;
+            let name = format!("{}-{:05}.parquet", self.stem, sequence);
+            let complete = self.dir.join(&name);
+            if std::fs::symlink_metadata(&complete).is_err() {
+                return Ok((self.dir.join(format!(".{name}.partial")), complete));
+            }
+        }
     }
 
     fn open(&mut self) -> Result<()> {
         std::fs::create_dir_all(&self.dir).map_err(|e| io(&self.dir, e))?;
-        let name = format!("{}-{:05}.parquet", self.stem, self.next_sequence);
-        self.next_sequence += 1;
-        let partial = self.dir.join(format!(".{name}.partial"));
-        let complete = self.dir.join(name);
-        let file = File::create(&partial).map_err(|e| io(&partial, e))?;
+        let (partial, complete, file) = loop {
+            let (partial, complete) = self.free_names()?;
+            match crate::publish::create_exclusive(&partial) {
+                Ok(file) => break (partial, complete, file),
+                // Another process writes this number: take the next.
+                Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => continue,
+                Err(e) => return Err(io(&partial, e)),
+            }
+        };
         let writer = SerializedFileWriter::new(
             BufWriter::with_capacity(1 << 20, file),
             self.parquet_schema.root_schema_ptr(),
@@ -462,6 +496,28 @@ mod tests {
             assert_eq!(encodings(3, 8), [Encoding::PLAIN, Encoding::RLE, Encoding::DELTA_BINARY_PACKED], "cluster_x");
             let _ = std::fs::remove_dir_all(&dir);
         }
+    }
+
+    /// Two writers of one stem in one folder (two processes given one name): neither opens
+    /// nor renames over the other's file, and both files read back whole.
+    #[test]
+    fn two_writers_of_one_stem_never_touch_each_others_files() {
+        let dir = std::env::temp_dir().join(format!("rocprof-rs-files-same-stem-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        let options = config(&dir, "zstd:3", 1024);
+        let mut a = TableFiles::with_schema(&options, "t", schema(), vec![]);
+        let mut b = TableFiles::with_schema(&options, "t", schema(), vec![]);
+        let names = ["a", "b"];
+        a.write(&batch(&a.schema(), &names, 0, 3000), Vec::new).unwrap();
+        b.write(&batch(&b.schema(), &names, 0, 5000), Vec::new).unwrap();
+        b.close(vec![]).unwrap();
+        a.close(vec![]).unwrap();
+        assert_ne!(a.files, b.files);
+        for (files, rows) in [(&a.files, 3000), (&b.files, 5000)] {
+            let reader = ParquetRecordBatchReaderBuilder::try_new(File::open(&files[0]).unwrap()).unwrap();
+            assert_eq!(reader.metadata().file_metadata().num_rows(), rows, "{}", files[0].display());
+        }
+        let _ = std::fs::remove_dir_all(&dir);
     }
 
     /// Dictionary columns as plain strings, so batches with different dictionaries compare.

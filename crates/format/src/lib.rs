@@ -21,8 +21,10 @@ pub mod dataset;
 pub mod encoding;
 pub mod error;
 pub mod files;
+pub mod input;
 pub mod kernel_names;
 pub mod keys;
+pub mod publish;
 pub mod read;
 pub mod writer;
 

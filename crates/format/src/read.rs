@@ -2,7 +2,6 @@
 //! what exporters need, whatever the column's physical encoding (a name may be a dictionary
 //! or plain text).
 
-use std::fs::File;
 use std::path::{Path, PathBuf};
 
 use arrow_array::cast::AsArray;
@@ -21,16 +20,54 @@ pub fn batches<E: From<Error>>(
     mut each: impl FnMut(&Batch<'_>) -> Result<(), E>,
 ) -> Result<(), E> {
     for path in crate::dataset::table_files(dir, table)? {
-        let file = File::open(&path).map_err(|source| Error::Io { path: path.display().to_string(), source })?;
-        let reader = ParquetRecordBatchReaderBuilder::try_new(file)
-            .and_then(|b| b.with_batch_size(32 * 1024).build())
-            .map_err(|e| bad(&path, e))?;
-        for batch in reader {
-            let batch = batch.map_err(|e| bad(&path, e))?;
-            each(&Batch { batch: &batch, path: &path })?;
+        let file = crate::input::open_regular(&path)
+            .map_err(|source| Error::Io { path: path.display().to_string(), source })?;
+        let mut reader = contained(&path, || {
+            ParquetRecordBatchReaderBuilder::try_new(file)
+                .and_then(|b| b.with_batch_size(32 * 1024).build())
+                .map_err(|e| bad(&path, e))
+        })?;
+        while let Some(batch) = contained(&path, || reader.next().transpose().map_err(|e| bad(&path, e)))? {
+            let batch = Batch { batch: &batch, path: &path, table };
+            batch.check_types()?;
+            each(&batch)?;
         }
     }
     Ok(())
+}
+
+thread_local! {
+    /// Set while [`contained`] runs a decode, so its panic is not printed: it becomes an error.
+    static CONTAINING: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
+}
+
+/// Runs `decode`, a Parquet or Arrow decode of the file `path`, turning a panic inside those
+/// libraries into an error naming the file: bit flips in a file reach asserts and
+/// out-of-range slices there, and a corrupt file must cost one line, not the process.
+///
+/// Only the libraries' calls go in here, never this project's own code, so a bug of ours still
+/// panics as one.
+pub fn contained<T>(path: &Path, decode: impl FnOnce() -> Result<T>) -> Result<T> {
+    static QUIET_HOOK: std::sync::Once = std::sync::Once::new();
+    QUIET_HOOK.call_once(|| {
+        let previous = std::panic::take_hook();
+        std::panic::set_hook(Box::new(move |info| {
+            if !CONTAINING.with(std::cell::Cell::get) {
+                previous(info);
+            }
+        }));
+    });
+    let was = CONTAINING.with(|c| c.replace(true));
+    let result = std::panic::catch_unwind(std::panic::AssertUnwindSafe(decode));
+    CONTAINING.with(|c| c.set(was));
+    result.unwrap_or_else(|payload| {
+        let why = payload
+            .downcast_ref::<&str>()
+            .map(|s| (*s).to_owned())
+            .or_else(|| payload.downcast_ref::<String>().cloned())
+            .unwrap_or_else(|| "a decoder failed".into());
+        Err(bad(path, format!("corrupt Parquet file ({why})")))
+    })
 }
 
 fn bad(path: &Path, e: impl std::fmt::Display) -> Error {
@@ -42,6 +79,7 @@ fn bad(path: &Path, e: impl std::fmt::Display) -> Error {
 pub struct Batch<'a> {
     pub batch: &'a RecordBatch,
     path: &'a PathBuf,
+    table: Table,
 }
 
 /// A column read as one Rust type, whatever its Arrow type among the tables' own.
@@ -60,6 +98,28 @@ impl<'a> Batch<'a> {
     #[inline]
     pub fn rows(&self) -> usize {
         self.batch.num_rows()
+    }
+
+    /// Refuses a batch whose columns have other types than the table declares (a file written
+    /// by something else under a table's name): read as numbers, text would be zeros.
+    fn check_types(&self) -> Result<()> {
+        let declared = self.table.schema();
+        for field in self.batch.schema().fields() {
+            let Ok(expected) = declared.field_with_name(field.name()) else { continue };
+            if !same_kind(field.data_type(), expected.data_type()) {
+                return Err(bad(
+                    self.path,
+                    format!(
+                        "column {} is {}, but {} declares {}",
+                        field.name(),
+                        field.data_type(),
+                        self.table,
+                        expected.data_type()
+                    ),
+                ));
+            }
+        }
+        Ok(())
     }
 
     /// The column `name`, or an error naming the file.
@@ -84,6 +144,14 @@ impl<'a> Batch<'a> {
             other => return Err(bad(self.path, format!("column {name} has type {other}"))),
         })
     }
+}
+
+/// Whether a column of type `found` reads as one of type `declared`: the same type, or text
+/// as a dictionary or plain (an importer may write either).
+fn same_kind(found: &DataType, declared: &DataType) -> bool {
+    let text =
+        |t: &DataType| matches!(t, DataType::Utf8) || matches!(t, DataType::Dictionary(_, v) if **v == DataType::Utf8);
+    found == declared || (text(found) && text(declared))
 }
 
 impl Col<'_> {

@@ -42,7 +42,7 @@ impl<T> Visit<T> {
 /// What a query that is not part of a profiling run does on a panic: say so on one line, and
 /// let the query fail.
 pub fn report_panic(message: &str) {
-    eprintln!("rocprof-rs: {message}");
+    crate::say!("rocprof-rs: {message}");
 }
 
 #[cfg(test)]

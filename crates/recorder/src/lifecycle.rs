@@ -170,7 +170,7 @@ pub(crate) fn disable(reason: &str) {
     let previous = STATE.swap(DISABLED, Ordering::AcqRel);
     if matches!(previous, IDLE | CONFIGURED | RUNNING | FINISHING) {
         DISABLED_BECAUSE.lock().get_or_insert_with(|| reason.to_owned());
-        eprintln!("rocprof-rs: {reason}; profiling is off, the application continues");
+        crate::say!("rocprof-rs: {reason}; profiling is off, the application continues");
     } else {
         STATE.store(previous, Ordering::Release);
     }
@@ -246,7 +246,7 @@ pub(crate) fn finish() -> Option<Summary> {
     // A fault while finishing has already said its one line; the summary would be a second.
     let clean = STATE.compare_exchange(FINISHING, FINISHED, Ordering::AcqRel, Ordering::Acquire).is_ok();
     if previous == RUNNING && clean && summary.error.is_none() && tool.config.summary {
-        eprintln!("{}", summary_line(&tool.config, &summary));
+        crate::say!("{}", summary_line(&tool.config, &summary));
     }
     Some(summary)
 }
@@ -254,8 +254,13 @@ pub(crate) fn finish() -> Option<Summary> {
 fn summary_line(config: &Config, summary: &Summary) -> String {
     let dropped = summary.total_dropped();
     let tables: Vec<String> = summary.rows.iter().filter(|(_, n)| *n > 0).map(|(t, n)| format!("{t} {n}")).collect();
+    let taken = if summary.stem.is_empty() || summary.stem == config.output_name {
+        String::new()
+    } else {
+        format!(" as {} ({} was taken)", summary.stem, config.output_name)
+    };
     format!(
-        "rocprof-rs: {} records ({}) in {} files under {}; {}",
+        "rocprof-rs: {} records ({}) in {} files under {}{taken}; {}",
         summary.total_rows(),
         if tables.is_empty() { "none".into() } else { tables.join(", ") },
         summary.files,

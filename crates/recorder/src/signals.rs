@@ -41,12 +41,12 @@ fn installed() -> Option<&'static Installed> {
 /// Starts the pipes and the serving thread; the handlers use them once `INSTALLED` points here.
 fn serve_with(previous: [libc::sigaction; 2]) -> Option<&'static Installed> {
     let (Some((request_r, request_w)), Some((done_r, done_w))) = (pipe(), pipe()) else {
-        eprintln!("rocprof-rs: cannot create the signal pipes; a SIGINT or SIGTERM will lose unwritten records");
+        crate::say!("rocprof-rs: cannot create the signal pipes; a SIGINT or SIGTERM will lose unwritten records");
         return None;
     };
     let served = std::thread::Builder::new().name("rocprof-rs-signals".into()).spawn(move || serve(request_r, done_w));
     if served.is_err() {
-        eprintln!("rocprof-rs: cannot start the signal thread; a SIGINT or SIGTERM will lose unwritten records");
+        crate::say!("rocprof-rs: cannot start the signal thread; a SIGINT or SIGTERM will lose unwritten records");
         return None;
     }
     Some(Box::leak(Box::new(Installed { previous, request: request_w, done: done_r })))
@@ -101,7 +101,7 @@ pub fn install() {
 }
 
 fn serve(request: c_int, done: c_int) {
-    crate::threads::block_handled_signals();
+    crate::threads::block_signals_of_tool_threads();
     let mut byte = [0u8; 1];
     loop {
         // SAFETY: reading into a one-byte buffer from our pipe.

@@ -220,6 +220,10 @@ pub struct SimStats {
     /// Wall time producers (application threads, the completion thread) spent placing records
     /// in buffers, waits for a flush in progress included.
     pub emplace_ns: u64,
+    /// Records the buffers dropped (DISCARD), whether or not a callback reported them: the SDK
+    /// reports its cumulative count only with a callback, so drops after the last one with
+    /// records never reach a tool.
+    pub buffer_drops: u64,
 }
 
 crate::sim_api! {

@@ -136,6 +136,7 @@ fn dataset(dir: &Path, db: &'static Database, forced: Option<&'static Gpu>, opti
     if !dir.is_dir() {
         return Err(Error::Invalid(format!("{}: neither a dataset directory nor a results JSON file", dir.display())));
     }
+    rocprof_rs_format::dataset::require_tables(dir)?;
     let mut data = Dataset::read(dir, options.pid)?;
     let mut notes = Vec::new();
     if let Some(timings) = &options.timings {
@@ -279,7 +280,8 @@ struct ResultsTiming {
 
 fn results_json(path: &Path, gpu: Option<&'static Gpu>, options: &Options) -> Result<Analysis> {
     let shown = path.display().to_string();
-    let text = std::fs::read_to_string(path).map_err(|source| Error::Io { path: shown.clone(), source })?;
+    let text = rocprof_rs_format::input::read_text(path, rocprof_rs_format::input::JSON_LIMIT)
+        .map_err(|source| Error::Io { path: shown.clone(), source })?;
     let mut json = serde_json::Deserializer::from_str(&text);
     let results: ResultsJson = serde_path_to_error::deserialize(&mut json).map_err(|e| Error::Json {
         path: shown.clone(),

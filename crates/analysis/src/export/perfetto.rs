@@ -12,8 +12,9 @@
 
 use rocprof_rs_format::Table;
 use std::collections::{BTreeMap, HashMap, HashSet};
-use std::fs::File;
-use std::io::{BufWriter, Write};
+use std::io::Write;
+
+use rocprof_rs_format::publish::OutputFile;
 use std::path::Path;
 
 use super::proto::Msg;
@@ -108,6 +109,7 @@ impl Builder {
 
 /// Writes `dir`'s dataset to `out` as a Perfetto trace; returns the slices written.
 pub fn export(dir: &Path, out: &Path) -> Result<u64> {
+    rocprof_rs_format::dataset::require_tables(dir)?;
     let progress = crate::progress::bar(5 + 2 * API_TABLES.len() as u64, "writing the Perfetto trace");
     let mut b = Builder::default();
     let mut gpu_names: HashMap<u64, String> = HashMap::new();
@@ -240,9 +242,9 @@ pub fn export(dir: &Path, out: &Path) -> Result<u64> {
 /// Splits slices into lanes where each nests, and writes everything.
 fn write(b: &Builder, out: &Path) -> Result<u64> {
     let io = |source| Error::Io { path: out.display().to_string(), source };
-    let mut w = BufWriter::with_capacity(1 << 20, File::create(out).map_err(io)?);
+    let mut w = OutputFile::create(out).map_err(io)?;
     let mut packets = 0u64;
-    let mut emit = |w: &mut BufWriter<File>, packet: &Msg| -> Result<()> {
+    let mut emit = |w: &mut OutputFile, packet: &Msg| -> Result<()> {
         let mut trace = Msg::default();
         trace.message(1, packet);
         packets += 1;
@@ -341,7 +343,7 @@ fn write(b: &Builder, out: &Path) -> Result<u64> {
             emit(&mut w, &packet)?;
         }
     }
-    w.flush().map_err(io)?;
+    w.commit().map_err(io)?;
     Ok(slices)
 }
 

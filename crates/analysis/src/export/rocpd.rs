@@ -8,6 +8,7 @@
 
 use rocprof_rs_format::Table;
 use rocprof_rs_format::keys;
+use rocprof_rs_format::publish::{OutputDir, OutputFile};
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
@@ -35,7 +36,14 @@ const RECORD_TABLES: [Table; 9] = [
 
 /// Writes `dir` as rocpd databases into `out`; returns each database and the events in it.
 pub fn export(dir: &Path, out: &Path) -> Result<Vec<(String, u64)>> {
-    std::fs::create_dir_all(out).map_err(|source| Error::Io { path: out.display().to_string(), source })?;
+    rocprof_rs_format::dataset::require_tables(dir)?;
+    let folder = OutputDir::create(out).map_err(|source| Error::Io { path: out.display().to_string(), source })?;
+    let written = export_into(dir, out)?;
+    folder.keep();
+    Ok(written)
+}
+
+fn export_into(dir: &Path, out: &Path) -> Result<Vec<(String, u64)>> {
     let progress = crate::progress::bar(RECORD_TABLES.len() as u64 + 2, "writing rocpd");
     let dataset = Dataset::read(dir)?;
     progress.inc(1);
@@ -67,7 +75,16 @@ pub fn export(dir: &Path, out: &Path) -> Result<Vec<(String, u64)>> {
         progress.inc(1);
     }
     progress.finish_and_clear();
-    dbs.into_values().map(Db::finish).collect()
+    // Every database complete before any is renamed into place: a failure leaves none.
+    let finished = dbs.into_values().map(Db::finish).collect::<Result<Vec<_>>>()?;
+    finished
+        .into_iter()
+        .map(|(output, events)| {
+            let path = output.target().to_path_buf();
+            output.commit().map_err(|source| Error::Io { path: path.display().to_string(), source })?;
+            Ok((path.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default(), events))
+        })
+        .collect()
 }
 
 /// What a dataset says beyond its records: processes, agents, kernel symbols, command lines.
@@ -165,7 +182,10 @@ fn runs(dir: &Path) -> HashMap<u32, (String, Option<i64>, Option<i64>)> {
         if !entry.file_name().to_string_lossy().ends_with(keys::METADATA_FILE_SUFFIX) {
             continue;
         }
-        let Some(meta) = std::fs::read(entry.path()).ok().and_then(|t| serde_json::from_slice::<Value>(&t).ok()) else {
+        let Some(meta) = rocprof_rs_format::input::read_bytes(&entry.path(), rocprof_rs_format::input::JSON_LIMIT)
+            .ok()
+            .and_then(|t| serde_json::from_slice::<Value>(&t).ok())
+        else {
             continue;
         };
         let text = |k: &str| meta.get(k).and_then(Value::as_str);
@@ -242,8 +262,8 @@ struct Db {
     identity: Identity,
     /// Each statement with its table names filled in, made once.
     expanded: std::cell::RefCell<HashMap<&'static str, std::rc::Rc<str>>>,
-    partial: PathBuf,
-    path: PathBuf,
+    /// The database's file: hidden until [`Db::finish`] renames it into place.
+    output: OutputFile,
     pid: u32,
     nid: i64,
     strings: HashMap<String, i64>,
@@ -263,10 +283,10 @@ struct Db {
 
 impl Db {
     fn create(path: PathBuf, pid: u32, dataset: &Dataset) -> Result<Db> {
-        let partial = path.with_extension("db.partial");
-        let _ = std::fs::remove_file(&partial);
-        let shown = partial.display().to_string();
-        let conn = Connection::open(&partial).map_err(|source| Error::Database {
+        let output =
+            OutputFile::reserve(&path).map_err(|source| Error::Io { path: path.display().to_string(), source })?;
+        let shown = path.display().to_string();
+        let conn = Connection::open(output.path()).map_err(|source| Error::Database {
             path: shown.clone(),
             what: "create".into(),
             source,
@@ -284,8 +304,7 @@ impl Db {
             conn,
             identity,
             expanded: Default::default(),
-            partial,
-            path,
+            output,
             pid,
             nid: 1,
             strings: HashMap::new(),
@@ -333,7 +352,7 @@ impl Db {
             .clone();
         let result = self.conn.prepare_cached(&sql).and_then(|mut s| s.execute(params));
         result.map_err(|source| Error::Database {
-            path: self.partial.display().to_string(),
+            path: self.output.target().display().to_string(),
             what: template.into(),
             source,
         })
@@ -834,8 +853,9 @@ impl Db {
         Ok(())
     }
 
-    /// Sets the process's span, commits, and moves the database into place.
-    fn finish(self) -> Result<(String, u64)> {
+    /// Sets the process's span, commits and closes the database; returns its file, to be
+    /// renamed into place, and its events.
+    fn finish(self) -> Result<(OutputFile, u64)> {
         let (start, end) =
             if self.span.0 <= self.span.1 { (Some(self.span.0), Some(self.span.1)) } else { (None, None) };
         let pid = self.pid;
@@ -845,15 +865,14 @@ impl Db {
         )?;
         self.sql("COMMIT", [])?;
         let events = self.events as u64;
-        let (partial, path) = (self.partial.clone(), self.path.clone());
-        self.conn.close().map_err(|(_, source)| Error::Database {
-            path: partial.display().to_string(),
+        let Db { conn, output, .. } = self;
+        let path = output.target().to_path_buf();
+        conn.close().map_err(|(_, source)| Error::Database {
+            path: path.display().to_string(),
             what: "closing".into(),
             source,
         })?;
-        std::fs::rename(&partial, &path).map_err(|source| Error::Io { path: path.display().to_string(), source })?;
-        let name = path.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
-        Ok((name, events))
+        Ok((output, events))
     }
 }
 

@@ -9,8 +9,9 @@
 use rocprof_rs_format::Table;
 use std::collections::HashMap;
 use std::fmt::Write as _;
-use std::fs::File;
-use std::io::{BufWriter, Write};
+use std::io::Write;
+
+use rocprof_rs_format::publish::{OutputDir, OutputFile};
 use std::path::{Path, PathBuf};
 
 use crate::error::{Error, Result};
@@ -28,7 +29,7 @@ const COUNTER: &str = "\"Correlation_Id\",\"Dispatch_Id\",\"Agent_Id\",\"Queue_I
 /// The files of one export, opened as rows arrive: one per (process, kind).
 struct Files {
     dir: PathBuf,
-    open: HashMap<(u32, &'static str), (BufWriter<File>, u64)>,
+    open: HashMap<(u32, &'static str), (OutputFile, u64)>,
 }
 
 impl Files {
@@ -36,21 +37,25 @@ impl Files {
         let key = (pid, name);
         if !self.open.contains_key(&key) {
             let path = self.dir.join(format!("{pid}_{name}.csv"));
-            let file = File::create(&path).map_err(|source| io(&path, source))?;
-            let mut writer = BufWriter::with_capacity(1 << 20, file);
+            let mut writer = OutputFile::create(&path).map_err(|source| io(&path, source))?;
             writeln!(writer, "{header}").map_err(|source| io(&path, source))?;
             self.open.insert(key, (writer, 0));
         }
         let (writer, rows) = self.open.get_mut(&key).expect("opened above");
-        writeln!(writer, "{line}").map_err(|source| io(&self.dir, source))?;
+        writeln!(writer, "{line}").map_err(|source| io(writer.target(), source))?;
         *rows += 1;
         Ok(())
     }
 
-    fn finish(self) -> Result<Vec<(String, u64)>> {
+    /// Renames every file into place, once all are complete: an export that fails leaves none.
+    fn finish(mut self) -> Result<Vec<(String, u64)>> {
+        for (writer, _) in self.open.values_mut() {
+            writer.complete().map_err(|source| io(writer.target(), source))?;
+        }
         let mut written = Vec::new();
-        for ((pid, name), (mut writer, rows)) in self.open {
-            writer.flush().map_err(|source| io(&self.dir, source))?;
+        for ((pid, name), (writer, rows)) in self.open {
+            let path = writer.target().to_path_buf();
+            writer.commit().map_err(|source| io(&path, source))?;
             written.push((format!("{pid}_{name}.csv"), rows));
         }
         written.sort();
@@ -82,8 +87,15 @@ pub(crate) fn domain(table: Table, function: &str) -> &'static str {
 
 /// Writes `dir`'s tables as rocprofv3 CSV files into `out`; returns the files and their rows.
 pub fn export(dir: &Path, out: &Path) -> Result<Vec<(String, u64)>> {
+    rocprof_rs_format::dataset::require_tables(dir)?;
+    let folder = OutputDir::create(out).map_err(|source| io(out, source))?;
+    let written = export_into(dir, out)?;
+    folder.keep();
+    Ok(written)
+}
+
+fn export_into(dir: &Path, out: &Path) -> Result<Vec<(String, u64)>> {
     let progress = crate::progress::bar(6, "writing rocprofv3 CSV");
-    std::fs::create_dir_all(out).map_err(|source| io(out, source))?;
     let mut agents: HashMap<u64, u64> = HashMap::new();
     batches(dir, Table::Agent, |b| {
         let (id, node) = (b.col("agent_id")?, b.col("node_id")?);

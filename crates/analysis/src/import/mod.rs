@@ -13,6 +13,7 @@ pub mod rocprofv3;
 pub mod rocprofv3_json;
 pub mod sink;
 
+use rocprof_rs_format::publish::OutputDir;
 use std::path::{Path, PathBuf};
 
 use serde::Serialize;
@@ -59,7 +60,13 @@ pub fn import(inputs: &[PathBuf], output: &Path, stem: &str) -> Result<Report> {
     if inputs.is_empty() {
         return Err(Error::Invalid("nothing to import: name a rocprofv3 output directory or a results.json".into()));
     }
-    std::fs::create_dir_all(output).map_err(|source| Error::Io { path: output.display().to_string(), source })?;
+    if !rocprof_rs_format::dataset::is_visible_stem(stem) {
+        return Err(Error::Invalid(format!(
+            "--name {stem:?}: a file-name stem without '/' that does not start with '.' or '_' (readers skip such files)"
+        )));
+    }
+    let folder =
+        OutputDir::create(output).map_err(|source| Error::Io { path: output.display().to_string(), source })?;
     let staging = output.join(format!(".import-{}", std::process::id()));
     let _ = std::fs::remove_dir_all(&staging);
     let result = import_into(inputs, &staging, stem).and_then(|(imported, rows)| {
@@ -67,6 +74,9 @@ pub fn import(inputs: &[PathBuf], output: &Path, stem: &str) -> Result<Report> {
         Ok(Report { output: output.display().to_string(), inputs: imported, rows })
     });
     let _ = std::fs::remove_dir_all(&staging);
+    if result.is_ok() {
+        folder.keep();
+    }
     result
 }
 
@@ -142,7 +152,8 @@ fn import_into(inputs: &[PathBuf], staging: &Path, stem: &str) -> Result<(Vec<Im
 fn read_head(path: &Path) -> Result<String> {
     use std::io::Read;
     let shown = path.display().to_string();
-    let mut file = std::fs::File::open(path).map_err(|source| Error::Io { path: shown.clone(), source })?;
+    let mut file =
+        rocprof_rs_format::input::open_regular(path).map_err(|source| Error::Io { path: shown.clone(), source })?;
     let mut head = vec![0; 64 << 10];
     let n = file.read(&mut head).map_err(|source| Error::Io { path: shown, source })?;
     head.truncate(n);
@@ -153,6 +164,11 @@ fn read_head(path: &Path) -> Result<String> {
 fn commit(staging: &Path, output: &Path) -> Result<()> {
     let io = |path: &Path, source| Error::Io { path: path.display().to_string(), source };
     let mut moves = Vec::new();
+    // Inputs with no rows (rocprofv3 writes header-only CSVs for a run without kernels)
+    // stage nothing.
+    if !staging.exists() {
+        return Ok(());
+    }
     for table in std::fs::read_dir(staging).map_err(|e| io(staging, e))?.flatten() {
         for file in std::fs::read_dir(table.path()).map_err(|e| io(&table.path(), e))?.flatten() {
             let target = output.join(table.file_name()).join(file.file_name());
@@ -165,7 +181,9 @@ fn commit(staging: &Path, output: &Path) -> Result<()> {
     for (from, to) in moves {
         let parent = to.parent().expect("a table folder");
         std::fs::create_dir_all(parent).map_err(|e| io(parent, e))?;
-        std::fs::rename(&from, &to).map_err(|e| io(&to, e))?;
+        if !rocprof_rs_format::publish::rename_no_replace(&from, &to).map_err(|e| io(&to, e))? {
+            return Err(io(&to, std::io::Error::other("appeared during the import; import into another directory")));
+        }
     }
     Ok(())
 }

@@ -56,7 +56,8 @@ fn number(value: Option<&Value>) -> Option<u64> {
 /// Reads `path` into `sink`; returns the events read.
 pub fn read(path: &Path, sink: &mut Sink) -> Result<u64> {
     let shown = path.display().to_string();
-    let text = std::fs::read_to_string(path).map_err(|source| Error::Io { path: shown.clone(), source })?;
+    let text = rocprof_rs_format::input::read_text(path, rocprof_rs_format::input::JSON_LIMIT)
+        .map_err(|source| Error::Io { path: shown.clone(), source })?;
     let json: Value = serde_json::from_str(&text).map_err(|e| Error::Parse {
         path: shown.clone(),
         line: e.line() as u64,

@@ -87,7 +87,8 @@ pub(super) struct Table {
 impl Table {
     pub(super) fn open(path: &Path, default_pid: Option<u32>) -> Result<Table> {
         let shown = path.display().to_string();
-        let file = std::fs::File::open(path).map_err(|source| Error::Io { path: shown.clone(), source })?;
+        let file =
+            rocprof_rs_format::input::open_regular(path).map_err(|source| Error::Io { path: shown.clone(), source })?;
         let mut reader = csv::ReaderBuilder::new().flexible(false).from_reader(file);
         let headers = reader.headers().map_err(|e| csv_error(&shown, &e))?.clone();
         let columns = headers.iter().enumerate().map(|(i, h)| (h.trim().to_owned(), i)).collect();

@@ -2,6 +2,7 @@
 //! memory copies and markers, streamed over row groups so a dataset larger than memory is
 //! fine. The CSV form is rocprofv3's own stats files, column for column.
 
+pub mod health;
 pub mod render;
 pub mod scan;
 pub mod summary;

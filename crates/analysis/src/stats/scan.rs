@@ -5,7 +5,6 @@
 //! few batches per thread whatever the dataset's size.
 
 use std::collections::HashMap;
-use std::fs::File;
 use std::path::{Path, PathBuf};
 
 use std::sync::atomic::{AtomicUsize, Ordering};
@@ -17,11 +16,18 @@ use arrow_schema::DataType;
 use parquet::arrow::ProjectionMask;
 use parquet::arrow::arrow_reader::{ArrowReaderMetadata, ArrowReaderOptions, ParquetRecordBatchReaderBuilder};
 
+use rocprof_rs_format::input::open_regular;
+use rocprof_rs_format::read::contained;
+
 use super::summary::Summary;
 use crate::error::{Error, Result};
 
 /// Summaries by name.
 pub type ByName = HashMap<String, Summary>;
+
+fn format_error(path: &Path, e: impl std::fmt::Display) -> rocprof_rs_format::Error {
+    rocprof_rs_format::Error::Io { path: path.display().to_string(), source: std::io::Error::other(e.to_string()) }
+}
 
 fn parquet_error(path: &Path, e: impl std::fmt::Display) -> Error {
     Error::Io { path: path.display().to_string(), source: std::io::Error::other(e.to_string()) }
@@ -34,9 +40,10 @@ pub fn summarise(files: &[PathBuf], name: &str, pid: Option<u32>, threads: usize
     let mut footers: Vec<ArrowReaderMetadata> = Vec::new();
     let mut work: Vec<(usize, usize)> = Vec::new();
     for (f, path) in files.iter().enumerate() {
-        let file = File::open(path).map_err(|source| Error::Io { path: path.display().to_string(), source })?;
-        let footer =
-            ArrowReaderMetadata::load(&file, ArrowReaderOptions::default()).map_err(|e| parquet_error(path, e))?;
+        let file = open_regular(path).map_err(|source| Error::Io { path: path.display().to_string(), source })?;
+        let footer = contained(path, || {
+            ArrowReaderMetadata::load(&file, ArrowReaderOptions::default()).map_err(|e| format_error(path, e))
+        })?;
         work.extend((0..footer.metadata().num_row_groups()).map(|g| (f, g)));
         footers.push(footer);
     }
@@ -79,7 +86,7 @@ fn row_group(
     pid: Option<u32>,
     out: &mut ByName,
 ) -> Result<()> {
-    let file = File::open(path).map_err(|source| Error::Io { path: path.display().to_string(), source })?;
+    let file = open_regular(path).map_err(|source| Error::Io { path: path.display().to_string(), source })?;
     let builder = ParquetRecordBatchReaderBuilder::new_with_metadata(file, footer.clone());
     let schema = builder.parquet_schema();
     let wanted: Vec<&str> = if pid.is_some() { vec![name, "duration_ns", "pid"] } else { vec![name, "duration_ns"] };
@@ -95,16 +102,17 @@ fn row_group(
         })
         .collect::<Result<_>>()?;
     let mask = ProjectionMask::leaves(schema, indices);
-    let reader = builder
-        .with_projection(mask)
-        .with_row_groups(vec![group])
-        .with_batch_size(64 * 1024)
-        .build()
-        .map_err(|e| parquet_error(path, e))?;
+    let mut reader = contained(path, || {
+        builder
+            .with_projection(mask)
+            .with_row_groups(vec![group])
+            .with_batch_size(64 * 1024)
+            .build()
+            .map_err(|e| format_error(path, e))
+    })?;
     let mut slots: HashMap<String, usize> = HashMap::new();
     let mut summaries: Vec<Summary> = Vec::new();
-    for batch in reader {
-        let batch = batch.map_err(|e| parquet_error(path, e))?;
+    while let Some(batch) = contained(path, || reader.next().transpose().map_err(|e| format_error(path, e)))? {
         add_batch(&batch, name, pid, &mut slots, &mut summaries).map_err(|e| parquet_error(path, e))?;
     }
     for (name, slot) in slots {

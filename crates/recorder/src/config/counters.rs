@@ -35,15 +35,8 @@ impl CounterRequest {
                 given.join(" and ")
             )));
         }
-        let selection = if let Some(text) = set(PMC) {
-            Selection::Names(parse_names(text).map_err(|why| invalid(PMC, text, why.to_string()))?)
-        } else if let Some(path) = set(PMC_FILE) {
-            Selection::Passes(read_input_file(Path::new(path))?)
-        } else if let Some(name) = set(COUNTER_PRESET) {
-            Selection::Preset(presets::by_name(name).ok_or_else(|| invalid(COUNTER_PRESET, name, presets::names()))?)
-        } else {
-            return Ok(None);
-        };
+        // How passes are taken is checked whether or not counters are asked for: a bad value
+        // is refused the same either way.
         let mode = match set(COUNTER_PASSES).unwrap_or("rotate") {
             "rotate" => PassMode::Rotate,
             "application" => PassMode::Application,
@@ -57,6 +50,15 @@ impl CounterRequest {
             "1" => true,
             "0" => false,
             other => return Err(invalid(COUNTER_INSTANCES, other, accepts(COUNTER_INSTANCES).into())),
+        };
+        let selection = if let Some(text) = set(PMC) {
+            Selection::Names(parse_names(text).map_err(|why| invalid(PMC, text, why.to_string()))?)
+        } else if let Some(path) = set(PMC_FILE) {
+            Selection::Passes(read_input_file(Path::new(path))?)
+        } else if let Some(name) = set(COUNTER_PRESET) {
+            Selection::Preset(presets::by_name(name).ok_or_else(|| invalid(COUNTER_PRESET, name, presets::names()))?)
+        } else {
+            return Ok(None);
         };
         Ok(Some(CounterRequest { selection, per_instance, mode, pass }))
     }
@@ -99,10 +101,16 @@ pub fn parse_names(text: &str) -> std::result::Result<Vec<String>, NamesError> {
     Ok(names)
 }
 
+/// The largest counter input file read: thousands of passes of every counter a GPU has.
+pub const INPUT_FILE_LIMIT: u64 = 1 << 20;
+
 /// A rocprof/rocprofv3 counter input file: one pass per `pmc:` line, `#` comments.
+///
+/// Read inside the profiled application, so only a regular file of at most
+/// [`INPUT_FILE_LIMIT`] bytes: `/dev/zero` or a FIFO is refused, never read.
 pub fn read_input_file(path: &Path) -> Result<Vec<Vec<String>>> {
-    let text =
-        std::fs::read_to_string(path).map_err(|source| Error::Io { path: path.display().to_string(), source })?;
+    let text = rocprof_rs_format::input::read_text(path, INPUT_FILE_LIMIT)
+        .map_err(|source| Error::Io { path: path.display().to_string(), source })?;
     parse_input(&text, &path.display().to_string())
 }
 

@@ -186,6 +186,14 @@ pub struct Config {
     pub summary: bool,
     /// Hardware counters to collect per dispatch, if any.
     pub counters: Option<counters::CounterRequest>,
+    /// NVIDIA: milliseconds between flushes of CUPTI's buffers.
+    pub flush_ms: u64,
+    /// NVIDIA, for test fixtures: where to dump CUPTI's buffers, if anywhere.
+    pub cupti_dump: Option<PathBuf>,
+    /// Bytes the CUPTI dump may write in all.
+    pub cupti_dump_max: u64,
+    /// Records per CUPTI buffer while dumping (0: no limit).
+    pub cupti_buffer_records: u64,
     /// A fault to inject (tests only).
     pub fault: Option<Fault>,
 }
@@ -233,10 +241,10 @@ variables! {
     COUNTER_PASSES = "ROCPROF_RS_COUNTER_PASSES", "rotate (passes taken by successive dispatches of a kernel, one run) or application (one run per pass)", "rotate";
     COUNTER_PASS = "ROCPROF_RS_COUNTER_PASS", "the 0-based pass this run takes with application passes (rocprof-rs run sets it)", "0";
     CUPTI_LIBRARY = "ROCPROF_RS_CUPTI_LIBRARY", "NVIDIA: the libcupti to load when the process has none and the SONAMEs are not on the search path", "(search)";
-    FLUSH_MS = "ROCPROF_RS_FLUSH_MS", "NVIDIA: milliseconds between flushes of CUPTI's buffers (at least 10): what a killed process can lose", "1000";
+    FLUSH_MS = "ROCPROF_RS_FLUSH_MS", "NVIDIA: milliseconds between flushes of CUPTI's buffers, from 10 to 86400000: what a killed process can lose", "1000";
     CUPTI_DUMP = "ROCPROF_RS_CUPTI_DUMP", "NVIDIA, for test fixtures: a directory to write each CUPTI buffer into, raw, with a JSON sidecar", "(none)";
-    CUPTI_DUMP_MAX = "ROCPROF_RS_CUPTI_DUMP_MAX", "bytes the dump may write in all", "1048576";
-    CUPTI_BUFFER_RECORDS = "ROCPROF_RS_CUPTI_BUFFER_RECORDS", "records per CUPTI buffer while dumping, for small fixtures (0: no limit)", "0";
+    CUPTI_DUMP_MAX = "ROCPROF_RS_CUPTI_DUMP_MAX", "an integer: bytes the dump may write in all", "1048576";
+    CUPTI_BUFFER_RECORDS = "ROCPROF_RS_CUPTI_BUFFER_RECORDS", "an integer: records per CUPTI buffer while dumping, for small fixtures (0: no limit)", "0";
     TEST_FAULT = "ROCPROF_RS_TEST_FAULT", "panic-in-ingest (testing only: proves a fault cannot harm the application)", "(none)";
 }
 
@@ -460,8 +468,12 @@ impl Config {
         let dir = text(OUTPUT_DIR, "rocprof-rs-output");
         let name_template = text(OUTPUT_NAME, "%hostname%-%pid%");
         let name = placeholders.expand(&name_template);
-        if name.contains('/') || name.is_empty() || name == "." || name == ".." {
-            return Err(invalid(OUTPUT_NAME, &name, "a file-name stem without '/'"));
+        if !rocprof_rs_format::dataset::is_visible_stem(&name) {
+            return Err(invalid(
+                OUTPUT_NAME,
+                &name,
+                "a file-name stem without '/' that does not start with '.' or '_' (readers skip such files)",
+            ));
         }
         let domains_text = text(DOMAINS, "kernel");
         let domains = parse_domains(&domains_text).ok_or_else(|| invalid(DOMAINS, &domains_text, accepts(DOMAINS)))?;
@@ -508,6 +520,10 @@ impl Config {
             rotate_seconds: integer(env, ROTATE_SECONDS, 0, (0, u64::MAX))?,
             summary: flag(env, SUMMARY, true)?,
             counters: counters::CounterRequest::from_env(env)?,
+            flush_ms: integer(env, FLUSH_MS, 1000, (10, 86_400_000))?,
+            cupti_dump: env.get(CUPTI_DUMP).filter(|v| !v.is_empty()).map(PathBuf::from),
+            cupti_dump_max: integer(env, CUPTI_DUMP_MAX, 1 << 20, (0, u64::MAX))?,
+            cupti_buffer_records: integer(env, CUPTI_BUFFER_RECORDS, 0, (0, u64::MAX))?,
             fault: match env.get(TEST_FAULT).map(String::as_str) {
                 None | Some("") => None,
                 Some("panic-in-ingest") => Some(Fault::PanicInIngest),

@@ -10,7 +10,14 @@
 //! - [`Policy::Lossless`]: `send` blocks while the channel is full. On the SDK's callback thread
 //!   that stalls the SDK's LOSSLESS buffer, which in turn stalls the application: backpressure
 //!   all the way, and nothing is lost.
-//! - [`Policy::Drop`]: `send` never blocks; a batch that does not fit is counted and recycled.
+//! - [`Policy::Drop`]: a batch that does not fit loses its activity records, counted, and
+//!   keeps the few that name things ([`Record::must_keep`]), which are sent whatever it
+//!   takes: so `send` blocks only for those (sent when code is loaded), as long as the writer
+//!   takes to make room for one batch.
+//!
+//! The libraries' own drop counts (the SDK's cumulative `drop_count` per buffer, CUPTI's
+//! deltas) are noted here, in atomics, rather than sent as records: a count must reach the
+//! summary even when the batch it came with does not, and must never make a callback wait.
 
 use std::sync::atomic::{AtomicU64, Ordering};
 
@@ -32,7 +39,16 @@ pub struct Queue {
     pool: ArrayQueue<Batch>,
     policy: Policy,
     dropped: AtomicU64,
+    /// The SDK's cumulative drop count per buffer: `(buffer id + 1, count)`, 0 for a free slot.
+    sdk_drops: [(AtomicU64, AtomicU64); SDK_BUFFERS],
+    /// SDK drops of buffers beyond the slots (none in practice: the tool makes a few buffers).
+    sdk_drops_unslotted: AtomicU64,
+    /// CUPTI's drops, which it reports as deltas.
+    library_drops: AtomicU64,
 }
+
+/// Buffers whose drop counts are kept apart (the tool creates one per record family).
+const SDK_BUFFERS: usize = 16;
 
 impl Queue {
     /// A queue of `capacity` batches and its receiving end.
@@ -42,7 +58,16 @@ impl Queue {
         // in the callbacks' hands), so a batch is never freed once allocated: freeing on the
         // writer's thread what callbacks allocate on theirs makes glibc's heap creep.
         let pool = ArrayQueue::new(capacity * 2 + 8);
-        (Queue { sender, pool, policy, dropped: AtomicU64::new(0) }, receiver)
+        let queue = Queue {
+            sender,
+            pool,
+            policy,
+            dropped: AtomicU64::new(0),
+            sdk_drops: std::array::from_fn(|_| (AtomicU64::new(0), AtomicU64::new(0))),
+            sdk_drops_unslotted: AtomicU64::new(0),
+            library_drops: AtomicU64::new(0),
+        };
+        (queue, receiver)
     }
 
     /// An empty batch with room for [`BATCH_RECORDS`], reused from the pool when one is there.
@@ -78,18 +103,38 @@ impl Queue {
         }
         let result = match self.policy {
             Policy::Lossless => self.sender.send(batch).map_err(|e| e.into_inner()),
-            Policy::Drop => self.sender.try_send(batch).map_err(|e| match e {
-                TrySendError::Full(b) | TrySendError::Disconnected(b) => b,
-            }),
+            Policy::Drop => match self.sender.try_send(batch) {
+                Ok(()) => Ok(()),
+                Err(TrySendError::Full(batch)) => return self.send_what_must_be_kept(batch),
+                Err(TrySendError::Disconnected(batch)) => Err(batch),
+            },
         };
         match result {
             Ok(()) => true,
             Err(batch) => {
-                self.dropped.fetch_add(batch.len() as u64, Ordering::Relaxed);
+                let lost = batch.iter().filter(|r| r.is_activity()).count();
+                self.dropped.fetch_add(lost as u64, Ordering::Relaxed);
                 self.recycle(batch);
                 false
             }
         }
+    }
+
+    /// A batch that found the channel full under the drop policy: its activity is dropped,
+    /// counted, and the records it must keep wait for room. Returns false: the batch was not
+    /// delivered whole.
+    #[cold]
+    fn send_what_must_be_kept(&self, mut batch: Batch) -> bool {
+        let before = batch.len();
+        batch.retain(Record::must_keep);
+        self.dropped.fetch_add((before - batch.len()) as u64, Ordering::Relaxed);
+        if batch.is_empty() {
+            self.recycle(batch);
+        } else if let Err(unsent) = self.sender.send(batch) {
+            // The writer is gone: nothing will be written, and nothing of this is activity.
+            self.recycle(unsent.into_inner());
+        }
+        false
     }
 
     /// Returns a spent batch to the pool; beyond the pool's bound it is freed.
@@ -101,19 +146,73 @@ impl Queue {
         }
     }
 
-    /// Records dropped so far by this queue (the SDK's own drops are counted separately).
+    /// Records dropped so far by this queue (the libraries' own drops are counted apart).
     pub fn dropped(&self) -> u64 {
         self.dropped.load(Ordering::Relaxed)
+    }
+
+    /// Notes the SDK's cumulative drop count for `buffer`, as a buffer callback reported it.
+    pub fn note_sdk_drops(&self, buffer: u64, cumulative: u64) {
+        let Some(key) = buffer.checked_add(1) else {
+            self.sdk_drops_unslotted.fetch_max(cumulative, Ordering::Relaxed);
+            return;
+        };
+        for (id, count) in &self.sdk_drops {
+            let held = match id.compare_exchange(0, key, Ordering::AcqRel, Ordering::Acquire) {
+                Ok(_) => key,
+                Err(current) => current,
+            };
+            if held == key {
+                count.fetch_max(cumulative, Ordering::Relaxed);
+                return;
+            }
+        }
+        self.sdk_drops_unslotted.fetch_max(cumulative, Ordering::Relaxed);
+    }
+
+    /// Adds records the tracing library (CUPTI) reports having dropped since its last report.
+    pub fn add_library_drops(&self, records: u64) {
+        self.library_drops.fetch_add(records, Ordering::Relaxed);
+    }
+
+    /// Records the tracing library dropped, as far as it has reported them.
+    pub fn library_dropped(&self) -> u64 {
+        let sdk: u64 = self.sdk_drops.iter().map(|(_, count)| count.load(Ordering::Relaxed)).sum();
+        sdk + self.sdk_drops_unslotted.load(Ordering::Relaxed) + self.library_drops.load(Ordering::Relaxed)
     }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::pipeline::records::Record;
+    use crate::pipeline::records::{CounterValue, Device, NvtxEdge, Record};
 
+    /// An activity record.
     fn record() -> Record {
-        Record::SdkDrops { buffer: 1, count: 0 }
+        Record::CounterValue(CounterValue {
+            dispatch_id: 1,
+            agent_id: 1,
+            counter_id: 1,
+            value: 1.0,
+            instances: 1,
+            group: 0,
+            instance: None,
+        })
+    }
+
+    /// A record that names something.
+    fn device() -> Record {
+        Record::Device(Box::new(Device {
+            id: 0,
+            name: "GPU".into(),
+            compute_capability: (9, 0),
+            multiprocessors: 132,
+            threads_per_warp: 32,
+            max_warps_per_multiprocessor: 64,
+            shared_memory_per_multiprocessor: 233_472,
+            core_clock_khz: 1_980_000,
+            global_memory_bytes: 80 << 30,
+        }))
     }
 
     #[test]
@@ -126,6 +225,49 @@ mod tests {
         }
         assert_eq!(receiver.len(), 2);
         assert_eq!(queue.dropped(), 9);
+    }
+
+    #[test]
+    fn the_drop_policy_keeps_names_and_counts_only_activity() {
+        let (queue, receiver) = Queue::new(1, Policy::Drop);
+        let edge = Record::NvtxEdge(Box::new(NvtxEdge {
+            flags: 1,
+            id: 1,
+            timestamp_ns: 1,
+            thread_id: 1,
+            name: None,
+            domain: None,
+        }));
+        let mut batch = queue.batch();
+        batch.extend([record(), record()]);
+        assert!(queue.send(batch));
+        // The channel (one batch) is full: the next batch keeps only what it must.
+        let taker = std::thread::Builder::new()
+            .name("taker".into())
+            .spawn(move || {
+                std::thread::sleep(std::time::Duration::from_millis(100));
+                let first = receiver.recv().unwrap().len();
+                (first, receiver.recv().unwrap().len())
+            })
+            .unwrap();
+        let mut batch = queue.batch();
+        batch.extend([record(), device(), edge, record(), device()]);
+        assert!(!queue.send(batch), "the batch did not fit whole");
+        assert_eq!(queue.dropped(), 3, "the activity (two values, an edge), not the devices");
+        assert_eq!(taker.join().unwrap(), (2, 2), "the first batch, then the two devices");
+    }
+
+    #[test]
+    fn the_libraries_drop_counts_add_up_without_records() {
+        let (queue, _receiver) = Queue::new(1, Policy::Drop);
+        // Cumulative per buffer, as the SDK reports them: the latest (largest) counts.
+        for (buffer, count) in [(7, 10), (9, 4), (7, 25), (7, 20), (u64::MAX, 1)] {
+            queue.note_sdk_drops(buffer, count);
+        }
+        // Deltas, as CUPTI reports them.
+        queue.add_library_drops(5);
+        queue.add_library_drops(6);
+        assert_eq!(queue.library_dropped(), 25 + 4 + 1 + 11);
     }
 
     #[test]

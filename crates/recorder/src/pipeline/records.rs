@@ -201,20 +201,26 @@ pub enum Record {
     Symbol(Box<Symbol>),
     CounterDispatch(CounterDispatch),
     CounterValue(CounterValue),
-    /// The SDK's cumulative `drop_count` for a buffer, as its latest callback reported it.
-    SdkDrops {
-        buffer: u64,
-        count: u64,
-    },
     CudaKernel(CudaKernel),
     NvtxEdge(Box<NvtxEdge>),
     Device(Box<Device>),
-    /// Records CUPTI dropped since its previous report (`cuptiActivityGetNumDroppedRecords`
-    /// resets on reading, so these add up).
-    CuptiDrops(u64),
 }
 
 impl Record {
+    /// Whether the drop policy must still deliver this record: it names what other records
+    /// refer to (a kernel symbol, a device), and there are few of them (one per kernel or
+    /// device, sent when code is loaded). Dropped, a run's dispatches would lose their names.
+    /// (The libraries' drop counts never travel as records: see [`super::queue::Queue`].)
+    pub fn must_keep(&self) -> bool {
+        matches!(self, Record::Symbol(_) | Record::Device(_))
+    }
+
+    /// Whether this record is traced activity, which becomes a row (or half of one, for an
+    /// NVTX edge), rather than a name: what a drop count counts.
+    pub fn is_activity(&self) -> bool {
+        !self.must_keep()
+    }
+
     /// When the activity began, for records of one.
     pub fn start_ns(&self) -> Option<u64> {
         match self {
@@ -226,12 +232,7 @@ impl Record {
             Record::Marker(r) => Some(r.start_ns),
             Record::CudaKernel(r) => Some(r.start_ns),
             Record::NvtxEdge(r) => Some(r.timestamp_ns),
-            Record::Symbol(_)
-            | Record::SdkDrops { .. }
-            | Record::CounterDispatch(_)
-            | Record::CounterValue(_)
-            | Record::Device(_)
-            | Record::CuptiDrops(_) => None,
+            Record::Symbol(_) | Record::CounterDispatch(_) | Record::CounterValue(_) | Record::Device(_) => None,
         }
     }
 }

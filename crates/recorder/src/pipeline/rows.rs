@@ -49,9 +49,6 @@ pub struct Tables {
     /// In a forked child, when it was born: records that started earlier are the parent's.
     born_ns: u64,
     inherited: u64,
-    sdk_drops: HashMap<u64, u64>,
-    /// CUPTI's drops, which it reports as deltas.
-    cupti_drops: u64,
     /// The `vendor` column's value: one backend per process.
     vendor: Arc<str>,
     nvtx: super::nvtx::Pairing,
@@ -109,7 +106,13 @@ fn dur(start: u64, end: u64) -> i64 {
 impl Tables {
     /// Tables for `config`, with the run's metadata in every file and the agent table filled.
     /// `born_ns` is when a forked child began (0 for a process that was not forked).
-    pub fn new(config: Config, seed: super::run::Seed, agents: tables::Agent, born_ns: u64) -> Tables {
+    ///
+    /// The file-name stem is claimed first ([`rocprof_rs_format::dataset::claim_stem`]): if
+    /// another process holds `config.output_name`, these tables take the next free variant,
+    /// so no two processes ever write one file.
+    pub fn new(mut config: Config, seed: super::run::Seed, agents: tables::Agent, born_ns: u64) -> Result<Tables> {
+        let (stem, _claimed) = rocprof_rs_format::dataset::claim_stem(&config.output_dir, &config.output_name)?;
+        config.output_name = stem;
         let super::run::Seed { operations, library, counters } = seed;
         let mut metadata = super::run::run_metadata(&config, &library);
         let counters = counters.unwrap_or_default();
@@ -119,7 +122,7 @@ impl Tables {
         }
         let options = config.write_options();
         let api = |i: usize| TableWriter::new(&options, API_KINDS[i].0, metadata.clone());
-        Tables {
+        let tables = Tables {
             pid: std::process::id(),
             metadata_path: config.output_dir.join(keys::metadata_file_name(&config.output_name)),
             static_metadata: metadata.clone(),
@@ -138,12 +141,17 @@ impl Tables {
             filtered: 0,
             born_ns,
             inherited: 0,
-            sdk_drops: HashMap::new(),
-            cupti_drops: 0,
             vendor: library.vendor().clone(),
             nvtx: Default::default(),
             config,
-        }
+        };
+        tables.write_run_metadata(&Summary::default())?;
+        Ok(tables)
+    }
+
+    /// The file-name stem these tables claimed.
+    pub fn stem(&self) -> &str {
+        &self.config.output_name
     }
 
     /// Adds a batch of records, writing row groups as tables fill.
@@ -238,14 +246,9 @@ impl Tables {
                 }
             }
             Record::Device(device) => self.add_device(device),
-            Record::CuptiDrops(n) => self.cupti_drops += n,
             Record::Symbol(s) => self.add_symbol(s),
             Record::CounterDispatch(h) => self.counters.header(h, &self.kernels),
             Record::CounterValue(v) => self.counters.value(v, &self.kernels),
-            Record::SdkDrops { buffer, count } => {
-                let seen = self.sdk_drops.entry(*buffer).or_default();
-                *seen = (*seen).max(*count);
-            }
         }
     }
 
@@ -527,11 +530,6 @@ impl Tables {
         self.files().iter().map(|(_, f)| f.files.len()).sum()
     }
 
-    /// The SDK's drop count, summed over buffers (CUPTI's, on NVIDIA).
-    pub fn sdk_dropped(&self) -> u64 {
-        self.sdk_drops.values().sum::<u64>() + self.cupti_drops
-    }
-
     /// Dispatches the filters left out.
     pub fn filtered(&self) -> u64 {
         self.filtered
@@ -563,9 +561,19 @@ impl Tables {
         let text = format!("{{\n  {}\n}}\n", fields.join(",\n  "));
         let io = |e| Error::Io { path: self.metadata_path.display().to_string(), source: e };
         std::fs::create_dir_all(&self.config.output_dir).map_err(io)?;
-        let partial = self.metadata_path.with_extension("json.partial");
-        std::fs::write(&partial, text).map_err(io)?;
-        std::fs::rename(&partial, &self.metadata_path).map_err(io)
+        // The stem is this process's, so the hidden name is too; one left by a write that
+        // failed half-way is ours to replace.
+        let partial = self.config.output_dir.join(format!(".{}.partial", keys::metadata_file_name(self.stem())));
+        let _ = std::fs::remove_file(&partial);
+        // Written on the application's thread at start, where a write beyond `ulimit -f`
+        // would raise SIGXFSZ in the application.
+        crate::threads::without_write_signals(|| {
+            let mut file = rocprof_rs_format::publish::create_exclusive(&partial)?;
+            std::io::Write::write_all(&mut file, text.as_bytes())?;
+            drop(file);
+            std::fs::rename(&partial, &self.metadata_path)
+        })
+        .map_err(io)
     }
 }
 
@@ -676,7 +684,7 @@ mod tests {
             library: Library::RocprofilerSdk { version: (1, 0, 0) },
             counters: None,
         };
-        let tables = Tables::new(config, seed, Default::default(), 0);
+        let tables = Tables::new(config, seed, Default::default(), 0).unwrap();
         let mut held: Vec<Table> = tables.files().iter().map(|(t, _)| *t).collect();
         held.sort();
         assert_eq!(held, Table::ALL, "a table of the format the tool never writes");

@@ -17,6 +17,9 @@ pub struct Summary {
     pub filtered: u64,
     /// The first I/O error, if any.
     pub error: Option<String>,
+    /// The file-name stem the files were written under (the asked-for one, or the next free
+    /// variant of it if another process held it).
+    pub stem: String,
 }
 
 impl Summary {

@@ -8,17 +8,20 @@
 
 use std::sync::Arc;
 use std::thread::JoinHandle;
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use crossbeam_channel::{Receiver, Sender, select};
 use parquet::file::metadata::KeyValue;
 
 use super::queue::{Batch, Queue};
-use super::records::Record;
 use super::rows::Tables;
 use super::summary::Summary;
 use crate::error::Result;
 use rocprof_rs_format::keys;
+
+/// How often the writer asks whether a file has been open longer than the rotation period:
+/// between batches while records arrive, and when none have for this long.
+const ROTATION_CHECK: Duration = Duration::from_millis(200);
 
 /// Requests from the tool to its writer.
 #[derive(Debug)]
@@ -47,8 +50,18 @@ impl WriterGuard {
     ) -> std::io::Result<WriterGuard> {
         let (control, control_rx) = crossbeam_channel::bounded(4);
         let handle = std::thread::Builder::new().name("rocprof-rs-writer".into()).spawn(move || {
-            crate::threads::block_handled_signals();
-            Writer { tables, receiver, control: control_rx, queue, on_error, failed: None, discarded: 0 }.run()
+            crate::threads::block_signals_of_tool_threads();
+            Writer {
+                tables,
+                receiver,
+                control: control_rx,
+                queue,
+                on_error,
+                failed: None,
+                discarded: 0,
+                next_rotation_check: Instant::now() + ROTATION_CHECK,
+            }
+            .run()
         })?;
         Ok(WriterGuard { control, handle: Some(handle) })
     }
@@ -86,6 +99,7 @@ struct Writer {
     on_error: Box<dyn Fn(&crate::Error) + Send>,
     failed: Option<String>,
     discarded: u64,
+    next_rotation_check: Instant,
 }
 
 impl Writer {
@@ -104,12 +118,7 @@ impl Writer {
                     }
                     Ok(Control::Stop) | Err(_) => break,
                 },
-                default(Duration::from_millis(200)) => {
-                    if self.failed.is_none() {
-                        let result = self.tables.rotate_due();
-                        self.check(result);
-                    }
-                }
+                default(ROTATION_CHECK) => self.rotate_due(),
             }
         }
         self.drain();
@@ -119,12 +128,24 @@ impl Writer {
 
     fn take(&mut self, batch: Batch) {
         if self.failed.is_some() {
-            self.discarded += batch.iter().filter(|r| !matches!(r, Record::SdkDrops { .. })).count() as u64;
+            self.discarded += batch.iter().filter(|r| r.is_activity()).count() as u64;
         } else {
             let result = self.tables.add(&batch);
             self.check(result);
         }
         self.queue.recycle(batch);
+        // A busy run never waits ROTATION_CHECK for a batch: its files are rotated here.
+        if Instant::now() >= self.next_rotation_check {
+            self.rotate_due();
+        }
+    }
+
+    fn rotate_due(&mut self) {
+        self.next_rotation_check = Instant::now() + ROTATION_CHECK;
+        if self.failed.is_none() {
+            let result = self.tables.rotate_due();
+            self.check(result);
+        }
     }
 
     fn drain(&mut self) {
@@ -170,11 +191,12 @@ impl Writer {
         Summary {
             rows: self.tables.rows_written(),
             files: self.tables.files_written(),
-            sdk_dropped: self.tables.sdk_dropped(),
+            sdk_dropped: self.queue.library_dropped(),
             queue_dropped: self.queue.dropped(),
             discarded: self.discarded,
             filtered: self.tables.filtered(),
             error: self.failed.clone(),
+            stem: self.tables.stem().to_owned(),
         }
     }
 }

@@ -166,6 +166,7 @@ impl Buffer {
         loop {
             if !lossless && !quirk_discard_unallocated() && self.flushing.load(Ordering::Acquire) {
                 self.drops.fetch_add(items.len() as u64, Ordering::Relaxed);
+                crate::stats::BUFFER_DROPS.fetch_add(items.len() as u64, Ordering::Relaxed);
                 return false;
             }
             let index = self.index.load(Ordering::Acquire) % 2;
@@ -190,6 +191,7 @@ impl Buffer {
                 continue;
             }
             self.drops.fetch_add(items.len() as u64, Ordering::Relaxed);
+            crate::stats::BUFFER_DROPS.fetch_add(items.len() as u64, Ordering::Relaxed);
             return false;
         }
     }

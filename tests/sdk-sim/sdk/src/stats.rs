@@ -12,6 +12,8 @@ static CALLBACK_NS: AtomicU64 = AtomicU64::new(0);
 static CALLBACK_CPU_NS: AtomicU64 = AtomicU64::new(0);
 /// Wall time producers spent placing records (waits for a flush in progress included).
 pub static EMPLACE_NS: AtomicU64 = AtomicU64::new(0);
+/// Records dropped by every buffer.
+pub static BUFFER_DROPS: AtomicU64 = AtomicU64::new(0);
 
 /// Counts one buffer callback of `records` records that took `ns` of wall time and `cpu_ns` of
 /// the callback thread's CPU time.
@@ -32,5 +34,6 @@ pub fn snapshot() -> SimStats {
         buffer_callback_ns: CALLBACK_NS.load(Ordering::Relaxed),
         buffer_callback_cpu_ns: CALLBACK_CPU_NS.load(Ordering::Relaxed),
         emplace_ns: EMPLACE_NS.load(Ordering::Relaxed),
+        buffer_drops: BUFFER_DROPS.load(Ordering::Relaxed),
     }
 }

@@ -36,7 +36,8 @@ pub fn looks_like(head: &str) -> bool {
 /// Reads `path` into `sink`.
 pub fn read(path: &Path, sink: &mut Sink) -> Result<Read> {
     let shown = path.display().to_string();
-    let file = std::fs::File::open(path).map_err(|source| Error::Io { path: shown.clone(), source })?;
+    let file =
+        rocprof_rs_format::input::open_regular(path).map_err(|source| Error::Io { path: shown.clone(), source })?;
     let mut json = serde_json::Deserializer::from_reader(BufReader::with_capacity(1 << 20, file));
     let parsed: schema::File = serde_path_to_error::deserialize(&mut json).map_err(|e| {
         let at = e.path().to_string();

@@ -63,7 +63,7 @@ pub fn setup(api: &SdkApi, config: &Config, context: ContextId, buffer: BufferId
         .collect();
     let choice = plan::choose(&request.selection, &offers)?;
     for note in &choice.notes {
-        eprintln!("rocprof-rs: {note}");
+        crate::say!("rocprof-rs: {note}");
     }
     let mut names = CounterNames::default();
     let mut agents = Vec::new();
@@ -355,7 +355,7 @@ pub(super) fn register_kernel(config: &Config, kernel_id: u64, mangled: &str) {
         }
         _ => {
             if !gate.overflowed.swap(true, Ordering::Relaxed) {
-                eprintln!(
+                crate::say!(
                     "rocprof-rs: more than {KERNEL_SLOTS} kernels: counters are not collected for kernels beyond that while kernel filters or an iteration range are set"
                 );
             }

@@ -40,7 +40,7 @@ pub(super) fn install() {
         // SAFETY: three plain `extern "C" fn()` handlers.
         let rc = unsafe { libc::pthread_atfork(Some(prepare), Some(in_parent), Some(in_child)) };
         if rc != 0 {
-            eprintln!("rocprof-rs: cannot register fork handlers; a forked child will not be traced");
+            crate::say!("rocprof-rs: cannot register fork handlers; a forked child will not be traced");
         }
     });
 }
@@ -93,8 +93,9 @@ fn restart() {
             return;
         }
     };
-    let tables = Tables::new(config, seed.clone(), agents, born_ns);
-    match lifecycle::start_writer(tables, queue.clone(), receiver) {
+    let started = Tables::new(config, seed.clone(), agents, born_ns)
+        .and_then(|tables| lifecycle::start_writer(tables, queue.clone(), receiver));
+    match started {
         Ok(writer) => *tool.writer.lock() = Some(writer),
         Err(e) => {
             disable(&format!("in the forked child {}: {e}", std::process::id()));

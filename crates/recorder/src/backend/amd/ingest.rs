@@ -190,7 +190,7 @@ pub(super) extern "C" fn on_buffer(
         }
         counters.flush(queue, &mut batch);
         if drop_count > 0 {
-            queue.push(&mut batch, Record::SdkDrops { buffer: buffer.handle, count: drop_count });
+            queue.note_sdk_drops(buffer.handle, drop_count);
         }
         queue.send(batch);
     })

@@ -78,7 +78,7 @@ pub unsafe extern "C" fn rocprofiler_configure(
 
 fn configure(version: u32, client: *mut sys::rocprofiler_client_id_t) -> *mut sys::rocprofiler_tool_configure_result_t {
     if !crate::compat::configure_version_supported(version) {
-        eprintln!(
+        crate::say!(
             "rocprof-rs: rocprofiler-sdk {}.{}.{} is older than 1.0 (ROCm 7.0); not profiling",
             version / 10000,
             version / 100 % 100,
@@ -155,7 +155,7 @@ fn initialize() -> Result<()> {
     let session = session::create(api, &tool.config)?;
     let counters = counting::setup(api, &tool.config, session.tracing, session.buffer)?;
     let seed = tool.seed.get_or_init(|| Seed { operations, library: Library::RocprofilerSdk { version }, counters });
-    let tables = Tables::new(tool.config.clone(), seed.clone(), agents, 0);
+    let tables = Tables::new(tool.config.clone(), seed.clone(), agents, 0)?;
     let receiving = RECEIVER.lock().take().expect("configure stored the receiver");
     let paused = START_PAUSED.load(Ordering::Acquire);
     let amd = AMD.get_or_init(|| Amd { session, paused });

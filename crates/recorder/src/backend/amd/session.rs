@@ -79,7 +79,7 @@ pub fn create(api: &SdkApi, config: &Config) -> Result<Session> {
         if let Err(e) = rocprofiler::configure_buffer_tracing_service(api, tracing, kind, buffer) {
             // One kind the SDK cannot trace (an HSA extension table it lacks, say) must not
             // cost the others.
-            eprintln!("rocprof-rs: not tracing {}: {e}", kind_name(api, kind));
+            crate::say!("rocprof-rs: not tracing {}: {e}", kind_name(api, kind));
         }
     }
     if config.domains.contains(Domain::Marker) {

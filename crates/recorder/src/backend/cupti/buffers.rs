@@ -39,7 +39,7 @@ pub(super) struct Pool {
 }
 
 impl Pool {
-    pub(super) fn new(bytes: usize, version: u32) -> Pool {
+    pub(super) fn new(bytes: usize, version: u32, dump: Option<super::flush::Dump>) -> Pool {
         let layout = Layout::from_size_align(bytes.max(64 << 10), 8).expect("a valid buffer size");
         Pool {
             free: ArrayQueue::new(MAX_OUTSTANDING),
@@ -47,7 +47,7 @@ impl Pool {
             outstanding: AtomicUsize::new(0),
             refusal_safe: version >= REFUSAL_SAFE_FROM,
             names: Mutex::new(NameCache::default()),
-            dump: super::flush::Dump::from_env(version),
+            dump,
         }
     }
 
@@ -164,7 +164,7 @@ fn ingest(pool: &Pool, buffer: *mut u8, bytes: &[u8]) {
     // SAFETY: a valid out-pointer; a null context and stream 0 ask for the whole process.
     let rc = unsafe { (cupti.api().cuptiActivityGetNumDroppedRecords)(std::ptr::null_mut(), 0, &mut dropped) };
     if rc == sys::CUPTI_SUCCESS && dropped > 0 {
-        queue.push(&mut batch, Record::CuptiDrops(dropped as u64));
+        queue.add_library_drops(dropped as u64);
     }
     queue.send(batch);
 }

@@ -17,8 +17,7 @@ use crate::lifecycle::{self, trampoline};
 /// (`ROCPROF_RS_ROTATE_SECONDS`), this bounds how stale the completed files are, and so what a
 /// process that ends without exit handlers (`os._exit`, SIGKILL) loses.
 fn period() -> Duration {
-    let ms = std::env::var(crate::config::FLUSH_MS).ok().and_then(|v| v.parse().ok()).unwrap_or(1000u64);
-    Duration::from_millis(ms.max(10))
+    Duration::from_millis(crate::lifecycle::installed().map_or(1000, |tool| tool.config.flush_ms))
 }
 
 /// The flush thread and the sender that stops it.
@@ -28,6 +27,7 @@ pub(super) fn start_thread() {
     let (stop, stopped) = std::sync::mpsc::channel::<()>();
     let period = period();
     let spawned = std::thread::Builder::new().name("rocprof-rs-cupti-flush".into()).spawn(move || {
+        crate::threads::block_signals_of_tool_threads();
         // Any message, or the sender's drop, ends the loop.
         while let Err(RecvTimeoutError::Timeout) = stopped.recv_timeout(period) {
             trampoline("the CUPTI flush thread", (), || super::flush(false));
@@ -35,7 +35,7 @@ pub(super) fn start_thread() {
     });
     match spawned {
         Ok(handle) => *FLUSHER.lock() = Some((stop, handle)),
-        Err(e) => eprintln!(
+        Err(e) => crate::say!(
             "rocprof-rs: cannot start the CUPTI flush thread ({e}); records are written when buffers fill and at exit"
         ),
     }
@@ -62,7 +62,7 @@ pub(super) fn install_fork_handlers() {
     // SAFETY: three plain `extern "C" fn()` handlers.
     let rc = unsafe { libc::pthread_atfork(Some(prepare), Some(in_parent), Some(in_child)) };
     if rc != 0 {
-        eprintln!("rocprof-rs: cannot register fork handlers; a forked child may hang at exit");
+        crate::say!("rocprof-rs: cannot register fork handlers; a forked child may hang at exit");
     }
 }
 
@@ -119,19 +119,17 @@ pub(super) struct Dump {
 }
 
 impl Dump {
-    pub(super) fn from_env(version: u32) -> Option<Dump> {
-        let dir = PathBuf::from(std::env::var_os(crate::config::CUPTI_DUMP)?);
-        let number =
-            |name: &str, default: u64| std::env::var(name).ok().and_then(|v| v.parse().ok()).unwrap_or(default);
+    pub(super) fn from_config(config: &crate::config::Config, version: u32) -> Option<Dump> {
+        let dir = config.cupti_dump.clone()?;
         if let Err(e) = std::fs::create_dir_all(&dir) {
-            eprintln!("rocprof-rs: cannot create the CUPTI dump directory {}: {e}", dir.display());
+            crate::say!("rocprof-rs: cannot create the CUPTI dump directory {}: {e}", dir.display());
             return None;
         }
         Some(Dump {
             dir,
             version,
-            records_per_buffer: number(crate::config::CUPTI_BUFFER_RECORDS, 0) as usize,
-            budget: AtomicU64::new(number(crate::config::CUPTI_DUMP_MAX, 1 << 20)),
+            records_per_buffer: config.cupti_buffer_records as usize,
+            budget: AtomicU64::new(config.cupti_dump_max),
             sequence: AtomicU64::new(0),
         })
     }
@@ -157,7 +155,7 @@ impl Dump {
         let written = std::fs::write(self.dir.join(format!("{stem}.bin")), bytes)
             .and_then(|()| std::fs::write(self.dir.join(format!("{stem}.json")), sidecar.to_string()));
         if let Err(e) = written {
-            eprintln!("rocprof-rs: cannot write the CUPTI dump in {}: {e}", self.dir.display());
+            crate::say!("rocprof-rs: cannot write the CUPTI dump in {}: {e}", self.dir.display());
         }
     }
 }

@@ -121,7 +121,7 @@ fn initialize() -> Result<(), CuptiError> {
     }
     let config = Config::from_process_env()?;
     if config.counters.is_some() {
-        eprintln!("rocprof-rs: hardware counters are not collected on NVIDIA GPUs (CUPTI backend); tracing only");
+        crate::say!("rocprof-rs: hardware counters are not collected on NVIDIA GPUs (CUPTI backend); tracing only");
     }
     let cupti = load()?;
     let version = cupti.version();
@@ -132,7 +132,7 @@ fn initialize() -> Result<(), CuptiError> {
     // SAFETY: a plain `extern "C" fn() -> u64`, registered once, before any kind is enabled
     // (re-registering later corrupts records).
     check(cupti, unsafe { (api.cuptiActivityRegisterTimestampCallback)(Some(timestamp)) }, "the clock")?;
-    let pool = buffers::Pool::new(config.buffer_bytes, version);
+    let pool = buffers::Pool::new(config.buffer_bytes, version, flush::Dump::from_config(&config, version));
     let cuda = Cuda {
         subscriber,
         pid: std::process::id(),
@@ -159,7 +159,7 @@ fn initialize() -> Result<(), CuptiError> {
     flush::install_fork_handlers();
     // SAFETY: a plain `extern "C" fn()`.
     if unsafe { libc::atexit(flush::at_exit) } != 0 {
-        eprintln!("rocprof-rs: cannot register the exit handler; records of the last second may be lost");
+        crate::say!("rocprof-rs: cannot register the exit handler; records of the last second may be lost");
     }
     Ok(())
 }
@@ -169,7 +169,7 @@ fn start(config: Config, seed: Seed) -> Result<(), CuptiError> {
     let tool = lifecycle::install(config).ok_or(CuptiError::AlreadySetUp)?;
     let seed = tool.seed.get_or_init(|| seed).clone();
     let receiving = tool.new_queue();
-    let tables = Tables::new(tool.config.clone(), seed, tables::Agent::default(), 0);
+    let tables = Tables::new(tool.config.clone(), seed, tables::Agent::default(), 0)?;
     let cuda = CUDA.get().ok_or(CuptiError::AlreadySetUp)?;
     Ok(lifecycle::start(tool, tables, receiving, cuda)?)
 }
@@ -219,13 +219,13 @@ fn enable(cupti: &Cupti, subscriber: usize) {
         // SAFETY: a plain enum argument.
         let rc = unsafe { (cupti.api().cuptiActivityEnable)(kind) };
         if rc != sys::CUPTI_SUCCESS {
-            eprintln!("rocprof-rs: CUPTI cannot trace {name} activity ({}); tracing the rest", cupti.result_text(rc));
+            crate::say!("rocprof-rs: CUPTI cannot trace {name} activity ({}); tracing the rest", cupti.result_text(rc));
         }
     }
     let unsupported =
         [domains.contains(Domain::HipApi), domains.contains(Domain::HsaApi), domains.contains(Domain::RcclApi)];
     if unsupported.iter().any(|on| *on) {
-        eprintln!("rocprof-rs: HIP, HSA and RCCL API tracing are AMD's; on NVIDIA use --cuda-api-trace");
+        crate::say!("rocprof-rs: HIP, HSA and RCCL API tracing are AMD's; on NVIDIA use --cuda-api-trace");
     }
     callbacks::enable(cupti, subscriber, domains.contains(Domain::CudaApi));
 }
@@ -259,7 +259,7 @@ pub(super) fn finish() {
     flush(true);
     let bad = cuda.bad_timestamps.load(Ordering::Relaxed);
     if bad > 0 {
-        eprintln!(
+        crate::say!(
             "rocprof-rs: CUPTI could not time {bad} kernels, copies or sets (start or end missing); they have no rows"
         );
     }

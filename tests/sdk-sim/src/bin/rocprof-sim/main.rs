@@ -169,7 +169,7 @@ fn main() {
     if args.stats {
         let s = machine.stats();
         eprintln!(
-            "rocprof-sim-stats {{\"play_ns\":{},\"api_calls\":{},\"dispatches\":{},\"buffer_callbacks\":{},\"buffer_callback_records\":{},\"buffer_callback_ns\":{},\"buffer_callback_cpu_ns\":{},\"emplace_ns\":{}}}",
+            "rocprof-sim-stats {{\"play_ns\":{},\"api_calls\":{},\"dispatches\":{},\"buffer_callbacks\":{},\"buffer_callback_records\":{},\"buffer_callback_ns\":{},\"buffer_callback_cpu_ns\":{},\"emplace_ns\":{},\"buffer_drops\":{}}}",
             elapsed.as_nanos(),
             s.api_calls,
             s.dispatches,
@@ -177,7 +177,8 @@ fn main() {
             s.buffer_callback_records,
             s.buffer_callback_ns,
             s.buffer_callback_cpu_ns,
-            s.emplace_ns
+            s.emplace_ns,
+            s.buffer_drops
         );
     }
     std::mem::forget(machine);

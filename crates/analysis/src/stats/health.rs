@@ -1,0 +1,60 @@
+//! What a dataset's readers should know before trusting its figures: files that were never
+//! completed, and records the tool dropped.
+
+use std::path::Path;
+
+use rocprof_rs_format::Table;
+use rocprof_rs_format::input::{JSON_LIMIT, read_text};
+use rocprof_rs_format::keys::METADATA_FILE_SUFFIX;
+
+use crate::error::Result;
+
+/// Lines to print before a dataset's statistics, each one thing that makes them incomplete.
+pub fn warnings(dir: &Path) -> Result<Vec<String>> {
+    let mut warnings = Vec::new();
+    let mut incomplete = Vec::new();
+    for table in Table::ALL {
+        incomplete.extend(rocprof_rs_format::dataset::list(dir, *table)?.incomplete);
+    }
+    if let Some(first) = incomplete.first() {
+        warnings.push(format!(
+            "{} incomplete file{} skipped (a process still writing, or killed before it completed them), such as {}",
+            incomplete.len(),
+            if incomplete.len() == 1 { " was" } else { "s were" },
+            first.display()
+        ));
+    }
+    let (rows, dropped) = losses(dir);
+    if dropped > 0 {
+        let share = dropped as f64 / (rows + dropped) as f64 * 100.0;
+        warnings.push(format!(
+            "the tool dropped {dropped} of {} records ({share:.1}%), as its run metadata says: these figures undercount",
+            rows + dropped
+        ));
+    }
+    Ok(warnings)
+}
+
+/// Rows written and records dropped, summed over the run metadata of every process.
+fn losses(dir: &Path) -> (u64, u64) {
+    let Ok(entries) = std::fs::read_dir(dir) else { return (0, 0) };
+    let mut totals = (0, 0);
+    for entry in entries.flatten() {
+        let name = entry.file_name().to_string_lossy().into_owned();
+        if !name.ends_with(METADATA_FILE_SUFFIX) || name.starts_with('.') {
+            continue;
+        }
+        let Some(json) = read_text(&entry.path(), JSON_LIMIT)
+            .ok()
+            .and_then(|text| serde_json::from_str::<serde_json::Value>(&text).ok())
+        else {
+            continue;
+        };
+        let sum = |key: &str| {
+            json.get(key).and_then(|v| v.as_object()).map_or(0, |o| o.values().filter_map(|v| v.as_u64()).sum::<u64>())
+        };
+        totals.0 += sum("records");
+        totals.1 += sum("dropped");
+    }
+    totals
+}
