@@ -162,12 +162,7 @@ fn after_sigkill_every_file_on_disk_is_readable() {
         .stderr(std::process::Stdio::null())
         .spawn()
         .unwrap();
-    let dispatches = dir.join("out/kernel_dispatch");
-    let complete = || {
-        std::fs::read_dir(&dispatches)
-            .map(|d| d.filter_map(Result::ok).filter(|e| e.file_name().to_string_lossy().ends_with(".parquet")).count())
-            .unwrap_or(0)
-    };
+    let complete = || complete_files(&dir.join("out/kernel_dispatch"));
     let started = Instant::now();
     while complete() < 3 && started.elapsed() < Duration::from_secs(120) {
         std::thread::sleep(Duration::from_millis(50));

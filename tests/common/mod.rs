@@ -39,6 +39,13 @@ pub fn stderr(output: &Output) -> String {
     String::from_utf8_lossy(&output.stderr).into_owned()
 }
 
+/// The complete (visible) Parquet files of a table folder.
+pub fn complete_files(table: &Path) -> usize {
+    std::fs::read_dir(table)
+        .map(|d| d.flatten().filter(|e| e.file_name().to_string_lossy().ends_with(".parquet")).count())
+        .unwrap_or(0)
+}
+
 /// Lines the tool printed.
 pub fn tool_lines(output: &Output) -> Vec<String> {
     stderr(output).lines().filter(|l| l.starts_with("rocprof-rs:")).map(str::to_owned).collect()

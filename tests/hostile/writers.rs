@@ -50,12 +50,7 @@ fn rotation_by_time_happens_while_records_keep_coming_and_survives_sigkill() {
         .stderr(std::process::Stdio::null())
         .spawn()
         .unwrap();
-    let dispatches = dir.join("out/kernel_dispatch");
-    let complete = || {
-        std::fs::read_dir(&dispatches)
-            .map(|d| d.flatten().filter(|e| e.file_name().to_string_lossy().ends_with(".parquet")).count())
-            .unwrap_or(0)
-    };
+    let complete = || complete_files(&dir.join("out/kernel_dispatch"));
     let started = Instant::now();
     while started.elapsed() < Duration::from_secs(4) && child.try_wait().unwrap().is_none() {
         std::thread::sleep(Duration::from_millis(50));

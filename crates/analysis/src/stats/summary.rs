@@ -1,14 +1,112 @@
-//! One name's durations, summarised in constant memory: count, sum, sum of squares (integers,
+//! One name's durations, summarised in bounded memory: count, sum, sum of squares (integers,
 //! so the variance is exact and summaries merge across threads in any order), min, max, and a
 //! log-linear histogram for percentiles.
 //!
 //! Percentiles come from the histogram, so they hold for traces of any length; each is the
 //! midpoint of its bucket, within 1/512 (0.2 %) of a duration that occurred. Everything
 //! rocprofv3's stats files carry is exact.
+//!
+//! The histogram is sparse while a name has few distinct buckets (a marker named `step 123`
+//! occurs once): at most [`SPARSE_BUCKETS`] pairs, about 100 bytes for a name seen once, where
+//! a dense histogram costs kilobytes. Beyond, it turns dense, as fast to add to as an array.
+//! Either form gives the same buckets, so the percentiles do not depend on which is used.
 
 /// Sub-buckets per power of two: relative bucket width 1/256.
 const SUB_BITS: u32 = 8;
 const SUB: usize = 1 << SUB_BITS;
+
+/// Distinct buckets a sparse histogram holds before it turns dense.
+pub const SPARSE_BUCKETS: usize = 24;
+
+/// A bucket: values 0..SUB are their own buckets; above, `SUB` per power of two.
+type Bucket = u16;
+
+fn bucket_of(value: u64) -> Bucket {
+    if value < SUB as u64 {
+        return value as Bucket;
+    }
+    let exponent = 63 - value.leading_zeros();
+    let sub = ((value >> (exponent - SUB_BITS)) as usize) & (SUB - 1);
+    (SUB + (exponent - SUB_BITS) as usize * SUB + sub) as Bucket
+}
+
+/// A bucket's lowest duration and its width.
+fn range_of(bucket: Bucket) -> (u64, u64) {
+    let bucket = bucket as usize;
+    if bucket < SUB {
+        return (bucket as u64, 1);
+    }
+    let exponent = ((bucket - SUB) / SUB) as u32 + SUB_BITS;
+    let sub = ((bucket - SUB) % SUB) as u64;
+    let width = 1u64 << (exponent - SUB_BITS);
+    ((1u64 << exponent) + sub * width, width)
+}
+
+/// Counts per bucket.
+#[derive(Debug, Clone)]
+enum Histogram {
+    /// (bucket, count) pairs, unordered, at most [`SPARSE_BUCKETS`].
+    Sparse(Vec<(Bucket, u64)>),
+    /// Every bucket: the `SUB` small ones, then one array per power of two, made when used.
+    Dense(Box<[u64; SUB]>, Vec<Option<Box<[u64; SUB]>>>),
+}
+
+impl Histogram {
+    #[inline]
+    fn bump(&mut self, bucket: Bucket, n: u64) {
+        match self {
+            Histogram::Dense(small, powers) => {
+                let b = bucket as usize;
+                if b < SUB {
+                    small[b] += n;
+                } else {
+                    powers[(b - SUB) / SUB].get_or_insert_with(|| Box::new([0; SUB]))[(b - SUB) % SUB] += n;
+                }
+            }
+            Histogram::Sparse(pairs) => {
+                if let Some(pair) = pairs.iter_mut().find(|(b, _)| *b == bucket) {
+                    pair.1 += n;
+                } else if pairs.len() < SPARSE_BUCKETS {
+                    pairs.push((bucket, n));
+                } else {
+                    self.make_dense();
+                    self.bump(bucket, n);
+                }
+            }
+        }
+    }
+
+    #[cold]
+    fn make_dense(&mut self) {
+        let mut dense = Histogram::Dense(Box::new([0; SUB]), vec![None; 64 - SUB_BITS as usize]);
+        if let Histogram::Sparse(pairs) = self {
+            for &(bucket, n) in pairs.iter() {
+                dense.bump(bucket, n);
+            }
+        }
+        *self = dense;
+    }
+
+    /// Every non-empty bucket with its count, in ascending order.
+    fn ascending(&self) -> Vec<(Bucket, u64)> {
+        match self {
+            Histogram::Sparse(pairs) => {
+                let mut sorted = pairs.clone();
+                sorted.sort_unstable_by_key(|&(b, _)| b);
+                sorted
+            }
+            Histogram::Dense(small, powers) => {
+                let small = small.iter().enumerate().map(|(b, &n)| (b as Bucket, n));
+                let large = powers.iter().enumerate().flat_map(|(power, counts)| {
+                    counts.iter().flat_map(move |counts| {
+                        counts.iter().enumerate().map(move |(sub, &n)| ((SUB + power * SUB + sub) as Bucket, n))
+                    })
+                });
+                small.chain(large).filter(|&(_, n)| n > 0).collect()
+            }
+        }
+    }
+}
 
 /// The summary of one name.
 #[derive(Debug, Clone)]
@@ -20,22 +118,12 @@ pub struct Summary {
     /// Exact while every duration is under about 50 hours (`u128` holds 10^8 squares of
     /// 1.8 * 10^14 ns); saturates beyond.
     sum_squares: u128,
-    /// `buckets[e]` covers [2^e, 2^(e+1)) split into `SUB` parts; `small` counts 0..SUB exactly.
-    small: Box<[u64; SUB]>,
-    buckets: Vec<Option<Box<[u64; SUB]>>>,
+    histogram: Histogram,
 }
 
 impl Default for Summary {
     fn default() -> Self {
-        Summary {
-            count: 0,
-            sum: 0,
-            min: u64::MAX,
-            max: 0,
-            sum_squares: 0,
-            small: Box::new([0; SUB]),
-            buckets: vec![None; 64],
-        }
+        Summary { count: 0, sum: 0, min: u64::MAX, max: 0, sum_squares: 0, histogram: Histogram::Sparse(Vec::new()) }
     }
 }
 
@@ -48,13 +136,7 @@ impl Summary {
         self.min = self.min.min(value);
         self.max = self.max.max(value);
         self.sum_squares = self.sum_squares.saturating_add(u128::from(value) * u128::from(value));
-        if value < SUB as u64 {
-            self.small[value as usize] += 1;
-        } else {
-            let exponent = 63 - value.leading_zeros();
-            let sub = ((value >> (exponent - SUB_BITS)) as usize) & (SUB - 1);
-            self.buckets[exponent as usize].get_or_insert_with(|| Box::new([0; SUB]))[sub] += 1;
-        }
+        self.histogram.bump(bucket_of(value), 1);
     }
 
     /// Folds `other` in.
@@ -67,16 +149,8 @@ impl Summary {
         self.sum += other.sum;
         self.min = self.min.min(other.min);
         self.max = self.max.max(other.max);
-        for (a, b) in self.small.iter_mut().zip(other.small.iter()) {
-            *a += b;
-        }
-        for (mine, theirs) in self.buckets.iter_mut().zip(&other.buckets) {
-            if let Some(theirs) = theirs {
-                let mine = mine.get_or_insert_with(|| Box::new([0; SUB]));
-                for (a, b) in mine.iter_mut().zip(theirs.iter()) {
-                    *a += b;
-                }
-            }
+        for (bucket, n) in other.histogram.ascending() {
+            self.histogram.bump(bucket, n);
         }
     }
 
@@ -115,14 +189,7 @@ impl Summary {
     /// count): what a rank test needs. Two summaries' buckets of the same lowest duration are
     /// the same range.
     pub fn buckets(&self) -> impl Iterator<Item = (u64, u64)> + '_ {
-        let small = self.small.iter().enumerate().map(|(value, &n)| (value as u64, n));
-        let large = self.buckets.iter().enumerate().flat_map(|(exponent, bucket)| {
-            let width = 1u64 << (exponent as u32).saturating_sub(SUB_BITS);
-            bucket.iter().flat_map(move |b| {
-                b.iter().enumerate().map(move |(sub, &n)| ((1u64 << exponent) + sub as u64 * width, n))
-            })
-        });
-        small.chain(large).filter(|&(_, n)| n > 0)
+        self.histogram.ascending().into_iter().map(|(bucket, n)| (range_of(bucket).0, n))
     }
 
     /// The `q`-quantile (0..=1): the smallest bucket whose cumulative count reaches `q`, as its
@@ -133,21 +200,11 @@ impl Summary {
         }
         let rank = ((q * self.count as f64).ceil() as u64).clamp(1, self.count);
         let mut seen = 0;
-        for (value, &n) in self.small.iter().enumerate() {
+        for (bucket, n) in self.histogram.ascending() {
             seen += n;
             if seen >= rank {
-                return value as u64;
-            }
-        }
-        for (exponent, bucket) in self.buckets.iter().enumerate() {
-            let Some(bucket) = bucket else { continue };
-            for (sub, &n) in bucket.iter().enumerate() {
-                seen += n;
-                if seen >= rank {
-                    let width = 1u64 << (exponent as u32 - SUB_BITS);
-                    let low = (1u64 << exponent) + sub as u64 * width;
-                    return (low + width / 2).clamp(self.min, self.max);
-                }
+                let (low, width) = range_of(bucket);
+                return if width == 1 { low } else { (low + width / 2).clamp(self.min, self.max) };
             }
         }
         self.max
@@ -203,6 +260,40 @@ mod tests {
         assert!(buckets.windows(2).all(|w| w[0].0 < w[1].0), "{buckets:?}");
         assert_eq!(buckets.iter().map(|b| b.1).sum::<u64>(), s.count);
         assert_eq!(buckets[0], (3, 2));
+    }
+
+    #[test]
+    fn sparse_and_dense_histograms_give_the_same_buckets() {
+        let values: Vec<u64> = (0..5_000u64).map(|i| (i * 7_919) % 3_000_000 + i % 5).collect();
+        let mut dense = Summary::default();
+        dense.histogram.make_dense();
+        let mut sparse_then_dense = Summary::default();
+        for &v in &values {
+            dense.add(v);
+            sparse_then_dense.add(v);
+        }
+        assert!(matches!(sparse_then_dense.histogram, Histogram::Dense(..)));
+        assert_eq!(dense.buckets().collect::<Vec<_>>(), sparse_then_dense.buckets().collect::<Vec<_>>());
+        let mut few = Summary::default();
+        let mut few_dense = Summary::default();
+        few_dense.histogram.make_dense();
+        for v in [5u64, 300, 300, 70_000, 1 << 33] {
+            few.add(v);
+            few_dense.add(v);
+        }
+        assert!(matches!(few.histogram, Histogram::Sparse(_)), "a few buckets stay sparse");
+        for q in [0.0, 0.2, 0.5, 0.9, 1.0] {
+            assert_eq!(few.quantile(q), few_dense.quantile(q), "q {q}");
+        }
+        assert_eq!(few.buckets().collect::<Vec<_>>(), few_dense.buckets().collect::<Vec<_>>());
+    }
+
+    #[test]
+    fn bucket_ranges_hold_their_values() {
+        for v in [0u64, 1, 255, 256, 257, 511, 512, 1_000_000, u64::MAX] {
+            let (low, width) = range_of(bucket_of(v));
+            assert!(low <= v && v - low < width, "{v}: [{low}, +{width})");
+        }
     }
 
     #[test]

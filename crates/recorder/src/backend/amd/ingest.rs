@@ -17,7 +17,7 @@ use crate::pipeline::records::{Allocation, Api, Copy, Dispatch, Marker, Record, 
 /// # Safety
 /// `header` must be a record header the SDK passed to the current buffer callback.
 #[inline(always)]
-unsafe fn decode(header: *const sys::rocprofiler_record_header_t) -> Option<Record> {
+pub unsafe fn decode(header: *const sys::rocprofiler_record_header_t) -> Option<Record> {
     // SAFETY: per the contract, a live header.
     let header = unsafe { &*header };
     // SAFETY: every header's first union member is the category/kind pair.

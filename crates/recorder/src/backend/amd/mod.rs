@@ -5,7 +5,9 @@
 
 pub mod counting;
 mod fork;
-mod ingest;
+/// Public for the fuzz target of its record decoder only.
+#[doc(hidden)]
+pub mod ingest;
 pub mod operations;
 pub mod session;
 
