@@ -6,7 +6,7 @@ use std::path::{Path, PathBuf};
 
 use arrow_array::cast::AsArray;
 use arrow_array::types::{Float64Type, Int32Type, Int64Type, UInt32Type, UInt64Type};
-use arrow_array::{Array, RecordBatch};
+use arrow_array::{Array, RecordBatch, RecordBatchReader};
 use arrow_schema::DataType;
 use parquet::arrow::arrow_reader::ParquetRecordBatchReaderBuilder;
 
@@ -27,10 +27,9 @@ pub fn batches<E: From<Error>>(
                 .and_then(|b| b.with_batch_size(32 * 1024).build())
                 .map_err(|e| bad(&path, e))
         })?;
+        check_types(&path, table, &reader.schema())?;
         while let Some(batch) = contained(&path, || reader.next().transpose().map_err(|e| bad(&path, e)))? {
-            let batch = Batch { batch: &batch, path: &path, table };
-            batch.check_types()?;
-            each(&batch)?;
+            each(&Batch { batch: &batch, path: &path })?;
         }
     }
     Ok(())
@@ -79,7 +78,6 @@ fn bad(path: &Path, e: impl std::fmt::Display) -> Error {
 pub struct Batch<'a> {
     pub batch: &'a RecordBatch,
     path: &'a PathBuf,
-    table: Table,
 }
 
 /// A column read as one Rust type, whatever its Arrow type among the tables' own.
@@ -98,28 +96,6 @@ impl<'a> Batch<'a> {
     #[inline]
     pub fn rows(&self) -> usize {
         self.batch.num_rows()
-    }
-
-    /// Refuses a batch whose columns have other types than the table declares (a file written
-    /// by something else under a table's name): read as numbers, text would be zeros.
-    fn check_types(&self) -> Result<()> {
-        let declared = self.table.schema();
-        for field in self.batch.schema().fields() {
-            let Ok(expected) = declared.field_with_name(field.name()) else { continue };
-            if !same_kind(field.data_type(), expected.data_type()) {
-                return Err(bad(
-                    self.path,
-                    format!(
-                        "column {} is {}, but {} declares {}",
-                        field.name(),
-                        field.data_type(),
-                        self.table,
-                        expected.data_type()
-                    ),
-                ));
-            }
-        }
-        Ok(())
     }
 
     /// The column `name`, or an error naming the file.
@@ -144,6 +120,27 @@ impl<'a> Batch<'a> {
             other => return Err(bad(self.path, format!("column {name} has type {other}"))),
         })
     }
+}
+
+/// Refuses a file whose columns have other types than `table` declares (a file written by
+/// something else under a table's name): read as numbers, text would be zeros.
+fn check_types(path: &Path, table: Table, found: &arrow_schema::Schema) -> Result<()> {
+    let declared = table.schema();
+    for field in found.fields() {
+        let Ok(expected) = declared.field_with_name(field.name()) else { continue };
+        if !same_kind(field.data_type(), expected.data_type()) {
+            return Err(bad(
+                path,
+                format!(
+                    "column {} is {}, but {table} declares {}",
+                    field.name(),
+                    field.data_type(),
+                    expected.data_type()
+                ),
+            ));
+        }
+    }
+    Ok(())
 }
 
 /// Whether a column of type `found` reads as one of type `declared`: the same type, or text
