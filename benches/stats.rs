@@ -43,7 +43,7 @@ fn main() {
         let started = Instant::now();
         let result = stats::compute(&dir, &[Section::Kernel], &Options::default()).unwrap();
         ours.push(started.elapsed().as_secs_f64());
-        let calls: u64 = result[0].rows.iter().map(|r| r.calls).sum();
+        let calls: u64 = result[0].rows.to_vec().unwrap().iter().map(|r| r.calls).sum();
         assert_eq!(calls, rows, "every row counted");
         let started = Instant::now();
         decode_only(&dir, threads);

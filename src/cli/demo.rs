@@ -143,9 +143,12 @@ pub fn demo(args: DemoArgs) -> ExitCode {
         };
     }
     println!();
-    for section in &sections {
-        println!("{}", render::table(section, 60));
+    let mut stdout = std::io::stdout().lock();
+    if let Err(e) = sections.iter().try_for_each(|section| render::table(section, 60, &mut stdout)) {
+        eprintln!("rocprof-rs: standard output: {e}");
+        return ExitCode::FAILURE;
     }
+    drop(stdout);
     println!("{label}dataset (Parquet, one folder per table): {}", out.display());
     println!("{label}Perfetto trace (open it in ui.perfetto.dev): {}", trace.display());
     println!("  read it with pandas:  pd.read_parquet(\"{}/kernel_dispatch\")", out.display());

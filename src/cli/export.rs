@@ -33,6 +33,11 @@ pub struct ExportArgs {
     /// text, or json: the files written as one JSON object (`--format` names what is written).
     #[arg(long, value_name = "text|json", default_value = "text")]
     report: super::TextOrJson,
+    /// Memory for the external sorts that keep stats and export within bounds on any trace
+    /// (bytes, or with K, M or G; at least 4K). Beyond it, rows go to temporary files under
+    /// TMPDIR and are merged; the output is the same.
+    #[arg(long, value_name = "SIZE", default_value = "256M", value_parser = rocprof_rs_analysis::spill::parse_size)]
+    memory: usize,
 }
 
 /// One file `export` wrote, as `--report json` prints it.
@@ -46,6 +51,7 @@ struct Written {
 
 /// Runs `export`.
 pub fn export(args: ExportArgs) -> ExitCode {
+    rocprof_rs_analysis::spill::set_memory(args.memory);
     let result = match args.format {
         ExportFormat::Rocprofv3Csv => rocprof_rs_analysis::export::rocprofv3::export(&args.dir, &args.output),
         ExportFormat::Rocpd => rocprof_rs_analysis::export::rocpd::export(&args.dir, &args.output),

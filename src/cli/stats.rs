@@ -3,8 +3,11 @@
 use std::path::PathBuf;
 use std::process::ExitCode;
 
+use std::io::Write;
+
 use clap::{Args, ValueEnum};
 use rocprof_rs_analysis::stats::{self, Options, Section, render};
+use rocprof_rs_format::publish::OutputFile;
 
 /// How a command that prints rows prints them (stats, diff, analyze).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
@@ -39,10 +42,16 @@ pub struct StatsArgs {
     /// Cut names to this many characters in the table.
     #[arg(long, default_value_t = 60)]
     width: usize,
+    /// Memory for the external sorts that keep stats and export within bounds on any trace
+    /// (bytes, or with K, M or G; at least 4K). Beyond it, rows go to temporary files under
+    /// TMPDIR and are merged; the output is the same.
+    #[arg(long, value_name = "SIZE", default_value = "256M", value_parser = rocprof_rs_analysis::spill::parse_size)]
+    memory: usize,
 }
 
 /// Runs `stats`.
 pub fn stats(args: StatsArgs) -> ExitCode {
+    rocprof_rs_analysis::spill::set_memory(args.memory);
     let mut sections = Vec::new();
     for name in &args.section {
         match Section::by_name(name) {
@@ -79,35 +88,52 @@ pub fn stats(args: StatsArgs) -> ExitCode {
         eprintln!("rocprof-rs: {}: no kernel, API, copy or marker rows to summarise", args.dir.display());
         return ExitCode::FAILURE;
     }
-    match args.format {
-        Format::Json => match serde_json::to_string_pretty(&result) {
-            Ok(text) => println!("{text}"),
-            Err(e) => {
-                eprintln!("rocprof-rs: cannot encode the statistics as JSON: {e}");
-                return ExitCode::FAILURE;
-            }
-        },
-        Format::Table => {
-            for section in &result {
-                println!("{}", render::table(section, args.width));
-            }
+    match print(&args, &result) {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("rocprof-rs: {e}");
+            ExitCode::FAILURE
         }
-        Format::Csv => match &args.csv_dir {
-            None => print!("{}", render::csv(&result[0])),
-            Some(dir) => {
-                if let Err(e) = std::fs::create_dir_all(dir) {
-                    eprintln!("rocprof-rs: {}: {e}", dir.display());
-                    return ExitCode::FAILURE;
-                }
-                for section in &result {
-                    let path = dir.join(section.section.rocprofv3_file());
-                    if let Err(e) = std::fs::write(&path, render::csv(section)) {
-                        eprintln!("rocprof-rs: {}: {e}", path.display());
-                        return ExitCode::FAILURE;
-                    }
-                }
-            }
-        },
     }
-    ExitCode::SUCCESS
+}
+
+/// What printing the statistics can run into.
+#[derive(Debug, thiserror::Error)]
+enum PrintError {
+    #[error("standard output: {0}")]
+    Stdout(std::io::Error),
+    #[error("{}: {source}", path.display())]
+    File { path: PathBuf, source: std::io::Error },
+}
+
+/// Prints (or, with --csv-dir, writes) the sections in the format asked for, a row at a time.
+fn print(args: &StatsArgs, result: &[stats::SectionStats]) -> Result<(), PrintError> {
+    let stdout = std::io::stdout();
+    let mut out = std::io::BufWriter::new(stdout.lock());
+    let written = match (args.format, &args.csv_dir) {
+        (Format::Json, _) => {
+            serde_json::to_writer_pretty(&mut out, result).map_err(std::io::Error::from).and_then(|()| writeln!(out))
+        }
+        (Format::Table, _) => result.iter().try_for_each(|section| render::table(section, args.width, &mut out)),
+        (Format::Csv, None) => render::csv(&result[0], &mut out),
+        (Format::Csv, Some(dir)) => return write_csv_files(dir, result),
+    };
+    written.and_then(|()| out.flush()).map_err(PrintError::Stdout)
+}
+
+/// Each section to its rocprofv3 file in `dir`, each whole or not at all.
+fn write_csv_files(dir: &std::path::Path, result: &[stats::SectionStats]) -> Result<(), PrintError> {
+    let failed = |path: &std::path::Path| {
+        let path = path.to_owned();
+        move |source| PrintError::File { path, source }
+    };
+    std::fs::create_dir_all(dir).map_err(failed(dir))?;
+    for section in result {
+        let path = dir.join(section.section.rocprofv3_file());
+        let mut file = OutputFile::create(&path).map_err(failed(&path))?;
+        render::csv(section, &mut file).map_err(failed(&path))?;
+        file.complete().map_err(failed(&path))?;
+        file.commit().map_err(failed(&path))?;
+    }
+    Ok(())
 }

@@ -12,6 +12,7 @@ mod common;
 
 mod drops;
 mod inputs;
+mod memory;
 mod outputs;
 mod parquet;
 mod writers;

@@ -54,3 +54,14 @@ pub enum Error {
 
 /// A result of this crate.
 pub type Result<T, E = Error> = std::result::Result<T, E>;
+
+/// For writers that stream rows read from a dataset: the read's failure ends the write.
+impl From<Error> for std::io::Error {
+    fn from(e: Error) -> std::io::Error {
+        let kind = match &e {
+            Error::Io { source, .. } => source.kind(),
+            _ => std::io::ErrorKind::Other,
+        };
+        std::io::Error::new(kind, e)
+    }
+}

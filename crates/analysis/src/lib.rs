@@ -16,6 +16,7 @@ pub mod import;
 pub mod progress;
 pub mod read;
 pub mod rocpd;
+pub mod spill;
 pub mod stats;
 
 pub use error::{Error, Result};

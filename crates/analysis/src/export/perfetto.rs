@@ -9,9 +9,15 @@
 //! (two copies on one engine's track, a ROCTx process range crossing a thread range) would
 //! break a track. So each logical track is split into lanes: a slice goes to the first lane it
 //! nests in, and lanes after the first are named `… (2)`, `… (3)`.
+//!
+//! Memory is bounded whatever the trace's length or its number of names (issue 20): slices go
+//! through external sorts ([`crate::spill`]), first by (process, correlation id) to join API
+//! calls to their kernels, then by (track, start) to place them in lanes; counter values are
+//! joined to their dispatches' starts the same way. What stays in memory is one entry per
+//! track (thread, queue, counter), the open slices of each lane, and the sorts' buffers.
 
 use rocprof_rs_format::Table;
-use std::collections::{BTreeMap, HashMap, HashSet};
+use std::collections::{BTreeMap, HashMap};
 use std::io::Write;
 
 use rocprof_rs_format::publish::OutputFile;
@@ -20,6 +26,7 @@ use std::path::Path;
 use super::proto::Msg;
 use crate::error::{Error, Result};
 use crate::read::batches;
+use crate::spill::{Key, Sorter};
 
 /// The API tables drawn on thread tracks, with flows to the kernels their calls launched
 /// (CUDA's launch calls share a kernel's correlation id as HIP's do).
@@ -30,64 +37,105 @@ const SLICE_END: u64 = 2;
 const COUNTER: u64 = 4;
 const SEQUENCE: u64 = 1;
 
-/// One slice waiting to be placed.
-#[derive(Debug, Clone)]
-struct Slice {
-    start: u64,
-    end: u64,
-    name: u32,
-    /// Flow started here (an API call) or ended here (a kernel).
-    flow_out: Option<u64>,
-    flow_in: Option<u64>,
+/// Each external sort's part of `--memory`: four sorts may hold theirs at once, and a
+/// finished one's records stay in memory while the next fills.
+fn sort_budget() -> usize {
+    crate::spill::share(6)
 }
 
-impl Slice {
-    /// A slice that no flow touches.
-    fn plain(start: u64, end: u64, name: u32) -> Slice {
-        Slice { start, end, name, flow_out: None, flow_in: None }
-    }
-}
-
-/// A logical track: a name, a parent (process or GPU) and its slices.
-#[derive(Debug, Default)]
-struct Track {
-    name: String,
-    parent: u64,
-    thread: Option<(u32, u64)>,
-    slices: Vec<Slice>,
-}
-
-/// A counter track: its name, its GPU's track, and (time, value) points.
-#[derive(Debug, Default)]
-struct CounterTrack {
-    name: String,
-    parent: u64,
-    points: Vec<(u64, f64)>,
-}
-
-/// The trace under construction.
-#[derive(Debug, Default)]
-struct Builder {
-    names: Vec<String>,
-    name_ids: HashMap<String, u32>,
-    tracks: BTreeMap<u64, Track>,
-    /// Process and GPU group tracks: uuid → (name, pid if a process).
-    groups: BTreeMap<u64, (String, Option<u32>)>,
-    counters: BTreeMap<u64, CounterTrack>,
-}
+/// In the join of calls to kernels, a kernel sorts before the calls of its correlation id.
+const KERNEL: u64 = 0;
+const CALL: u64 = 1;
 
 fn uuid(parts: &[u64]) -> u64 {
     parts.iter().fold(0xcbf2_9ce4_8422_2325u64, |h, &p| (h ^ p).wrapping_mul(0x1000_0000_01b3).rotate_left(29)) | 1
 }
 
-impl Builder {
-    fn name(&mut self, text: &str) -> u32 {
-        if let Some(&id) = self.name_ids.get(text) {
-            return id;
+/// A logical track: its name, its parent (process or GPU) and, for a thread's, the thread.
+#[derive(Debug)]
+struct Track {
+    name: String,
+    parent: u64,
+    thread: Option<(u32, u64)>,
+}
+
+/// One slice between the sorts: where it goes, when, its name and its flows (0: none).
+#[derive(Debug, Clone, Copy)]
+struct Slice<'a> {
+    track: u64,
+    start: u64,
+    end: u64,
+    name: &'a str,
+    flow_out: u64,
+    flow_in: u64,
+}
+
+impl Slice<'_> {
+    /// The fields after the key, for the join: the track, start, end, then the name.
+    fn encode_for_join(&self, out: &mut Vec<u8>) {
+        out.clear();
+        for v in [self.track, self.start, self.end] {
+            out.extend_from_slice(&v.to_le_bytes());
         }
-        self.names.push(text.to_owned());
-        self.name_ids.insert(text.to_owned(), self.names.len() as u32 - 1);
-        self.names.len() as u32 - 1
+        out.extend_from_slice(self.name.as_bytes());
+    }
+
+    fn decode_from_join(value: &[u8]) -> Option<Slice<'_>> {
+        let u = |i: usize| value.get(i * 8..i * 8 + 8).map(|b| u64::from_le_bytes(b.try_into().expect("8 bytes")));
+        let name = std::str::from_utf8(value.get(24..)?).ok()?;
+        Some(Slice { track: u(0)?, start: u(1)?, end: u(2)?, name, flow_out: 0, flow_in: 0 })
+    }
+
+    /// Into the placement sort: by track, by start, the longer first (a slice that encloses
+    /// another opens before it).
+    fn place(&self, sorter: &mut Sorter, value: &mut Vec<u8>) -> Result<()> {
+        let key = Key::new().u64(self.track).u64(self.start).u64(u64::MAX - self.end);
+        value.clear();
+        value.extend_from_slice(&self.flow_out.to_le_bytes());
+        value.extend_from_slice(&self.flow_in.to_le_bytes());
+        value.extend_from_slice(self.name.as_bytes());
+        sorter.push(&key.0, value)
+    }
+
+    fn from_placement<'a>(key: &[u8], value: &'a [u8]) -> Option<Slice<'a>> {
+        let k = |i: usize| key.get(i * 8..i * 8 + 8).map(|b| u64::from_be_bytes(b.try_into().expect("8 bytes")));
+        let v = |i: usize| value.get(i * 8..i * 8 + 8).map(|b| u64::from_le_bytes(b.try_into().expect("8 bytes")));
+        let name = std::str::from_utf8(value.get(16..)?).ok()?;
+        Some(Slice { track: k(0)?, start: k(1)?, end: u64::MAX - k(2)?, name, flow_out: v(0)?, flow_in: v(1)? })
+    }
+}
+
+fn broken(what: &str) -> Error {
+    Error::Invalid(format!("perfetto export: {what} did not come back from the external sort"))
+}
+
+/// The trace's tracks and the sorts its rows go through.
+struct Builder {
+    /// Process and GPU group tracks: uuid → (name, pid if a process).
+    groups: BTreeMap<u64, (String, Option<u32>)>,
+    tracks: BTreeMap<u64, Track>,
+    /// Counter tracks: uuid → (counter name, its GPU's track).
+    counters: BTreeMap<u64, (String, u64)>,
+    /// API calls and kernels by (process, correlation id, kernel first).
+    join: Sorter,
+    /// Slices by (track, start).
+    placement: Sorter,
+    /// Kernels' starts and counter values by (process, dispatch id, the kernel first).
+    dispatch_join: Sorter,
+    value: Vec<u8>,
+}
+
+impl Builder {
+    fn new() -> Builder {
+        Builder {
+            groups: BTreeMap::new(),
+            tracks: BTreeMap::new(),
+            counters: BTreeMap::new(),
+            join: Sorter::with_budget(sort_budget()),
+            placement: Sorter::with_budget(sort_budget()),
+            dispatch_join: Sorter::with_budget(sort_budget()),
+            value: Vec::new(),
+        }
     }
 
     fn process(&mut self, pid: u32) -> u64 {
@@ -96,22 +144,34 @@ impl Builder {
         id
     }
 
-    fn gpu(&mut self, agent: u64, label: &str) -> u64 {
+    fn gpu(&mut self, agent: u64, label: impl FnOnce() -> String) -> u64 {
         let id = uuid(&[2, agent]);
-        self.groups.entry(id).or_insert_with(|| (label.to_owned(), None));
+        self.groups.entry(id).or_insert_with(|| (label(), None));
         id
     }
 
-    fn track(&mut self, id: u64, parent: u64, name: String, thread: Option<(u32, u64)>) -> &mut Track {
-        self.tracks.entry(id).or_insert_with(|| Track { name, parent, thread, slices: Vec::new() })
+    fn track(&mut self, id: u64, parent: u64, name: impl FnOnce() -> String, thread: Option<(u32, u64)>) -> u64 {
+        self.tracks.entry(id).or_insert_with(|| Track { name: name(), parent, thread });
+        id
+    }
+
+    /// A kernel or an API call, to be joined on (process, correlation id).
+    fn joined(&mut self, pid: u32, correlation: u64, kind: u64, slice: &Slice<'_>) -> Result<()> {
+        let key = Key::new().u64(u64::from(pid)).u64(correlation).u64(kind);
+        slice.encode_for_join(&mut self.value);
+        self.join.push(&key.0, &self.value)
+    }
+
+    fn plain(&mut self, slice: &Slice<'_>) -> Result<()> {
+        slice.place(&mut self.placement, &mut self.value)
     }
 }
 
 /// Writes `dir`'s dataset to `out` as a Perfetto trace; returns the slices written.
 pub fn export(dir: &Path, out: &Path) -> Result<u64> {
     rocprof_rs_format::dataset::require_tables(dir)?;
-    let progress = crate::progress::bar(5 + 2 * API_TABLES.len() as u64, "writing the Perfetto trace");
-    let mut b = Builder::default();
+    let progress = crate::progress::bar(7 + API_TABLES.len() as u64, "writing the Perfetto trace");
+    let mut b = Builder::new();
     let mut gpu_names: HashMap<u64, String> = HashMap::new();
     batches(dir, Table::Agent, |t| {
         let (id, node, name, kind) = (t.col("agent_id")?, t.col("node_id")?, t.col("name")?, t.col("agent_type")?);
@@ -121,21 +181,8 @@ pub fn export(dir: &Path, out: &Path) -> Result<u64> {
         Ok(())
     })?;
     progress.inc(1);
-    let gpu_label = |id: u64| gpu_names.get(&id).cloned().unwrap_or_else(|| format!("agent {id}"));
-    // Correlation ids of API calls, per process, to draw only flows with both ends.
-    let mut calls: HashSet<(u32, u64)> = HashSet::new();
-    for table in API_TABLES {
-        batches(dir, table, |t| {
-            let (pid, corr) = (t.col("pid")?, t.col("correlation_id")?);
-            for i in 0..t.rows() {
-                calls.insert((pid.u64(i) as u32, corr.u64(i)));
-            }
-            Ok(())
-        })?;
-        progress.inc(1);
-    }
-    let mut launched: HashSet<(u32, u64)> = HashSet::new();
-    let mut dispatch_start: HashMap<(u32, u64), u64> = HashMap::new();
+    let gpu_names = &gpu_names;
+    let gpu_label = |id: u64| move || gpu_names.get(&id).cloned().unwrap_or_else(|| format!("agent {id}"));
     let with_counters = !rocprof_rs_format::dataset::table_files(dir, Table::Counter)?.is_empty();
     batches(dir, Table::KernelDispatch, |t| {
         let c = |n| t.col(n);
@@ -151,18 +198,15 @@ pub fn export(dir: &Path, out: &Path) -> Result<u64> {
         );
         for i in 0..t.rows() {
             let (p, a, q) = (pid.u64(i) as u32, agent.u64(i), queue.u64(i));
-            let flow = calls.contains(&(p, corr.u64(i))).then(|| uuid(&[3, u64::from(p), corr.u64(i)]));
-            if flow.is_some() {
-                launched.insert((p, corr.u64(i)));
-            }
+            let parent = b.gpu(a, gpu_label(a));
+            let track = b.track(uuid(&[4, a, q, u64::from(p)]), parent, || format!("queue {q} (process {p})"), None);
+            let slice =
+                Slice { track, start: start.u64(i), end: end.u64(i), name: name.text(i), flow_out: 0, flow_in: 0 };
+            b.joined(p, corr.u64(i), KERNEL, &slice)?;
             if with_counters {
-                dispatch_start.insert((p, dispatch.u64(i)), start.u64(i));
+                let key = Key::new().u64(u64::from(p)).u64(dispatch.u64(i)).u64(0);
+                b.dispatch_join.push(&key.0, &start.u64(i).to_le_bytes())?;
             }
-            let n = b.name(name.text(i));
-            let parent = b.gpu(a, &gpu_label(a));
-            b.track(uuid(&[4, a, q, u64::from(p)]), parent, format!("queue {q} (process {p})"), None)
-                .slices
-                .push(Slice { start: start.u64(i), end: end.u64(i), name: n, flow_out: None, flow_in: flow });
         }
         Ok(())
     })?;
@@ -174,12 +218,11 @@ pub fn export(dir: &Path, out: &Path) -> Result<u64> {
                 (c("operation")?, c("start_ns")?, c("end_ns")?, c("pid")?, c("thread_id")?, c("correlation_id")?);
             for i in 0..t.rows() {
                 let (p, th) = (pid.u64(i) as u32, tid.u64(i));
-                let flow = launched.contains(&(p, corr.u64(i))).then(|| uuid(&[3, u64::from(p), corr.u64(i)]));
-                let n = b.name(op.text(i));
                 let parent = b.process(p);
-                b.track(uuid(&[5, u64::from(p), th]), parent, format!("thread {th}"), Some((p, th)))
-                    .slices
-                    .push(Slice { start: start.u64(i), end: end.u64(i), name: n, flow_out: flow, flow_in: None });
+                let track = b.track(uuid(&[5, u64::from(p), th]), parent, || format!("thread {th}"), Some((p, th)));
+                let slice =
+                    Slice { track, start: start.u64(i), end: end.u64(i), name: op.text(i), flow_out: 0, flow_in: 0 };
+                b.joined(p, corr.u64(i), CALL, &slice)?;
             }
             Ok(())
         })?;
@@ -190,10 +233,16 @@ pub fn export(dir: &Path, out: &Path) -> Result<u64> {
         let (message, start, end, pid, tid) = (c("message")?, c("start_ns")?, c("end_ns")?, c("pid")?, c("thread_id")?);
         for i in 0..t.rows() {
             let (p, th) = (pid.u64(i) as u32, tid.u64(i));
-            let n = b.name(message.text(i));
             let parent = b.process(p);
-            let track = b.track(uuid(&[6, u64::from(p), th]), parent, format!("ROCTx, thread {th}"), None);
-            track.slices.push(Slice::plain(start.u64(i), end.u64(i), n));
+            let track = b.track(uuid(&[6, u64::from(p), th]), parent, || format!("ROCTx, thread {th}"), None);
+            b.plain(&Slice {
+                track,
+                start: start.u64(i),
+                end: end.u64(i),
+                name: message.text(i),
+                flow_out: 0,
+                flow_in: 0,
+            })?;
         }
         Ok(())
     })?;
@@ -203,161 +252,315 @@ pub fn export(dir: &Path, out: &Path) -> Result<u64> {
         let (op, start, end, dst, src) =
             (c("operation")?, c("start_ns")?, c("end_ns")?, c("dst_agent_id")?, c("src_agent_id")?);
         for i in 0..t.rows() {
-            let n = b.name(op.text(i));
             let agent = if dst.u64(i) != 0 { dst.u64(i) } else { src.u64(i) };
-            let parent = b.gpu(agent, &gpu_label(agent));
-            let track = b.track(uuid(&[7, agent]), parent, "memory copies".into(), None);
-            track.slices.push(Slice::plain(start.u64(i), end.u64(i), n));
+            let parent = b.gpu(agent, gpu_label(agent));
+            let track = b.track(uuid(&[7, agent]), parent, || "memory copies".into(), None);
+            b.plain(&Slice { track, start: start.u64(i), end: end.u64(i), name: op.text(i), flow_out: 0, flow_in: 0 })?;
         }
         Ok(())
     })?;
     progress.inc(1);
-    batches(dir, Table::Counter, |t| {
-        let c = |n| t.col(n);
-        let (name, value, agent, pid, dispatch) =
-            (c("counter")?, c("value")?, c("agent_id")?, c("pid")?, c("dispatch_id")?);
-        for i in 0..t.rows() {
-            let Some(&at) = dispatch_start.get(&(pid.u64(i) as u32, dispatch.u64(i))) else { continue };
-            let a = agent.u64(i);
-            let parent = b.gpu(a, &gpu_label(a));
-            let track = uuid(&[8, a, b.name(name.text(i)).into()]);
-            let entry = b.counters.entry(track).or_insert_with(|| CounterTrack {
-                name: name.text(i).to_owned(),
-                parent,
-                points: Vec::new(),
-            });
-            // Per-instance rows of one dispatch add up to its value.
-            match entry.points.last_mut() {
-                Some((t0, v)) if *t0 == at => *v += value.f64(i),
-                _ => entry.points.push((at, value.f64(i))),
+    let mut counter_values = Sorter::with_budget(sort_budget());
+    if with_counters {
+        batches(dir, Table::Counter, |t| {
+            let c = |n| t.col(n);
+            let (name, value, agent, pid, dispatch) =
+                (c("counter")?, c("value")?, c("agent_id")?, c("pid")?, c("dispatch_id")?);
+            for i in 0..t.rows() {
+                let a = agent.u64(i);
+                let parent = b.gpu(a, gpu_label(a));
+                let track = uuid(&[8, a, name_hash(name.text(i))]);
+                b.counters.entry(track).or_insert_with(|| (name.text(i).to_owned(), parent));
+                let key = Key::new().u64(pid.u64(i)).u64(dispatch.u64(i)).u64(1);
+                let mut v = Vec::with_capacity(16);
+                v.extend_from_slice(&track.to_le_bytes());
+                v.extend_from_slice(&value.f64(i).to_bits().to_le_bytes());
+                b.dispatch_join.push(&key.0, &v)?;
             }
-        }
-        Ok(())
-    })?;
+            Ok(())
+        })?;
+        place_counter_values(std::mem::take(&mut b.dispatch_join), &mut counter_values)?;
+    }
+    progress.inc(1);
+    join_flows(&mut b)?;
+    progress.inc(1);
+    let slices = write(&b.groups, &b.tracks, &b.counters, std::mem::take(&mut b.placement), counter_values, out)?;
     progress.inc(1);
     progress.finish_and_clear();
-    write(&b, out)
+    Ok(slices)
 }
 
-/// Splits slices into lanes where each nests, and writes everything.
-fn write(b: &Builder, out: &Path) -> Result<u64> {
-    let io = |source| Error::Io { path: out.display().to_string(), source };
-    let mut w = OutputFile::create(out).map_err(io)?;
-    let mut packets = 0u64;
-    let mut emit = |w: &mut OutputFile, packet: &Msg| -> Result<()> {
+/// A counter name's part of its track's id (the same name, the same track on one GPU).
+fn name_hash(name: &str) -> u64 {
+    uuid(&name.bytes().map(u64::from).collect::<Vec<_>>())
+}
+
+/// Gives each counter value its dispatch's start: the dispatch join holds, per (process,
+/// dispatch id), the kernel's start first and then its counters' values. Values of a dispatch
+/// that has no kernel row have no time and are left out, as before.
+fn place_counter_values(join: Sorter, out: &mut Sorter) -> Result<()> {
+    let sorted = join.finish()?;
+    let mut reader = sorted.reader()?;
+    let mut at: Option<(Vec<u8>, u64)> = None;
+    let mut value = Vec::with_capacity(8);
+    while let Some((key, v)) = reader.next()? {
+        let (dispatch, kind) = key.split_at(key.len().saturating_sub(8));
+        if kind == 0u64.to_be_bytes() {
+            let start = v.try_into().map(u64::from_le_bytes).map_err(|_| broken("a dispatch's start"))?;
+            at = Some((dispatch.to_vec(), start));
+            continue;
+        }
+        let Some((_, start)) = at.as_ref().filter(|(d, _)| d.as_slice() == dispatch) else { continue };
+        let (track, counter) = v.split_at_checked(8).ok_or_else(|| broken("a counter value"))?;
+        let track = u64::from_le_bytes(track.try_into().map_err(|_| broken("a counter track"))?);
+        // By track, time and dispatch, so the instance rows of one dispatch come together.
+        let key = Key::new().u64(track).u64(*start).0.into_iter().chain(dispatch.iter().copied()).collect::<Vec<u8>>();
+        value.clear();
+        value.extend_from_slice(counter);
+        out.push(&key, &value)?;
+    }
+    Ok(())
+}
+
+/// Joins API calls to the kernels they launched: where one (process, correlation id) has both,
+/// the calls start a flow that the kernels end. Everything goes on to the placement sort.
+fn join_flows(b: &mut Builder) -> Result<()> {
+    let sorted = std::mem::take(&mut b.join).finish()?;
+    // The lookahead reader finds where each group ends and whether it holds both kinds; the
+    // main reader then hands the group's slices on with what it found.
+    let mut ahead = sorted.reader()?;
+    let mut main = sorted.reader()?;
+    let mut pending: Option<(Vec<u8>, u64)> = None;
+    let mut value = Vec::new();
+    loop {
+        let (group, first_kind) = match pending.take() {
+            Some(first) => first,
+            None => match ahead.next()? {
+                Some((key, _)) => split_join_key(key)?,
+                None => break,
+            },
+        };
+        let mut count = 1u64;
+        let mut last_kind = first_kind;
+        while let Some((key, _)) = ahead.next()? {
+            let (g, kind) = split_join_key(key)?;
+            if g != group {
+                pending = Some((g, kind));
+                break;
+            }
+            count += 1;
+            last_kind = kind;
+        }
+        let flow = if first_kind == KERNEL && last_kind == CALL {
+            let (pid, corr) = group.split_at(8);
+            uuid(&[3, be(pid)?, be(corr)?])
+        } else {
+            0
+        };
+        for _ in 0..count {
+            let (key, v) = main.next()?.ok_or_else(|| broken("a slice"))?;
+            let (_, kind) = split_join_key(key)?;
+            let mut slice = Slice::decode_from_join(v).ok_or_else(|| broken("a slice"))?;
+            if kind == KERNEL {
+                slice.flow_in = flow
+            } else {
+                slice.flow_out = flow
+            }
+            slice.place(&mut b.placement, &mut value)?;
+        }
+    }
+    Ok(())
+}
+
+fn be(bytes: &[u8]) -> Result<u64> {
+    bytes.try_into().map(u64::from_be_bytes).map_err(|_| broken("a key"))
+}
+
+/// A join key's (process, correlation id) bytes and its kind.
+fn split_join_key(key: &[u8]) -> Result<(Vec<u8>, u64)> {
+    if key.len() != 24 {
+        return Err(broken("a join key"));
+    }
+    Ok((key[..16].to_vec(), be(&key[16..])?))
+}
+
+/// Writes one packet after another.
+struct Packets<'a> {
+    out: OutputFile,
+    path: &'a Path,
+}
+
+impl Packets<'_> {
+    fn emit(&mut self, packet: &Msg) -> Result<()> {
         let mut trace = Msg::default();
         trace.message(1, packet);
-        packets += 1;
-        w.write_all(&trace.0).map_err(|e| Error::Io { path: out.display().to_string(), source: e })
-    };
-    let descriptor = |uuid: u64, parent: Option<u64>, name: &str| {
+        self.out.write_all(&trace.0).map_err(|source| Error::Io { path: self.path.display().to_string(), source })
+    }
+
+    fn descriptor(&mut self, uuid: u64, parent: Option<u64>, name: &str, extra: impl FnOnce(&mut Msg)) -> Result<()> {
         let mut d = Msg::default();
         d.uint(1, uuid).string(2, name);
         if let Some(parent) = parent {
             d.uint(5, parent);
         }
-        d
-    };
+        extra(&mut d);
+        let mut packet = Msg::default();
+        packet.uint(10, SEQUENCE).message(60, &d);
+        self.emit(&packet)
+    }
+}
+
+/// One lane of a track: its id and the ends of its open slices, innermost last.
+struct Lane {
+    id: u64,
+    open: Vec<u64>,
+}
+
+/// Whether a slice ending at `end` has closed by `start` (a zero-length slice at the very
+/// end of another nests in it rather than following it).
+fn closed_by(end: u64, start: u64, zero_length: bool) -> bool {
+    end <= start && !(end == start && zero_length)
+}
+
+/// Writes the descriptors, then each track's slices lane by lane as they come out of the
+/// placement sort, then the counter tracks.
+fn write(
+    groups: &BTreeMap<u64, (String, Option<u32>)>,
+    tracks: &BTreeMap<u64, Track>,
+    counters: &BTreeMap<u64, (String, u64)>,
+    placement: Sorter,
+    counter_values: Sorter,
+    out: &Path,
+) -> Result<u64> {
+    let io = |source| Error::Io { path: out.display().to_string(), source };
+    let mut w = Packets { out: OutputFile::create(out).map_err(io)?, path: out };
     let mut first = Msg::default();
     first.uint(10, SEQUENCE).uint(13, 1);
-    emit(&mut w, &first)?;
-    for (&id, (name, pid)) in &b.groups {
-        let mut d = descriptor(id, None, name);
-        if let Some(pid) = pid {
-            let mut process = Msg::default();
-            process.uint(1, u64::from(*pid)).string(6, name);
-            d.message(3, &process);
-        }
-        let mut packet = Msg::default();
-        packet.uint(10, SEQUENCE).message(60, &d);
-        emit(&mut w, &packet)?;
+    w.emit(&first)?;
+    for (&id, (name, pid)) in groups {
+        w.descriptor(id, None, name, |d| {
+            if let Some(pid) = pid {
+                let mut process = Msg::default();
+                process.uint(1, u64::from(*pid)).string(6, name);
+                d.message(3, &process);
+            }
+        })?;
     }
+    let placed = placement.finish()?;
+    let mut reader = placed.reader()?;
     let mut slices = 0u64;
-    for (&id, track) in &b.tracks {
-        let mut order: Vec<&Slice> = track.slices.iter().collect();
-        // By start, the longer first, so a slice that encloses another opens before it.
-        order.sort_by(|a, b| a.start.cmp(&b.start).then(b.end.cmp(&a.end)));
-        let mut lanes: Vec<Vec<&Slice>> = Vec::new();
-        let mut open: Vec<Vec<u64>> = Vec::new();
-        for s in order {
-            let lane = (0..lanes.len()).find(|&l| {
-                while open[l].last().is_some_and(|&e| e <= s.start && !(e == s.start && s.end == s.start)) {
-                    open[l].pop();
-                }
-                open[l].last().is_none_or(|&e| s.end <= e)
-            });
-            let lane = lane.unwrap_or_else(|| {
-                lanes.push(Vec::new());
-                open.push(Vec::new());
-                lanes.len() - 1
-            });
-            open[lane].push(s.end);
-            lanes[lane].push(s);
+    let mut current: Option<u64> = None;
+    let mut lanes: Vec<Lane> = Vec::new();
+    while let Some((key, value)) = reader.next()? {
+        let s = Slice::from_placement(key, value).ok_or_else(|| broken("a slice"))?;
+        if current != Some(s.track) {
+            close_lanes(&mut w, &mut lanes)?;
+            current = Some(s.track);
         }
-        for (l, lane) in lanes.iter().enumerate() {
-            let lane_id = if l == 0 { id } else { uuid(&[9, id, l as u64]) };
-            let name = if l == 0 { track.name.clone() } else { format!("{} ({})", track.name, l + 1) };
-            // A thread's own track hangs off its thread, not a parent track.
-            let parent = if l == 0 && track.thread.is_some() { None } else { Some(track.parent) };
-            let mut d = descriptor(lane_id, parent, &name);
-            if let (0, Some((pid, tid))) = (l, track.thread) {
-                let mut thread = Msg::default();
-                thread.uint(1, u64::from(pid)).uint(2, tid).string(5, &format!("thread {tid}"));
-                d.message(4, &thread);
+        let track = tracks.get(&s.track).ok_or_else(|| broken("a track"))?;
+        let zero_length = s.end == s.start;
+        let mut chosen = None;
+        for lane in lanes.iter_mut() {
+            while let Some(&end) = lane.open.last().filter(|&&e| closed_by(e, s.start, zero_length)) {
+                lane.open.pop();
+                w.emit(&event(end, lane.id, SLICE_END, None, 0, 0))?;
             }
-            let mut packet = Msg::default();
-            packet.uint(10, SEQUENCE).message(60, &d);
-            emit(&mut w, &packet)?;
-            // Ends are written in order, before the begin that follows them.
-            let mut stack: Vec<u64> = Vec::new();
-            for s in lane {
-                while stack.last().is_some_and(|&e| e <= s.start && !(e == s.start && s.end == s.start)) {
-                    let end = stack.pop().expect("checked");
-                    emit(&mut w, &event(end, lane_id, SLICE_END, None, None, None))?;
-                }
-                emit(
-                    &mut w,
-                    &event(s.start, lane_id, SLICE_BEGIN, Some(&b.names[s.name as usize]), s.flow_out, s.flow_in),
-                )?;
-                stack.push(s.end);
-                slices += 1;
-            }
-            while let Some(end) = stack.pop() {
-                emit(&mut w, &event(end, lane_id, SLICE_END, None, None, None))?;
+            if lane.open.last().is_none_or(|&e| s.end <= e) {
+                chosen = Some(lane);
+                break;
             }
         }
+        let lane = match chosen {
+            Some(lane) => lane,
+            None => {
+                let l = lanes.len();
+                let id = if l == 0 { s.track } else { uuid(&[9, s.track, l as u64]) };
+                let name = if l == 0 { track.name.clone() } else { format!("{} ({})", track.name, l + 1) };
+                // A thread's own track hangs off its thread, not a parent track.
+                let parent = if l == 0 && track.thread.is_some() { None } else { Some(track.parent) };
+                let thread = if l == 0 { track.thread } else { None };
+                w.descriptor(id, parent, &name, |d| {
+                    if let Some((pid, tid)) = thread {
+                        let mut t = Msg::default();
+                        t.uint(1, u64::from(pid)).uint(2, tid).string(5, &format!("thread {tid}"));
+                        d.message(4, &t);
+                    }
+                })?;
+                lanes.push(Lane { id, open: Vec::new() });
+                lanes.last_mut().expect("pushed")
+            }
+        };
+        w.emit(&event(s.start, lane.id, SLICE_BEGIN, Some(s.name), s.flow_out, s.flow_in))?;
+        lane.open.push(s.end);
+        slices += 1;
     }
-    for (&id, CounterTrack { name, parent, points }) in &b.counters {
-        let mut d = descriptor(id, Some(*parent), name);
-        d.message(8, &Msg::default());
-        let mut packet = Msg::default();
-        packet.uint(10, SEQUENCE).message(60, &d);
-        emit(&mut w, &packet)?;
-        let mut points = points.clone();
-        points.sort_by_key(|v| v.0);
-        for (at, value) in points {
-            let mut e = Msg::default();
-            e.uint(9, COUNTER).uint(11, id).double(44, value);
-            let mut packet = Msg::default();
-            packet.uint(8, at).uint(10, SEQUENCE).message(11, &e);
-            emit(&mut w, &packet)?;
-        }
-    }
-    w.commit().map_err(io)?;
+    close_lanes(&mut w, &mut lanes)?;
+    drop(reader);
+    drop(placed);
+    write_counters(&mut w, counters, counter_values)?;
+    w.out.commit().map_err(io)?;
     Ok(slices)
 }
 
-fn event(at: u64, track: u64, kind: u64, name: Option<&str>, flow_out: Option<u64>, flow_in: Option<u64>) -> Msg {
+/// Ends every open slice of a track's lanes, innermost first.
+fn close_lanes(w: &mut Packets<'_>, lanes: &mut Vec<Lane>) -> Result<()> {
+    for lane in lanes.iter_mut() {
+        while let Some(end) = lane.open.pop() {
+            w.emit(&event(end, lane.id, SLICE_END, None, 0, 0))?;
+        }
+    }
+    lanes.clear();
+    Ok(())
+}
+
+/// Each counter track's descriptor, then its values in time order; the instance rows of one
+/// dispatch add up to its value.
+fn write_counters(w: &mut Packets<'_>, counters: &BTreeMap<u64, (String, u64)>, values: Sorter) -> Result<()> {
+    let sorted = values.finish()?;
+    let mut reader = sorted.reader()?;
+    // (track, time, the dispatch's key) of the point being summed, and its sum.
+    let mut point: Option<(Vec<u8>, f64)> = None;
+    let mut described: Option<u64> = None;
+    let flush = |w: &mut Packets<'_>, point: Option<(Vec<u8>, f64)>, described: &mut Option<u64>| -> Result<()> {
+        let Some((key, value)) = point else { return Ok(()) };
+        let (track, at) = (be(&key[..8])?, be(&key[8..16])?);
+        if *described != Some(track) {
+            let (name, parent) = counters.get(&track).ok_or_else(|| broken("a counter track"))?;
+            w.descriptor(track, Some(*parent), name, |d| {
+                d.message(8, &Msg::default());
+            })?;
+            *described = Some(track);
+        }
+        let mut e = Msg::default();
+        e.uint(9, COUNTER).uint(11, track).double(44, value);
+        let mut packet = Msg::default();
+        packet.uint(8, at).uint(10, SEQUENCE).message(11, &e);
+        w.emit(&packet)
+    };
+    while let Some((key, v)) = reader.next()? {
+        if key.len() < 16 {
+            return Err(broken("a counter key"));
+        }
+        let value = f64::from_bits(u64::from_le_bytes(v.try_into().map_err(|_| broken("a counter value"))?));
+        match &mut point {
+            Some((k, sum)) if k.as_slice() == key => *sum += value,
+            _ => flush(w, point.replace((key.to_vec(), value)), &mut described)?,
+        }
+    }
+    flush(w, point, &mut described)
+}
+
+fn event(at: u64, track: u64, kind: u64, name: Option<&str>, flow_out: u64, flow_in: u64) -> Msg {
     let mut e = Msg::default();
     e.uint(9, kind).uint(11, track);
     if let Some(name) = name {
         e.string(23, name);
     }
-    if let Some(flow) = flow_out {
-        e.fixed64(47, flow);
+    if flow_out != 0 {
+        e.fixed64(47, flow_out);
     }
-    if let Some(flow) = flow_in {
-        e.fixed64(48, flow);
+    if flow_in != 0 {
+        e.fixed64(48, flow_in);
     }
     let mut packet = Msg::default();
     packet.uint(8, at).uint(10, SEQUENCE).message(11, &e);

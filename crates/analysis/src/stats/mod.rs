@@ -12,7 +12,8 @@ use std::path::Path;
 
 use serde::Serialize;
 
-use crate::error::Result;
+use crate::error::{Error, Result};
+use crate::spill::{Key, Sorter};
 use summary::Summary;
 
 /// What `stats` summarises: each a table, the column naming its rows, and rocprofv3's file.
@@ -93,10 +94,10 @@ pub struct Row {
 }
 
 /// One section's rows, largest total first.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Serialize)]
 pub struct SectionStats {
     pub section: Section,
-    pub rows: Vec<Row>,
+    pub rows: Rows,
     /// Names left out by `--top`.
     pub omitted: usize,
 }
@@ -112,7 +113,9 @@ pub struct Options {
     pub threads: usize,
 }
 
-/// The statistics of every section `dir` has rows for.
+/// The statistics of every section `dir` has rows for. Memory stays bounded whatever the
+/// number of rows or of distinct names: summaries and rows beyond a budget go through an
+/// external sort ([`crate::spill`]), with the same figures.
 pub fn compute(dir: &Path, sections: &[Section], options: &Options) -> Result<Vec<SectionStats>> {
     let threads = if options.threads == 0 {
         std::thread::available_parallelism().map_or(2, |n| n.get())
@@ -125,19 +128,36 @@ pub fn compute(dir: &Path, sections: &[Section], options: &Options) -> Result<Ve
         if files.is_empty() {
             continue;
         }
-        let by_name = scan::summarise(&files, section.name_column(), options.pid, threads)?;
-        out.push(section_stats(section, by_name.into_iter().collect(), options.top));
+        let mut rows = RowsBuilder::default();
+        scan::summarise_each(&files, section.name_column(), options.pid, threads, |name, summary| {
+            rows.push_summary(name, &summary)
+        })?;
+        out.push(rows.finish(section, options.top)?);
     }
     Ok(out)
 }
 
-/// Rows from summaries, sorted by total (then name, so equal totals keep a stable order).
-pub fn section_stats(section: Section, summaries: Vec<(String, Summary)>, top: Option<usize>) -> SectionStats {
-    let total: u128 = summaries.iter().map(|(_, s)| s.sum).sum();
-    let mut rows: Vec<Row> = summaries
-        .into_iter()
-        .filter(|(_, s)| s.count > 0)
-        .map(|(name, s)| Row {
+/// Collects rows and sorts them by total, largest first (then by name, so equal totals keep a
+/// stable order).
+#[derive(Debug, Default)]
+pub struct RowsBuilder {
+    sorter: Sorter,
+    total: u128,
+    len: usize,
+    value: Vec<u8>,
+}
+
+/// A row's fixed fields in the sort, after its total and name in the key.
+const ROW_VALUE_BYTES: usize = 8 * 8;
+
+impl RowsBuilder {
+    /// Adds a name's row from its summary; a name with no durations has none.
+    pub fn push_summary(&mut self, name: &str, s: &Summary) -> Result<()> {
+        if s.count == 0 {
+            return Ok(());
+        }
+        self.push(&Row {
+            name: name.to_owned(),
             calls: s.count,
             total_ns: s.sum,
             mean_ns: s.mean(),
@@ -147,12 +167,115 @@ pub fn section_stats(section: Section, summaries: Vec<(String, Summary)>, top: O
             p50_ns: s.quantile(0.50),
             p95_ns: s.quantile(0.95),
             p99_ns: s.quantile(0.99),
-            percent: if total == 0 { 0.0 } else { s.sum as f64 / total as f64 * 100.0 },
-            name,
+            percent: 0.0,
         })
-        .collect();
-    rows.sort_by(|a, b| b.total_ns.cmp(&a.total_ns).then_with(|| a.name.cmp(&b.name)));
-    let omitted = top.map_or(0, |n| rows.len().saturating_sub(n));
-    rows.truncate(rows.len() - omitted);
-    SectionStats { section, rows, omitted }
+    }
+
+    /// Adds a row; its `percent` is worked out from the section's total when read.
+    pub fn push(&mut self, row: &Row) -> Result<()> {
+        self.total += row.total_ns;
+        self.len += 1;
+        self.value.clear();
+        for field in [row.calls, row.mean_ns.to_bits(), row.min_ns, row.max_ns, row.stddev_ns.to_bits()] {
+            self.value.extend_from_slice(&field.to_le_bytes());
+        }
+        for field in [row.p50_ns, row.p95_ns, row.p99_ns] {
+            self.value.extend_from_slice(&field.to_le_bytes());
+        }
+        let key = Key::new().u128_descending(row.total_ns).text(&row.name);
+        self.sorter.push(&key.0, &self.value)
+    }
+
+    /// The section's rows, the largest `top` only if given.
+    pub fn finish(self, section: Section, top: Option<usize>) -> Result<SectionStats> {
+        let shown = top.map_or(self.len, |n| n.min(self.len));
+        let rows = Rows { sorted: self.sorter.finish()?, shown, total: self.total };
+        Ok(SectionStats { section, rows, omitted: self.len - shown })
+    }
+}
+
+/// A section's rows, largest total first, in memory or in an external sort's runs: read them
+/// with [`Rows::for_each`], as many times as needed.
+#[derive(Debug)]
+pub struct Rows {
+    sorted: crate::spill::Sorted,
+    shown: usize,
+    total: u128,
+}
+
+impl Rows {
+    /// How many rows there are (after `--top`).
+    pub fn len(&self) -> usize {
+        self.shown
+    }
+
+    /// Whether there are none.
+    pub fn is_empty(&self) -> bool {
+        self.shown == 0
+    }
+
+    /// Hands each row to `f`, largest total first.
+    pub fn for_each<E: From<Error>>(
+        &self,
+        mut f: impl FnMut(Row) -> std::result::Result<(), E>,
+    ) -> std::result::Result<(), E> {
+        let mut reader = self.sorted.reader()?;
+        for _ in 0..self.shown {
+            let Some((key, value)) = reader.next()? else { break };
+            f(self.decode(key, value)?)?;
+        }
+        Ok(())
+    }
+
+    /// Every row, in memory: for tests and small sections.
+    pub fn to_vec(&self) -> Result<Vec<Row>> {
+        let mut rows = Vec::with_capacity(self.shown);
+        self.for_each(|row| {
+            rows.push(row);
+            Ok::<(), Error>(())
+        })?;
+        Ok(rows)
+    }
+
+    fn decode(&self, key: &[u8], value: &[u8]) -> Result<Row> {
+        let broken = || Error::Invalid("stats: a row did not come back from the external sort".into());
+        if key.len() < 16 || value.len() != ROW_VALUE_BYTES {
+            return Err(broken());
+        }
+        let total_ns = u128::MAX - u128::from_be_bytes(key[..16].try_into().expect("16 bytes"));
+        let name = std::str::from_utf8(&key[16..]).map_err(|_| broken())?.to_owned();
+        let field = |i: usize| u64::from_le_bytes(value[i * 8..i * 8 + 8].try_into().expect("8 bytes"));
+        Ok(Row {
+            name,
+            calls: field(0),
+            total_ns,
+            mean_ns: f64::from_bits(field(1)),
+            min_ns: field(2),
+            max_ns: field(3),
+            stddev_ns: f64::from_bits(field(4)),
+            p50_ns: field(5),
+            p95_ns: field(6),
+            p99_ns: field(7),
+            percent: if self.total == 0 { 0.0 } else { total_ns as f64 / self.total as f64 * 100.0 },
+        })
+    }
+}
+
+impl Serialize for Rows {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> std::result::Result<S::Ok, S::Error> {
+        use serde::ser::{Error as _, SerializeSeq};
+        let mut seq = serializer.serialize_seq(Some(self.shown))?;
+        let mut failed = None;
+        let read = self.for_each(|row| {
+            seq.serialize_element(&row).map_err(|e| {
+                failed = Some(e);
+                Error::Invalid(String::new())
+            })
+        });
+        if let Some(e) = failed {
+            return Err(e);
+        }
+        read.map_err(S::Error::custom)?;
+        seq.end()
+    }
 }

@@ -1,6 +1,6 @@
 //! Statistics as a terminal table, as rocprofv3's CSV, or as JSON.
 
-use std::fmt::Write as _;
+use std::io::Write;
 
 use comfy_table::{Cell, CellAlignment, ContentArrangement, Table, presets::UTF8_FULL_CONDENSED};
 
@@ -47,12 +47,11 @@ pub fn percent_text(value: f64) -> String {
     }
 }
 
-/// One section as rocprofv3's stats CSV (header and rows).
-pub fn csv(section: &SectionStats) -> String {
-    let mut out = String::from(CSV_HEADER);
-    out.push('\n');
-    for r in &section.rows {
-        let _ = writeln!(
+/// One section as rocprofv3's stats CSV (header and rows), written to `out` row by row.
+pub fn csv(section: &SectionStats, out: &mut impl Write) -> std::io::Result<()> {
+    writeln!(out, "{CSV_HEADER}")?;
+    section.rows.for_each(|r| {
+        writeln!(
             out,
             "{},{},{},{},{},{},{},{}",
             quoted(&r.name),
@@ -63,9 +62,8 @@ pub fn csv(section: &SectionStats) -> String {
             r.min_ns,
             r.max_ns,
             stat_text(r.stddev_ns)
-        );
-    }
-    out
+        )
+    })
 }
 
 /// A duration for people: ns, µs, ms or s with three significant decimals.
@@ -78,24 +76,40 @@ pub fn human_ns(ns: f64) -> String {
     }
 }
 
+/// Rows per terminal table: a section with more is printed as several tables one after the
+/// other, so a million names print in bounded memory.
+pub const TABLE_ROWS: usize = 10_000;
+
 /// One section as a terminal table, names cut to `width` characters.
-pub fn table(section: &SectionStats, width: usize) -> String {
+pub fn table(section: &SectionStats, width: usize, out: &mut impl Write) -> std::io::Result<()> {
+    writeln!(out, "{}", title(section))?;
+    let mut chunk: Vec<Vec<Cell>> = Vec::new();
+    section.rows.for_each(|r| {
+        chunk.push(row_cells(&r, width));
+        if chunk.len() == TABLE_ROWS { print_table(std::mem::take(&mut chunk), out) } else { Ok(()) }
+    })?;
+    if !chunk.is_empty() || section.rows.is_empty() {
+        print_table(chunk, out)?;
+    }
+    if section.omitted > 0 {
+        writeln!(out, "({} more not shown; --top shows more)", section.omitted)?;
+    }
+    writeln!(out)
+}
+
+fn print_table(rows: Vec<Vec<Cell>>, out: &mut impl Write) -> std::io::Result<()> {
     let mut table = Table::new();
     table.load_preset(UTF8_FULL_CONDENSED).set_content_arrangement(ContentArrangement::Dynamic);
     table.set_header(["name", "calls", "total", "%", "mean", "min", "p50", "p95", "p99", "max", "stddev"]);
-    for r in &section.rows {
-        table.add_row(row_cells(r, width));
+    for row in rows {
+        table.add_row(row);
     }
     for column in 1..11 {
         if let Some(c) = table.column_mut(column) {
             c.set_cell_alignment(CellAlignment::Right);
         }
     }
-    let mut out = format!("{}\n{table}\n", title(section));
-    if section.omitted > 0 {
-        let _ = writeln!(out, "({} more not shown; --top shows more)", section.omitted);
-    }
-    out
+    writeln!(out, "{table}")
 }
 
 fn title(section: &SectionStats) -> &'static str {
@@ -158,10 +172,12 @@ mod tests {
                 }
             })
             .collect();
-        let total: u128 = rows.iter().map(|r| r.total_ns).sum();
-        let rows = rows.into_iter().map(|r| Row { percent: r.total_ns as f64 / total as f64 * 100.0, ..r }).collect();
-        let written = csv(&SectionStats { section: super::super::Section::HipApi, rows, omitted: 0 });
-        assert_eq!(written.trim_end(), fixture.trim_end());
+        let mut builder = super::super::RowsBuilder::default();
+        rows.iter().for_each(|r| builder.push(r).unwrap());
+        let section = builder.finish(super::super::Section::HipApi, None).unwrap();
+        let mut written = Vec::new();
+        csv(&section, &mut written).unwrap();
+        assert_eq!(String::from_utf8(written).unwrap().trim_end(), fixture.trim_end());
     }
 
     #[test]

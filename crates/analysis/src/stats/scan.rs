@@ -7,6 +7,7 @@
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 
+use std::sync::Mutex;
 use std::sync::atomic::{AtomicUsize, Ordering};
 
 use arrow_array::cast::AsArray;
@@ -21,6 +22,7 @@ use rocprof_rs_format::read::contained;
 
 use super::summary::Summary;
 use crate::error::{Error, Result};
+use crate::spill::Sorter;
 
 /// Summaries by name.
 pub type ByName = HashMap<String, Summary>;
@@ -33,9 +35,86 @@ fn parquet_error(path: &Path, e: impl std::fmt::Display) -> Error {
     Error::Io { path: path.display().to_string(), source: std::io::Error::other(e.to_string()) }
 }
 
+/// A hash map entry's own bytes beside its name and summary.
+const ENTRY_BYTES: usize = 48;
+
+/// One thread's summaries, spilled to a shared external sort when they pass their share.
+struct Collector<'a> {
+    by_name: ByName,
+    bytes: usize,
+    limit: usize,
+    spill: &'a Mutex<Sorter>,
+}
+
+impl Collector<'_> {
+    fn merge(&mut self, name: String, summary: Summary) -> Result<()> {
+        match self.by_name.get_mut(&name) {
+            Some(known) => {
+                let before = known.footprint();
+                known.merge(&summary);
+                self.bytes += known.footprint().saturating_sub(before);
+            }
+            None => {
+                self.bytes += name.len() + ENTRY_BYTES + summary.footprint();
+                self.by_name.insert(name, summary);
+            }
+        }
+        if self.bytes >= self.limit { self.spill() } else { Ok(()) }
+    }
+
+    fn spill(&mut self) -> Result<()> {
+        self.bytes = 0;
+        let mut sorter = self.spill.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
+        let mut bytes = Vec::new();
+        for (name, summary) in self.by_name.drain() {
+            bytes.clear();
+            summary.encode(&mut bytes);
+            sorter.push(name.as_bytes(), &bytes)?;
+        }
+        Ok(())
+    }
+}
+
 /// Summarises `duration_ns` by the `name` column of every file, keeping rows of `pid` only if
-/// given. Work is split by row group over `threads` threads.
-pub fn summarise(files: &[PathBuf], name: &str, pid: Option<u32>, threads: usize) -> Result<ByName> {
+/// given, and hands each name's summary to `each` in the order of the names' bytes. Work is
+/// split by row group over `threads` threads; memory is bounded whatever the number of
+/// distinct names (half of `--memory` for summaries, a quarter for the sort; [`Budget`]), and the figures are the same either way.
+pub fn summarise_each(
+    files: &[PathBuf],
+    name: &str,
+    pid: Option<u32>,
+    threads: usize,
+    each: impl FnMut(&str, Summary) -> Result<()>,
+) -> Result<()> {
+    summarise_within(files, name, pid, threads, Budget::default(), each)
+}
+
+/// The memory [`summarise_within`] may hold before it spills.
+#[derive(Debug, Clone, Copy)]
+pub struct Budget {
+    /// Summaries held by the reading threads together.
+    pub summaries: usize,
+    /// The external sort's buffer.
+    pub sort: usize,
+}
+
+impl Default for Budget {
+    /// Half the memory set for post-processing for the summaries, a quarter for the sort: the
+    /// rows' sort that follows takes the last quarter.
+    fn default() -> Self {
+        Budget { summaries: crate::spill::share(2), sort: crate::spill::share(4) }
+    }
+}
+
+/// [`summarise_each`] within a given budget.
+pub fn summarise_within(
+    files: &[PathBuf],
+    name: &str,
+    pid: Option<u32>,
+    threads: usize,
+    budget: Budget,
+    mut each: impl FnMut(&str, Summary) -> Result<()>,
+) -> Result<()> {
     // Each file's footer is read once, here, and shared by the threads reading its row groups.
     let mut footers: Vec<ArrowReaderMetadata> = Vec::new();
     let mut work: Vec<(usize, usize)> = Vec::new();
@@ -47,16 +126,19 @@ pub fn summarise(files: &[PathBuf], name: &str, pid: Option<u32>, threads: usize
         work.extend((0..footer.metadata().num_row_groups()).map(|g| (f, g)));
         footers.push(footer);
     }
+    let threads = threads.clamp(1, work.len().max(1));
     let next = AtomicUsize::new(0);
+    let spill = Mutex::new(Sorter::with_budget(budget.sort));
     let progress = crate::progress::bar(work.len() as u64, &format!("reading {name}"));
-    let results: Vec<Result<ByName>> = std::thread::scope(|scope| {
-        let handles: Vec<_> = (0..threads.clamp(1, work.len().max(1)))
+    let results: Vec<Result<()>> = std::thread::scope(|scope| {
+        let handles: Vec<_> = (0..threads)
             .map(|_| {
                 scope.spawn(|| {
-                    let mut mine = ByName::new();
+                    let limit = budget.summaries / threads;
+                    let mut mine = Collector { by_name: ByName::new(), bytes: 0, limit, spill: &spill };
                     loop {
                         let i = next.fetch_add(1, Ordering::Relaxed);
-                        let Some(&(f, group)) = work.get(i) else { return Ok(mine) };
+                        let Some(&(f, group)) = work.get(i) else { return mine.spill() };
                         row_group(&files[f], &footers[f], group, name, pid, &mut mine)?;
                         progress.inc(1);
                     }
@@ -69,12 +151,37 @@ pub fn summarise(files: &[PathBuf], name: &str, pid: Option<u32>, threads: usize
             .collect()
     });
     progress.finish_and_clear();
-    let mut all = ByName::new();
-    for result in results {
-        for (name, summary) in result? {
-            all.entry(name).or_default().merge(&summary);
+    results.into_iter().collect::<Result<Vec<()>>>()?;
+    let sorted = spill.into_inner().unwrap_or_else(|poisoned| poisoned.into_inner()).finish()?;
+    let mut sorted = sorted.reader()?;
+    let mut current: Option<(String, Summary)> = None;
+    while let Some((key, value)) = sorted.next()? {
+        let summary = Summary::decode(value)
+            .ok_or_else(|| Error::Invalid("stats: a summary did not come back from the external sort".into()))?;
+        let key = std::str::from_utf8(key)
+            .map_err(|_| Error::Invalid("stats: a name did not come back from the external sort".into()))?;
+        match &mut current {
+            Some((name, known)) if name == key => known.merge(&summary),
+            _ => {
+                if let Some((name, done)) = current.replace((key.to_owned(), summary)) {
+                    each(&name, done)?;
+                }
+            }
         }
     }
+    if let Some((name, done)) = current {
+        each(&name, done)?;
+    }
+    Ok(())
+}
+
+/// Every name's summary, in memory: for `diff` and `score`, which hold both sides by name.
+pub fn summarise(files: &[PathBuf], name: &str, pid: Option<u32>, threads: usize) -> Result<ByName> {
+    let mut all = ByName::new();
+    summarise_each(files, name, pid, threads, |name, summary| {
+        all.insert(name.to_owned(), summary);
+        Ok(())
+    })?;
     Ok(all)
 }
 
@@ -84,7 +191,7 @@ fn row_group(
     group: usize,
     name: &str,
     pid: Option<u32>,
-    out: &mut ByName,
+    out: &mut Collector<'_>,
 ) -> Result<()> {
     let file = open_regular(path).map_err(|source| Error::Io { path: path.display().to_string(), source })?;
     let builder = ParquetRecordBatchReaderBuilder::new_with_metadata(file, footer.clone());
@@ -114,10 +221,18 @@ fn row_group(
     let mut summaries: Vec<Summary> = Vec::new();
     while let Some(batch) = contained(path, || reader.next().transpose().map_err(|e| format_error(path, e)))? {
         add_batch(&batch, name, pid, &mut slots, &mut summaries).map_err(|e| parquet_error(path, e))?;
+        // Folded after every batch, so what one row group holds apart is one batch's worth.
+        fold(&mut slots, &mut summaries, out)?;
     }
-    for (name, slot) in slots {
-        out.entry(name).or_default().merge(&summaries[slot]);
+    Ok(())
+}
+
+/// Moves a row group's summaries into its thread's.
+fn fold(slots: &mut HashMap<String, usize>, summaries: &mut Vec<Summary>, out: &mut Collector<'_>) -> Result<()> {
+    for (name, slot) in slots.drain() {
+        out.merge(name, std::mem::take(&mut summaries[slot]))?;
     }
+    summaries.clear();
     Ok(())
 }
 
@@ -187,4 +302,62 @@ fn add_batch(
         }
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::import::sink::Sink;
+
+    /// A marker table of `rows` rows over `names` distinct messages, in two files.
+    fn markers(dir: &Path, rows: u64, names: u64) -> Vec<PathBuf> {
+        for stem in ["a", "b"] {
+            let mut sink = Sink::new(dir, stem, "test").unwrap();
+            for i in 0..rows / 2 {
+                let message = format!("step {}", (i * 7_919) % names);
+                let duration = 1_000 + (i as i64 * 104_729) % 5_000_000;
+                sink.marker.rows.push(rocprof_rs_format::MarkerRow {
+                    message: &message,
+                    operation: "range",
+                    start_ns: i as i64,
+                    end_ns: i as i64 + duration,
+                    duration_ns: duration,
+                    depth: None,
+                    correlation_id: i,
+                    thread_id: 1,
+                    pid: 7,
+                    vendor: &rocprof_rs_format::vendor::AMD,
+                    domain: None,
+                });
+            }
+            sink.finish().unwrap();
+        }
+        rocprof_rs_format::dataset::table_files(dir, rocprof_rs_format::Table::Marker).unwrap()
+    }
+
+    fn summaries(files: &[PathBuf], threads: usize, budget: Budget) -> Vec<(String, Vec<u8>)> {
+        let mut out = Vec::new();
+        summarise_within(files, "message", None, threads, budget, |name, summary| {
+            let mut bytes = Vec::new();
+            summary.encode(&mut bytes);
+            out.push((name.to_owned(), bytes));
+            Ok(())
+        })
+        .unwrap();
+        out
+    }
+
+    #[test]
+    fn names_beyond_the_budget_spill_and_merge_to_the_same_figures() {
+        let dir = std::env::temp_dir().join(format!("rocprof-rs-scan-test-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        let files = markers(&dir, 60_000, 9_000);
+        let roomy = summaries(&files, 2, Budget::default());
+        assert_eq!(roomy.len(), 9_000);
+        assert!(roomy.windows(2).all(|w| w[0].0 < w[1].0), "names in byte order, each once");
+        // A few kilobytes of summaries and of sort buffer: hundreds of spills and runs.
+        let tight = summaries(&files, 3, Budget { summaries: 8 << 10, sort: 16 << 10 });
+        assert_eq!(tight, roomy);
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
 }

@@ -42,6 +42,11 @@ fn range_of(bucket: Bucket) -> (u64, u64) {
     ((1u64 << exponent) + sub * width, width)
 }
 
+/// A bucket's range, if the bucket is one [`bucket_of`] can give.
+fn range_of_checked(bucket: Bucket) -> Option<(u64, u64)> {
+    ((bucket as usize) < SUB + (64 - SUB_BITS as usize) * SUB).then(|| range_of(bucket))
+}
+
 /// Counts per bucket.
 #[derive(Debug, Clone)]
 enum Histogram {
@@ -152,6 +157,56 @@ impl Summary {
         for (bucket, n) in other.histogram.ascending() {
             self.histogram.bump(bucket, n);
         }
+    }
+
+    /// About the bytes this summary holds, for callers that bound their memory.
+    pub fn footprint(&self) -> usize {
+        std::mem::size_of::<Summary>()
+            + match &self.histogram {
+                Histogram::Sparse(pairs) => pairs.capacity() * std::mem::size_of::<(Bucket, u64)>(),
+                Histogram::Dense(_, powers) => {
+                    (1 + powers.iter().flatten().count()) * SUB * 8 + powers.len() * std::mem::size_of::<usize>()
+                }
+            }
+    }
+
+    /// Appends the summary's bytes, for an external sort to carry; [`Summary::decode`] reads
+    /// them back, equal in every figure.
+    pub fn encode(&self, out: &mut Vec<u8>) {
+        out.extend_from_slice(&self.count.to_le_bytes());
+        out.extend_from_slice(&self.sum.to_le_bytes());
+        out.extend_from_slice(&self.min.to_le_bytes());
+        out.extend_from_slice(&self.max.to_le_bytes());
+        out.extend_from_slice(&self.sum_squares.to_le_bytes());
+        for (bucket, n) in self.histogram.ascending() {
+            out.extend_from_slice(&bucket.to_le_bytes());
+            out.extend_from_slice(&n.to_le_bytes());
+        }
+    }
+
+    /// A summary from [`Summary::encode`]'s bytes; `None` if they are not such bytes.
+    pub fn decode(bytes: &[u8]) -> Option<Summary> {
+        const FIXED: usize = 8 + 16 + 8 + 8 + 16;
+        const PAIR: usize = 2 + 8;
+        if bytes.len() < FIXED || !(bytes.len() - FIXED).is_multiple_of(PAIR) {
+            return None;
+        }
+        let u64_at = |at: usize| u64::from_le_bytes(bytes[at..at + 8].try_into().expect("8 bytes"));
+        let u128_at = |at: usize| u128::from_le_bytes(bytes[at..at + 16].try_into().expect("16 bytes"));
+        let mut summary = Summary {
+            count: u64_at(0),
+            sum: u128_at(8),
+            min: u64_at(24),
+            max: u64_at(32),
+            sum_squares: u128_at(40),
+            histogram: Histogram::Sparse(Vec::new()),
+        };
+        for pair in bytes[FIXED..].chunks_exact(PAIR) {
+            let bucket = Bucket::from_le_bytes([pair[0], pair[1]]);
+            range_of_checked(bucket)?;
+            summary.histogram.bump(bucket, u64::from_le_bytes(pair[2..].try_into().expect("8 bytes")));
+        }
+        Some(summary)
     }
 
     /// The mean, as rocprofv3 computes it (sum over count).
@@ -286,6 +341,23 @@ mod tests {
             assert_eq!(few.quantile(q), few_dense.quantile(q), "q {q}");
         }
         assert_eq!(few.buckets().collect::<Vec<_>>(), few_dense.buckets().collect::<Vec<_>>());
+    }
+
+    #[test]
+    fn a_summary_comes_back_from_its_bytes() {
+        for values in [vec![], vec![7u64], (0..5_000u64).map(|i| i * i * 31 + 1).collect::<Vec<_>>()] {
+            let mut s = Summary::default();
+            values.iter().for_each(|&v| s.add(v));
+            let mut bytes = Vec::new();
+            s.encode(&mut bytes);
+            let back = Summary::decode(&bytes).expect("decodes");
+            assert_eq!(
+                (back.count, back.sum, back.min, back.max, back.sum_squares),
+                (s.count, s.sum, s.min, s.max, s.sum_squares)
+            );
+            assert_eq!(back.buckets().collect::<Vec<_>>(), s.buckets().collect::<Vec<_>>());
+            assert!(Summary::decode(&bytes[..bytes.len() - 1]).is_none());
+        }
     }
 
     #[test]
