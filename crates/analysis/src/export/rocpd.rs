@@ -13,7 +13,7 @@ use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
-use rusqlite::{Connection, params};
+use rusqlite::{Connection, OptionalExtension, params};
 use serde_json::{Map, Value, json};
 
 use crate::error::{Error, Result};
@@ -22,6 +22,9 @@ use crate::rocpd::agent::AgentRow;
 use crate::rocpd::{EXTRA, Identity, int};
 
 /// Tables in the order they are read; a dispatch precedes its counters.
+/// Strings whose ids are kept in memory; beyond, the cache starts again.
+const STRINGS_CACHED: usize = 1 << 16;
+
 const RECORD_TABLES: [Table; 9] = [
     Table::KernelDispatch,
     Table::Counter,
@@ -215,7 +218,7 @@ struct Symbol {
 }
 
 /// A dispatch already written, for its counters.
-#[derive(Debug)]
+#[derive(Debug, Clone)]
 struct Dispatch {
     event: i64,
     kernel_id: u64,
@@ -266,7 +269,10 @@ struct Db {
     output: OutputFile,
     pid: u32,
     nid: i64,
+    /// Recently used strings' ids; the database's own unique index finds the rest, so memory
+    /// stays bounded however many distinct names a trace has.
     strings: HashMap<String, i64>,
+    next_string: i64,
     threads: BTreeSet<u64>,
     queues: HashMap<u64, ()>,
     streams: HashMap<i64, ()>,
@@ -274,7 +280,8 @@ struct Db {
     agents: HashMap<u64, i64>,
     symbols: HashMap<u64, Symbol>,
     code_objects: BTreeSet<u64>,
-    dispatches: HashMap<u64, Dispatch>,
+    /// The dispatch counter rows last referred to; the others are in a temporary table.
+    last_dispatch: Option<(u64, Dispatch)>,
     pmc: HashMap<(i64, String), i64>,
     tracks: HashMap<(u64, i64), i64>,
     events: i64,
@@ -308,18 +315,28 @@ impl Db {
             pid,
             nid: 1,
             strings: HashMap::new(),
+            next_string: 1,
             threads: BTreeSet::new(),
             queues: HashMap::new(),
             streams: HashMap::new(),
             agents: HashMap::new(),
             symbols: HashMap::new(),
             code_objects: BTreeSet::new(),
-            dispatches: HashMap::new(),
+            last_dispatch: None,
             pmc: HashMap::new(),
             tracks: HashMap::new(),
             events: 0,
             span: (start.unwrap_or(i64::MAX), end.unwrap_or(i64::MIN)),
         };
+        // SQLite's page cache is its memory: 8 MiB for the database, and temporary tables (the
+        // dispatches counter rows join to) go to a file under TMPDIR.
+        db.sql("PRAGMA cache_size = -8192", [])?;
+        db.sql("PRAGMA temp_store = FILE", [])?;
+        db.sql(
+            "CREATE TEMP TABLE rocprof_rs_dispatch (dispatch_id INTEGER PRIMARY KEY, event INTEGER, kernel_id \
+             INTEGER, name TEXT, agent INTEGER, correlation INTEGER)",
+            [],
+        )?;
         db.sql("BEGIN", [])?;
         db.string("")?;
         db.sql("INSERT INTO rocpd_info_node{t} (id, hash, machine_id) VALUES (?1, ?1, 'unknown')", params![db.nid])?;
@@ -358,12 +375,44 @@ impl Db {
         })
     }
 
+    /// A query's one row, or `None`.
+    fn query<T>(
+        &self,
+        template: &'static str,
+        params: impl rusqlite::Params,
+        row: impl FnOnce(&rusqlite::Row<'_>) -> rusqlite::Result<T>,
+    ) -> Result<Option<T>> {
+        let sql = self
+            .expanded
+            .borrow_mut()
+            .entry(template)
+            .or_insert_with(|| template.replace("{t}", &self.identity.suffix).into())
+            .clone();
+        let result = self.conn.prepare_cached(&sql).and_then(|mut s| s.query_row(params, row).optional());
+        result.map_err(|source| Error::Database {
+            path: self.output.target().display().to_string(),
+            what: template.into(),
+            source,
+        })
+    }
+
     fn string(&mut self, text: &str) -> Result<i64> {
         if let Some(&id) = self.strings.get(text) {
             return Ok(id);
         }
-        let id = self.strings.len() as i64 + 1;
-        self.sql("INSERT INTO rocpd_string{t} (id, string) VALUES (?1, ?2)", params![id, text])?;
+        let known = self.query("SELECT id FROM rocpd_string{t} WHERE string = ?1", params![text], |r| r.get(0))?;
+        let id = match known {
+            Some(id) => id,
+            None => {
+                let id = self.next_string;
+                self.sql("INSERT INTO rocpd_string{t} (id, string) VALUES (?1, ?2)", params![id, text])?;
+                self.next_string += 1;
+                id
+            }
+        };
+        if self.strings.len() >= STRINGS_CACHED {
+            self.strings.clear();
+        }
         self.strings.insert(text.to_owned(), id);
         Ok(id)
     }
@@ -621,16 +670,47 @@ impl Db {
         if d.end > d.start || d.start != 0 {
             self.widen(d.start, d.end);
         }
+        self.sql(
+            "INSERT OR REPLACE INTO temp.rocprof_rs_dispatch (dispatch_id, event, kernel_id, name, agent, correlation) \
+             VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
+            params![int(d.dispatch_id), event, int(d.kernel_id), &*name, int(d.agent), int(d.correlation)],
+        )?;
         let dispatch = Dispatch { event, kernel_id: d.kernel_id, name, agent: d.agent, correlation: d.correlation };
-        self.dispatches.insert(d.dispatch_id, dispatch);
+        self.last_dispatch = Some((d.dispatch_id, dispatch));
         Ok(())
+    }
+
+    /// The dispatch `dispatch_id`, if one was written.
+    fn dispatch_of(&mut self, dispatch_id: u64) -> Result<Option<Dispatch>> {
+        if let Some((id, d)) = &self.last_dispatch
+            && *id == dispatch_id
+        {
+            return Ok(Some(d.clone()));
+        }
+        let found = self.query(
+            "SELECT event, kernel_id, name, agent, correlation FROM temp.rocprof_rs_dispatch WHERE dispatch_id = ?1",
+            params![int(dispatch_id)],
+            |r| {
+                Ok(Dispatch {
+                    event: r.get(0)?,
+                    kernel_id: r.get::<_, i64>(1)? as u64,
+                    name: r.get::<_, String>(2)?.into(),
+                    agent: r.get::<_, i64>(3)? as u64,
+                    correlation: r.get::<_, i64>(4)? as u64,
+                })
+            },
+        )?;
+        if let Some(d) = &found {
+            self.last_dispatch = Some((dispatch_id, d.clone()));
+        }
+        Ok(found)
     }
 
     fn counter(&mut self, r: &Row) -> Result<()> {
         let dispatch_id = r.u64("dispatch_id")?;
         let (kernel_id, name, agent) = (r.u64("kernel_id")?, r.text("kernel_name")?, r.u64("agent_id")?);
         let correlation = r.u64("correlation_id")?;
-        if !self.dispatches.contains_key(&dispatch_id) {
+        if self.dispatch_of(dispatch_id)?.is_none() {
             // Counted without kernel tracing: rocpd reaches counters only through a dispatch, so
             // one is made, as rocprofv3 makes them, and dropped again on import.
             if !self.symbols.contains_key(&kernel_id) {
@@ -653,7 +733,9 @@ impl Db {
             extra.insert("synthesized".into(), json!(true));
             self.write_dispatch(&row, name.as_str().into(), extra)?;
         }
-        let d = &self.dispatches[&dispatch_id];
+        let d = self
+            .dispatch_of(dispatch_id)?
+            .ok_or_else(|| Error::Invalid(format!("dispatch {dispatch_id}: written, then not found")))?;
         let mut extra = Map::new();
         extra.insert("counter_group".into(), json!(r.u64("counter_group")?));
         extra.insert("instances".into(), json!(r.u64("instances")?));

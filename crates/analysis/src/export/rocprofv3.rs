@@ -16,6 +16,7 @@ use std::path::{Path, PathBuf};
 
 use crate::error::{Error, Result};
 use crate::read::{Batch, batches};
+use crate::spill::{Key, Sorter};
 use crate::stats::render::{c_exp, quoted};
 
 const KERNEL: &str = "\"Kind\",\"Agent_Id\",\"Queue_Id\",\"Stream_Id\",\"Thread_Id\",\"Dispatch_Id\",\"Kernel_Id\",\"Kernel_Name\",\"Correlation_Id\",\"Start_Timestamp\",\"End_Timestamp\",\"LDS_Block_Size\",\"Scratch_Size\",\"VGPR_Count\",\"Accum_VGPR_Count\",\"SGPR_Count\",\"Workgroup_Size_X\",\"Workgroup_Size_Y\",\"Workgroup_Size_Z\",\"Grid_Size_X\",\"Grid_Size_Y\",\"Grid_Size_Z\"";
@@ -107,7 +108,9 @@ fn export_into(dir: &Path, out: &Path) -> Result<Vec<(String, u64)>> {
     progress.inc(1);
     let agent = |id: u64| format!("\"Agent {}\"", agents.get(&id).copied().unwrap_or(id));
     let mut files = Files { dir: out.to_owned(), open: HashMap::new() };
-    let mut dispatches: HashMap<(u32, u64), String> = HashMap::new();
+    // Each counted dispatch's columns, joined to its counter rows through a sort, so memory
+    // stays bounded however many dispatches there are.
+    let mut dispatches = Sorter::default();
     let counters = !rocprof_rs_format::dataset::table_files(dir, Table::Counter)?.is_empty();
     batches(dir, Table::KernelDispatch, |b| {
         let c = |n| b.col(n);
@@ -167,8 +170,9 @@ fn export_into(dir: &Path, out: &Path) -> Result<Vec<(String, u64)>> {
                     accum.u64(i),
                     sgpr.u64(i)
                 );
+                let _ = write!(context, "|{},{}", start.u64(i), end.u64(i));
                 dispatches
-                    .insert((pid.u64(i) as u32, dispatch.u64(i)), format!("{context}|{},{}", start.u64(i), end.u64(i)));
+                    .push(&Key::new().u64(pid.u64(i)).u64(dispatch.u64(i)).u64(DISPATCH).0, context.as_bytes())?;
             }
         }
         Ok(())
@@ -265,7 +269,7 @@ fn export_into(dir: &Path, out: &Path) -> Result<Vec<(String, u64)>> {
         Ok(())
     })?;
     progress.inc(1);
-    counter_rows(dir, &dispatches, &agent, &mut files)?;
+    counter_rows(dir, dispatches, &agent, &mut files)?;
     progress.finish_and_clear();
     files.finish()
 }
@@ -303,40 +307,71 @@ struct CounterRow {
     value: f64,
 }
 
+/// In the join of counter rows to their dispatches, the dispatch sorts first.
+const DISPATCH: u64 = 0;
+const COUNTED: u64 = 1;
+
 impl CounterRow {
-    fn write(
-        self,
-        dispatches: &HashMap<(u32, u64), String>,
-        agent: &dyn Fn(u64) -> String,
-        files: &mut Files,
-    ) -> Result<()> {
-        let (context, times) = match dispatches.get(&(self.pid, self.dispatch)).and_then(|d| d.split_once('|')) {
+    /// Into the join, keyed by its dispatch and then its place in the dataset.
+    fn push(&self, seq: u64, join: &mut Sorter) -> Result<()> {
+        let key = Key::new().u64(u64::from(self.pid)).u64(self.dispatch).u64(COUNTED).u64(seq);
+        let mut value = Vec::with_capacity(40 + self.counter.len() + self.kernel.len());
+        for v in [self.correlation, self.agent, self.kernel_id, self.value.to_bits(), self.counter.len() as u64] {
+            value.extend_from_slice(&v.to_le_bytes());
+        }
+        value.extend_from_slice(self.counter.as_bytes());
+        value.extend_from_slice(self.kernel.as_bytes());
+        join.push(&key.0, &value)
+    }
+
+    fn from_join(key: &[u8], value: &[u8]) -> Option<(CounterRow, u64)> {
+        let k = |i: usize| key.get(i * 8..i * 8 + 8).map(|b| u64::from_be_bytes(b.try_into().expect("8 bytes")));
+        let v = |i: usize| value.get(i * 8..i * 8 + 8).map(|b| u64::from_le_bytes(b.try_into().expect("8 bytes")));
+        let counter_len = usize::try_from(v(4)?).ok()?;
+        let texts = value.get(40..)?;
+        let (counter, kernel) = (texts.get(..counter_len)?, texts.get(counter_len..)?);
+        let row = CounterRow {
+            pid: u32::try_from(k(0)?).ok()?,
+            dispatch: k(1)?,
+            correlation: v(0)?,
+            agent: v(1)?,
+            kernel_id: v(2)?,
+            value: f64::from_bits(v(3)?),
+            counter: String::from_utf8(counter.to_vec()).ok()?,
+            kernel: String::from_utf8(kernel.to_vec()).ok()?,
+        };
+        Some((row, k(3)?))
+    }
+
+    /// The row's CSV line, with its dispatch's columns (`context|start,end`) if it has one.
+    fn line(&self, dispatch: Option<&str>, agent: &dyn Fn(u64) -> String) -> String {
+        let (context, times) = match dispatch.and_then(|d| d.split_once('|')) {
             Some((context, times)) => (context.to_owned(), times.to_owned()),
             None => (
                 format!("0,{},0,0,{},{},0,0,0,0,0,0,", self.pid, self.kernel_id, quoted(&self.kernel)),
                 "0,0".to_owned(),
             ),
         };
-        let line = format!(
+        format!(
             "{},{},{},{context}{},{},{times}",
             self.correlation,
             self.dispatch,
             agent(self.agent),
             quoted(&self.counter),
             counter_value(self.value)
-        );
-        files.row(self.pid, "counter_collection", COUNTER, &line)
+        )
     }
 }
 
-/// One row per dispatch and counter, instances summed, in the order the dataset has them.
-fn counter_rows(
-    dir: &Path,
-    dispatches: &HashMap<(u32, u64), String>,
-    agent: &dyn Fn(u64) -> String,
-    files: &mut Files,
-) -> Result<()> {
+fn broken(what: &str) -> Error {
+    Error::Invalid(format!("rocprofv3 export: {what} did not come back from the external sort"))
+}
+
+/// One row per dispatch and counter, instances summed, in the order the dataset has them:
+/// joined to their dispatches by one sort, put back in the dataset's order by another.
+fn counter_rows(dir: &Path, mut join: Sorter, agent: &dyn Fn(u64) -> String, files: &mut Files) -> Result<()> {
     let mut pending: Option<CounterRow> = None;
+    let mut seq = 0u64;
     batches(dir, Table::Counter, |b| {
         let c = |n| b.col(n);
         let kernel_id = c("kernel_id")?;
@@ -355,7 +390,8 @@ fn counter_rows(
                 Some(row) if row.pid == p && row.dispatch == d && row.counter == name => row.value += value.f64(i),
                 _ => {
                     if let Some(row) = pending.take() {
-                        row.write(dispatches, agent, files)?;
+                        row.push(seq, &mut join)?;
+                        seq += 1;
                     }
                     pending = Some(CounterRow {
                         pid: p,
@@ -372,8 +408,35 @@ fn counter_rows(
         }
         Ok(())
     })?;
-    match pending {
-        Some(row) => row.write(dispatches, agent, files),
-        None => Ok(()),
+    if let Some(row) = pending {
+        row.push(seq, &mut join)?;
     }
+    let joined = join.finish()?;
+    let mut reader = joined.reader()?;
+    let mut in_order = Sorter::default();
+    // The last dispatch seen: its (process, dispatch id) key bytes and its columns.
+    let mut dispatch: Option<(Vec<u8>, String)> = None;
+    while let Some((key, value)) = reader.next()? {
+        if key.len() == 24 {
+            let columns = String::from_utf8(value.to_vec()).map_err(|_| broken("a dispatch"))?;
+            dispatch = Some((key[..16].to_vec(), columns));
+            continue;
+        }
+        let (row, seq) = CounterRow::from_join(key, value).ok_or_else(|| broken("a counter row"))?;
+        let columns = dispatch.as_ref().filter(|(k, _)| k.as_slice() == &key[..16]).map(|(_, c)| c.as_str());
+        let mut line = row.pid.to_le_bytes().to_vec();
+        line.extend_from_slice(row.line(columns, agent).as_bytes());
+        in_order.push(&Key::new().u64(seq).0, &line)?;
+    }
+    drop(reader);
+    drop(joined);
+    let sorted = in_order.finish()?;
+    let mut reader = sorted.reader()?;
+    while let Some((_, value)) = reader.next()? {
+        let (pid, line) = value.split_at_checked(4).ok_or_else(|| broken("a counter line"))?;
+        let pid = u32::from_le_bytes(pid.try_into().map_err(|_| broken("a process id"))?);
+        let line = std::str::from_utf8(line).map_err(|_| broken("a counter line"))?;
+        files.row(pid, "counter_collection", COUNTER, line)?;
+    }
+    Ok(())
 }
