@@ -25,6 +25,9 @@ use crate::rocpd::{EXTRA, Identity, int};
 /// Strings whose ids are kept in memory; beyond, the cache starts again.
 const STRINGS_CACHED: usize = 1 << 16;
 
+/// Kernel symbols kept in memory; beyond, the cache starts again.
+const SYMBOLS_CACHED: usize = 1 << 14;
+
 const RECORD_TABLES: [Table; 9] = [
     Table::KernelDispatch,
     Table::Counter,
@@ -55,6 +58,30 @@ fn export_into(dir: &Path, out: &Path) -> Result<Vec<(String, u64)>> {
         let path = out.join(format!("{pid}_results.db"));
         dbs.insert(pid, Db::create(path, pid, &dataset)?);
     }
+    // Symbols a batch at a time, straight into their process's database.
+    batches(dir, Table::KernelSymbol, |b| {
+        let c = |n| b.col(n);
+        let (kernel, object, name, mangled, kernarg) =
+            (c("kernel_id")?, c("code_object_id")?, c("kernel_name")?, c("mangled_name")?, c("kernarg_size")?);
+        let (lds, scratch, sgpr, vgpr, accum, pid) =
+            (c("lds_size")?, c("scratch_size")?, c("sgpr")?, c("arch_vgpr")?, c("accum_vgpr")?, c("pid")?);
+        for i in 0..b.rows() {
+            let symbol = Symbol {
+                kernel_id: kernel.u64(i),
+                code_object_id: object.u64(i),
+                name: name.text(i).into(),
+                mangled: mangled.text(i).into(),
+                kernarg: kernarg.u64(i) as i64,
+                lds: lds.u64(i) as i64,
+                scratch: scratch.u64(i) as i64,
+                sgpr: sgpr.u64(i) as i64,
+                vgpr: vgpr.u64(i) as i64,
+                accum: accum.u64(i) as i64,
+            };
+            dbs.get_mut(&(pid.u64(i) as u32)).expect("a database per process").symbol(&symbol, false)?;
+        }
+        Ok(())
+    })?;
     progress.inc(1);
     for table in RECORD_TABLES {
         batches(dir, table, |b| {
@@ -95,7 +122,6 @@ fn export_into(dir: &Path, out: &Path) -> Result<Vec<(String, u64)>> {
 struct Dataset {
     pids: BTreeSet<u32>,
     agents: Vec<AgentRow>,
-    symbols: Vec<(u32, Symbol)>,
     /// Per process: the command line and the run's start and end, from `*.metadata.json`.
     runs: HashMap<u32, (String, Option<i64>, Option<i64>)>,
 }
@@ -142,27 +168,8 @@ impl Dataset {
             Ok(())
         })?;
         batches(dir, Table::KernelSymbol, |b| {
-            let c = |n| b.col(n);
-            let (kernel, object, name, mangled, kernarg) =
-                (c("kernel_id")?, c("code_object_id")?, c("kernel_name")?, c("mangled_name")?, c("kernarg_size")?);
-            let (lds, scratch, sgpr, vgpr, accum, pid) =
-                (c("lds_size")?, c("scratch_size")?, c("sgpr")?, c("arch_vgpr")?, c("accum_vgpr")?, c("pid")?);
-            for i in 0..b.rows() {
-                d.pids.insert(pid.u64(i) as u32);
-                let symbol = Symbol {
-                    kernel_id: kernel.u64(i),
-                    code_object_id: object.u64(i),
-                    name: name.text(i).into(),
-                    mangled: mangled.text(i).into(),
-                    kernarg: kernarg.u64(i) as i64,
-                    lds: lds.u64(i) as i64,
-                    scratch: scratch.u64(i) as i64,
-                    sgpr: sgpr.u64(i) as i64,
-                    vgpr: vgpr.u64(i) as i64,
-                    accum: accum.u64(i) as i64,
-                };
-                d.symbols.push((pid.u64(i) as u32, symbol));
-            }
+            let pid = b.col("pid")?;
+            d.pids.extend((0..b.rows()).map(|i| pid.u64(i) as u32));
             Ok(())
         })?;
         for table in RECORD_TABLES {
@@ -278,6 +285,7 @@ struct Db {
     streams: HashMap<i64, ()>,
     /// SDK agent handle to the node id rocpd keys agents by.
     agents: HashMap<u64, i64>,
+    /// Recently used kernel symbols; the rest are read back from rocpd_info_kernel_symbol.
     symbols: HashMap<u64, Symbol>,
     code_objects: BTreeSet<u64>,
     /// The dispatch counter rows last referred to; the others are in a temporary table.
@@ -351,9 +359,6 @@ impl Db {
             let index = per_type.entry(agent.column_type()).or_default();
             db.agent(agent, *index, false)?;
             *index += 1;
-        }
-        for (_, symbol) in dataset.symbols.iter().filter(|(p, _)| *p == pid) {
-            db.symbol(symbol, false)?;
         }
         Ok(db)
     }
@@ -540,8 +545,46 @@ impl Db {
                 extdata(base, extra)
             ],
         )?;
-        self.symbols.insert(s.kernel_id, s.clone());
+        self.remember_symbol(s.clone());
         Ok(())
+    }
+
+    fn remember_symbol(&mut self, s: Symbol) {
+        if self.symbols.len() >= SYMBOLS_CACHED {
+            self.symbols.clear();
+        }
+        self.symbols.insert(s.kernel_id, s);
+    }
+
+    /// The kernel symbol `kernel_id`, if one was written.
+    fn symbol_of(&mut self, kernel_id: u64) -> Result<Option<Symbol>> {
+        if let Some(s) = self.symbols.get(&kernel_id) {
+            return Ok(Some(s.clone()));
+        }
+        let found = self.query(
+            "SELECT code_object_id, display_name, kernel_name, kernarg_segment_size, group_segment_size, \
+             private_segment_size, sgpr_count, arch_vgpr_count, accum_vgpr_count FROM rocpd_info_kernel_symbol{t} \
+             WHERE id = ?1",
+            params![int(kernel_id)],
+            |r| {
+                Ok(Symbol {
+                    kernel_id,
+                    code_object_id: r.get::<_, i64>(0)? as u64,
+                    name: r.get::<_, String>(1)?.into(),
+                    mangled: r.get::<_, String>(2)?.into(),
+                    kernarg: r.get(3)?,
+                    lds: r.get(4)?,
+                    scratch: r.get(5)?,
+                    sgpr: r.get(6)?,
+                    vgpr: r.get(7)?,
+                    accum: r.get(8)?,
+                })
+            },
+        )?;
+        if let Some(s) = &found {
+            self.remember_symbol(s.clone());
+        }
+        Ok(found)
     }
 
     /// A new event; its id is the next in this database, as rocprofv3 numbers them.
@@ -573,7 +616,7 @@ impl Db {
         let mangled: Arc<str> = r.text("mangled_name")?.into();
         let (vgpr, accum, sgpr, kernarg) =
             (r.i64("regs")?, r.i64("accum_vgpr")?, r.i64("sgpr")?, r.i64("kernarg_size")?);
-        if !self.symbols.contains_key(&kernel_id) {
+        if self.symbol_of(kernel_id)?.is_none() {
             let symbol = Symbol {
                 kernel_id,
                 code_object_id: 0,
@@ -588,7 +631,9 @@ impl Db {
             };
             self.symbol(&symbol, true)?;
         }
-        let s = &self.symbols[&kernel_id];
+        let s = self
+            .symbol_of(kernel_id)?
+            .ok_or_else(|| Error::Invalid(format!("kernel {kernel_id}: written, then not found")))?;
         let mut extra = Map::new();
         if *s.name != *name {
             extra.insert("kernel_name".into(), json!(&*name));
@@ -713,7 +758,7 @@ impl Db {
         if self.dispatch_of(dispatch_id)?.is_none() {
             // Counted without kernel tracing: rocpd reaches counters only through a dispatch, so
             // one is made, as rocprofv3 makes them, and dropped again on import.
-            if !self.symbols.contains_key(&kernel_id) {
+            if self.symbol_of(kernel_id)?.is_none() {
                 let symbol = Symbol {
                     kernel_id,
                     code_object_id: 0,

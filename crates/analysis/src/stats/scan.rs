@@ -35,8 +35,9 @@ fn parquet_error(path: &Path, e: impl std::fmt::Display) -> Error {
     Error::Io { path: path.display().to_string(), source: std::io::Error::other(e.to_string()) }
 }
 
-/// A hash map entry's own bytes beside its name and summary.
-const ENTRY_BYTES: usize = 48;
+/// A name's bytes in a thread's map beside its text and its summary's own: the table's slot
+/// (a hash table is up to half empty, so two), and the allocator's header on the name.
+const ENTRY_BYTES: usize = 2 * std::mem::size_of::<(String, Summary)>() + 16;
 
 /// One thread's summaries, spilled to a shared external sort when they pass their share.
 struct Collector<'a> {
@@ -221,11 +222,22 @@ fn row_group(
     let mut summaries: Vec<Summary> = Vec::new();
     while let Some(batch) = contained(path, || reader.next().transpose().map_err(|e| format_error(path, e)))? {
         add_batch(&batch, name, pid, &mut slots, &mut summaries).map_err(|e| parquet_error(path, e))?;
-        // Folded after every batch, so what one row group holds apart is one batch's worth.
-        fold(&mut slots, &mut summaries, out)?;
+        // Folded into the thread's summaries at the row group's end, or sooner when the row
+        // group's own hold many names or many dense histograms, so they stay within a part of
+        // the thread's share.
+        let dense = summaries.iter().filter(|s| s.is_dense()).count();
+        if slots.len() >= FOLD_NAMES || dense * DENSE_BYTES >= out.limit / 4 {
+            fold(&mut slots, &mut summaries, out)?;
+        }
     }
-    Ok(())
+    fold(&mut slots, &mut summaries, out)
 }
+
+/// Names a row group collects before they are folded into its thread's summaries.
+const FOLD_NAMES: usize = 1 << 14;
+
+/// A dense histogram's usual bytes (its small array and two or three powers of two).
+const DENSE_BYTES: usize = 8 << 10;
 
 /// Moves a row group's summaries into its thread's.
 fn fold(slots: &mut HashMap<String, usize>, summaries: &mut Vec<Summary>, out: &mut Collector<'_>) -> Result<()> {
@@ -287,8 +299,16 @@ fn add_batch(
         DataType::Dictionary(key, _) if **key == DataType::Int32 => {
             let dict = names.as_dictionary::<Int32Type>();
             let values = dict.values().as_string_opt::<i32>().ok_or(ColumnError::DictionaryValues)?;
-            let per_key: Vec<usize> = (0..values.len()).map(|i| slot_of(values.value(i))).collect();
-            dict.keys().values().iter().map(|&k| per_key[k as usize]).collect()
+            let keys = dict.keys().values();
+            if values.len() <= keys.len() {
+                let per_key: Vec<usize> = (0..values.len()).map(|i| slot_of(values.value(i))).collect();
+                keys.iter().map(|&k| per_key[k as usize]).collect()
+            } else {
+                // A dictionary larger than the batch (a row group of many distinct names): only
+                // the names this batch uses are looked up, so a batch holds a batch's names.
+                let mut used: HashMap<i32, usize> = HashMap::with_capacity(keys.len().min(1 << 12));
+                keys.iter().map(|&k| *used.entry(k).or_insert_with(|| slot_of(values.value(k as usize)))).collect()
+            }
         }
         DataType::Utf8 => {
             let strings = names.as_string::<i32>();

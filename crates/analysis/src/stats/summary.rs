@@ -154,20 +154,43 @@ impl Summary {
         self.sum += other.sum;
         self.min = self.min.min(other.min);
         self.max = self.max.max(other.max);
+        if let (Histogram::Dense(small, powers), Histogram::Dense(other_small, other_powers)) =
+            (&mut self.histogram, &other.histogram)
+        {
+            // Array by array: merging dense histograms is what a spilled or row-group summary
+            // does most.
+            small.iter_mut().zip(other_small.iter()).for_each(|(a, b)| *a += b);
+            for (mine, theirs) in powers.iter_mut().zip(other_powers) {
+                if let Some(theirs) = theirs {
+                    let mine = mine.get_or_insert_with(|| Box::new([0; SUB]));
+                    mine.iter_mut().zip(theirs.iter()).for_each(|(a, b)| *a += b);
+                }
+            }
+            return;
+        }
         for (bucket, n) in other.histogram.ascending() {
             self.histogram.bump(bucket, n);
         }
     }
 
-    /// About the bytes this summary holds, for callers that bound their memory.
+    /// Whether the histogram is dense (kilobytes, where a sparse one is about a hundred bytes).
+    pub fn is_dense(&self) -> bool {
+        matches!(self.histogram, Histogram::Dense(..))
+    }
+
+    /// About the bytes this summary holds on the heap (with the allocator's header on each
+    /// block), for callers that bound their memory.
     pub fn footprint(&self) -> usize {
-        std::mem::size_of::<Summary>()
-            + match &self.histogram {
-                Histogram::Sparse(pairs) => pairs.capacity() * std::mem::size_of::<(Bucket, u64)>(),
-                Histogram::Dense(_, powers) => {
-                    (1 + powers.iter().flatten().count()) * SUB * 8 + powers.len() * std::mem::size_of::<usize>()
-                }
+        const HEADER: usize = 16;
+        match &self.histogram {
+            Histogram::Sparse(pairs) if pairs.capacity() == 0 => 0,
+            Histogram::Sparse(pairs) => pairs.capacity() * std::mem::size_of::<(Bucket, u64)>() + HEADER,
+            Histogram::Dense(_, powers) => {
+                (1 + powers.iter().flatten().count()) * (SUB * 8 + HEADER)
+                    + powers.len() * std::mem::size_of::<usize>()
+                    + HEADER
             }
+        }
     }
 
     /// Appends the summary's bytes, for an external sort to carry; [`Summary::decode`] reads
