@@ -10,7 +10,7 @@
  *     callback never runs);
  *   - a CLOCK_BOOTTIME timestamp callback (rocprof-rs registers one too, and CUPTI calls it
  *     for every timestamp it takes on the host);
- *   - 8 MiB, 8-byte-aligned malloc'ed activity buffers, whose completion callback only walks
+ *   - 8 MiB (or CUPTI_FLOOR_BUFFER_BYTES), 8-byte-aligned malloc'ed activity buffers, whose completion callback only walks
  *     the records with cuptiActivityGetNextRecord, counts them and keeps the buffer for the
  *     next request (as rocprof-rs does: a freed 8 MiB buffer goes back to the kernel, and the
  *     next one costs the launching thread a page fault per 4 KiB as CUPTI fills it; the first
@@ -36,6 +36,11 @@
 
 #define BUFFER_SIZE ((size_t)8 << 20)
 #define BUFFER_ALIGN 8
+
+/* CUPTI_FLOOR_BUFFER_BYTES (a multiple of 8, at least 64 KiB) overrides the 8 MiB: memory.py
+ * runs the floor also with the buffer size rocprof-rs uses, so that a difference in CUPTI
+ * buffers held is not counted as the tool's own. */
+static size_t buffer_size = BUFFER_SIZE;
 
 static uint64_t records;   /* every record delivered (updated atomically) */
 static uint64_t kernels;   /* of which CONCURRENT_KERNEL */
@@ -74,8 +79,8 @@ static void CUPTIAPI buffer_requested(uint8_t **buffer, size_t *size, size_t *ma
     *buffer = pooled ? pool[--pooled] : NULL;
     pthread_mutex_unlock(&pool_lock);
     /* aligned_alloc needs the size to be a multiple of the alignment: 8 MiB is. */
-    if (!*buffer) *buffer = (uint8_t *)aligned_alloc(BUFFER_ALIGN, BUFFER_SIZE);
-    *size = *buffer ? BUFFER_SIZE : 0;
+    if (!*buffer) *buffer = (uint8_t *)aligned_alloc(BUFFER_ALIGN, buffer_size);
+    *size = *buffer ? buffer_size : 0;
     *max_records = 0; /* as many as fit */
 }
 
@@ -117,6 +122,12 @@ static void at_exit(void) {
  * fails (the application then simply runs untraced, and the message says why). */
 __attribute__((visibility("default"))) int InitializeInjection(void) {
     if (__atomic_exchange_n(&initialized, 1, __ATOMIC_SEQ_CST)) return 1;
+    const char *size_text = getenv("CUPTI_FLOOR_BUFFER_BYTES");
+    if (size_text && *size_text) {
+        unsigned long long bytes = strtoull(size_text, NULL, 10);
+        if (bytes >= (64u << 10) && bytes % BUFFER_ALIGN == 0) buffer_size = (size_t)bytes;
+        else fprintf(stderr, "cupti_floor: CUPTI_FLOOR_BUFFER_BYTES=%s ignored (a multiple of 8, at least 65536)\n", size_text);
+    }
 
     CUpti_SubscriberHandle subscriber;
     CUptiResult r = cuptiSubscribe(&subscriber, (CUpti_CallbackFunc)noop_callback, NULL);

@@ -8,6 +8,8 @@
 #                (compare_torch.py), and torch.profiler inside a traced process (check_coexist.py)
 #   overhead     overhead.py: no tool / CUPTI floor / rocprof-rs / + API trace / torch.profiler
 #   fixtures     raw CUPTI buffers (ROCPROF_RS_CUPTI_DUMP) of capp and a tiny torch script
+#   memory       memory.py: peak RSS of mem_launch (8 threads, 2M/8M/32M empty kernels): no tool,
+#                the CUPTI floor, librocprof_rs.so (needs only the library, not the CLI)
 #   preflight    the harness alone, no rocprof-rs needed: builds, capp, libbench, floor, Kineto
 #   all-quick    smoke, equivalence, fixtures and a shortened overhead in one command
 #
@@ -18,7 +20,8 @@
 # its exit status is recorded, and the script exits 1 at the end if any failed.
 #
 # Environment: ROCPROF (the CLI; default target/gpu-carry/rocprof-rs, with librocprof_rs.so
-# beside it), PYTHON (python3), CUDA_HOME (/usr/local/cuda), CUPTI_LIB_DIR, STEP_TIMEOUT (s).
+# beside it), PYTHON (python3), CUDA_HOME (/usr/local/cuda), CUPTI_LIB_DIR, STEP_TIMEOUT (s),
+# MEMORY_ARGS (extra options for memory.py, e.g. --baseline-tool PATH --rounds 3).
 
 # shellcheck disable=SC2317  # functions run through `step`, which shellcheck cannot follow
 set -euo pipefail
@@ -30,9 +33,9 @@ cd "$REPO"
 
 STAGE="${1:-}"
 case "$STAGE" in
-    smoke | equivalence | overhead | fixtures | preflight | all-quick) ;;
+    smoke | equivalence | overhead | fixtures | memory | preflight | all-quick) ;;
     *)
-        sed -n '2,14p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//'
+        sed -n '2,16p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//'
         echo "usage: bash bench/gpu/run.sh STAGE" >&2
         exit 2
         ;;
@@ -92,15 +95,21 @@ needs() { [[ ! -e "$1" || "$2" -nt "$1" ]]; }
 
 build_all() {
     mkdir -p "$BUILD"
-    if needs "$BUILD/capp" "$HERE/capp.cu"; then
+    # The memory stage needs only mem_launch and the floor: nvcc's minute goes to nothing else.
+    if [[ "$STAGE" != memory ]] && needs "$BUILD/capp" "$HERE/capp.cu"; then
         echo "building capp"
         "$NVCC" -O2 -std=c++17 -arch=sm_90 -lineinfo -cudart shared -Xptxas -v \
             -Xlinker -rpath,"$CUDA_HOME/lib64" -o "$BUILD/capp" "$HERE/capp.cu" || return 1
     fi
-    if needs "$BUILD/libbench.so" "$HERE/kernels.cu"; then
+    if [[ "$STAGE" != memory ]] && needs "$BUILD/libbench.so" "$HERE/kernels.cu"; then
         echo "building libbench.so"
         "$NVCC" -O2 -std=c++17 -arch=sm_90 -Xcompiler -fPIC -shared -cudart shared \
             -Xlinker -rpath,"$CUDA_HOME/lib64" -o "$BUILD/libbench.so" "$HERE/kernels.cu" || return 1
+    fi
+    if needs "$BUILD/mem_launch" "$HERE/mem_launch.cu"; then
+        echo "building mem_launch"
+        "$NVCC" -O2 -std=c++17 -arch=sm_90 -cudart shared -Xlinker -rpath,"$CUDA_HOME/lib64" \
+            -o "$BUILD/mem_launch" "$HERE/mem_launch.cu" || return 1
     fi
     if needs "$BUILD/cupti_floor.so" "$HERE/cupti_floor.c"; then
         echo "building cupti_floor.so"
@@ -123,6 +132,9 @@ write_env() {
             echo "sha256: $(cd "$(dirname "$ROCPROF")" && sha256sum "$(basename "$ROCPROF")" librocprof_rs.so 2>&1 | tr '\n' ' ')"
         else
             echo "rocprof-rs: missing ($ROCPROF)"
+            local lib
+            lib="$(dirname "$ROCPROF")/librocprof_rs.so"
+            [[ -e "$lib" ]] && echo "sha256: $(sha256sum "$lib")"
         fi
         echo "git: $(git -C "$REPO" rev-parse HEAD 2>/dev/null || echo unknown)"
         echo "kernel: $(uname -r)"
@@ -131,6 +143,12 @@ write_env() {
 }
 
 require_rocprof() {
+    if [[ "$STAGE" == memory ]]; then
+        # The memory stage injects the library itself: the CLI need not be there.
+        [[ -e "$(dirname "$ROCPROF")/librocprof_rs.so" ]] && return 0
+        echo "run.sh: $(dirname "$ROCPROF")/librocprof_rs.so is missing"
+        return 1
+    fi
     if [[ ! -x "$ROCPROF" || ! -e "$(dirname "$ROCPROF")/librocprof_rs.so" ]]; then
         echo "run.sh: $ROCPROF or librocprof_rs.so beside it is missing (bash bench/gpu/build-carry.sh, then carry target/gpu-carry)"
         return 1
@@ -209,6 +227,13 @@ stage_equivalence() {
 stage_overhead() {
     # shellcheck disable=SC2086  # OVERHEAD_ARGS is a list of options
     step overhead "$PY" "$HERE/overhead.py" --out-dir "$OUT" ${OVERHEAD_ARGS:-}
+}
+
+stage_memory() {
+    # The floor and mem_launch find libcupti and libcudart through their rpaths.
+    # shellcheck disable=SC2086  # MEMORY_ARGS is a list of options
+    step memory "$PY" "$HERE/memory.py" --out-dir "$OUT" --tool "$(dirname "$ROCPROF")/librocprof_rs.so" \
+        ${MEMORY_ARGS:-}
 }
 
 stage_fixtures() {

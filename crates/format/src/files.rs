@@ -361,9 +361,28 @@ impl OpenFile {
             group.append_column(&bytes, close).map_err(|e| parquet(partial, e))?;
         }
         group.close().map_err(|e| parquet(partial, e))?;
+        start_writeback(self.writer.inner().get_ref());
         Ok(())
     }
 }
+
+/// Starts writing the file's dirty pages to disk without waiting for them, so that the fsync
+/// which completes the file waits for its last row group only. Otherwise that fsync writes the
+/// whole file (10M rows, about 150 MB) at once, and the thread that writes rows waits for it
+/// while a recorder's producers pile records up (issue 20: on the development VM, 0.4 s and a
+/// full queue at every rotation; 0.13 s and half of it with this). Linux only; elsewhere the
+/// fsync does it all, as before.
+#[cfg(target_os = "linux")]
+fn start_writeback(file: &File) {
+    use std::os::fd::AsRawFd;
+    // SAFETY: a syscall on a descriptor the file keeps open; offset 0 and length 0 name the
+    // whole file, and SYNC_FILE_RANGE_WRITE only starts writeback. Its result is a hint's: an
+    // I/O error surfaces at the fsync that completes the file.
+    unsafe { libc::sync_file_range(file.as_raw_fd(), 0, 0, libc::SYNC_FILE_RANGE_WRITE) };
+}
+
+#[cfg(not(target_os = "linux"))]
+fn start_writeback(_: &File) {}
 
 #[cfg(test)]
 mod tests {

@@ -170,6 +170,9 @@ pub struct Config {
     pub truncate_kernels: bool,
     /// Bytes of each SDK record buffer.
     pub buffer_bytes: usize,
+    /// Bytes of each CUPTI activity buffer: `ROCPROF_RS_BUFFER_SIZE` where it is set, else
+    /// [`CUPTI_BUFFER_BYTES`].
+    pub cupti_buffer_bytes: usize,
     /// Backpressure or drops.
     pub policy: Policy,
     /// Batches the queue to the writer holds.
@@ -226,7 +229,7 @@ variables! {
     KERNEL_ITERATIONS = "ROCPROF_RS_KERNEL_ITERATION_RANGE", "ranges of 1-based iterations such as [1-5],[10],[20-30]", "(all)";
     DEMANGLE = "ROCPROF_RS_DEMANGLE", "1 or 0", "1";
     TRUNCATE = "ROCPROF_RS_TRUNCATE_KERNELS", "1 or 0", "0";
-    BUFFER_SIZE = "ROCPROF_RS_BUFFER_SIZE", "bytes, with an optional K, M or G suffix, at least 64K", "8M";
+    BUFFER_SIZE = "ROCPROF_RS_BUFFER_SIZE", "bytes, with an optional K, M or G suffix, at least 64K", "8M (NVIDIA: 1M per CUPTI buffer)";
     POLICY = "ROCPROF_RS_POLICY", "lossless or drop", "lossless";
     QUEUE_BATCHES = "ROCPROF_RS_QUEUE_BATCHES", "an integer from 2 to 65536", "one SDK buffer of API records: buffer size / 64K + 8, at least 64";
     COMPRESSION = "ROCPROF_RS_COMPRESSION", "zstd, zstd:LEVEL (1-22), snappy or none", "zstd:3";
@@ -351,6 +354,16 @@ fn flag(env: &BTreeMap<String, String>, name: &'static str, default: bool) -> Re
         Some(other) => Err(invalid(name, other, accepts(name))),
     }
 }
+
+/// Bytes of each CUPTI activity buffer unless `ROCPROF_RS_BUFFER_SIZE` says otherwise. The SDK
+/// has one buffer per record family whatever the application does, but CUPTI 13 fills one per
+/// thread that launches work and hands out new ones while filled ones wait for completion: on
+/// the H100, a program launching from 8 threads had 16 to 18 buffers out at once (issue 20).
+/// At 8 MiB each, that made the tool's peak RSS 68-74 MiB above a floor that only counts
+/// records, and it rose in steps of 8 MiB from run to run; at 1 MiB the buffers are 17 MiB and
+/// the tool is 20-24 MiB above the same floor given the same buffer size, for the same kernels
+/// per second. A 1 MiB buffer still holds about 4,800 kernel records per completion.
+pub const CUPTI_BUFFER_BYTES: usize = 1 << 20;
 
 /// Records per queue batch, at most: the queue's unit of hand-off, and what its default depth
 /// ([`Config::queue_batches`]) is counted in.
@@ -497,6 +510,7 @@ impl Config {
             },
         };
         let buffer_bytes = bytes(env, BUFFER_SIZE, 8 << 20)?;
+        let cupti_buffer_bytes = bytes(env, BUFFER_SIZE, CUPTI_BUFFER_BYTES)?;
         Ok(Config {
             output_dir: PathBuf::from(expand_dir(&dir, placeholders)),
             output_name: name,
@@ -508,6 +522,7 @@ impl Config {
             demangle: flag(env, DEMANGLE, true)?,
             truncate_kernels: flag(env, TRUNCATE, false)?,
             buffer_bytes,
+            cupti_buffer_bytes,
             policy,
             queue_batches: integer(env, QUEUE_BATCHES, default_queue_batches(buffer_bytes), (2, 65_536))? as usize,
             compression,
@@ -638,7 +653,10 @@ mod tests {
         assert!(
             c.kernel_iterations.contains(2) && c.kernel_iterations.contains(10) && !c.kernel_iterations.contains(4)
         );
-        assert_eq!(c.buffer_bytes, 4 << 20);
+        assert_eq!((c.buffer_bytes, c.cupti_buffer_bytes), (4 << 20, 4 << 20), "one setting for both libraries");
+        let defaults = parse(&[]).unwrap();
+        assert_eq!((defaults.buffer_bytes, defaults.cupti_buffer_bytes), (8 << 20, CUPTI_BUFFER_BYTES));
+        assert_eq!(defaults.queue_batches, 136, "counted from the SDK's buffer, whichever library");
         assert_eq!(c.compression, Compression::Zstd(9));
         assert_eq!(parse(&[(DOMAINS, "sys")]).unwrap().domains.iter().count(), 9);
     }

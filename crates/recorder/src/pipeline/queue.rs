@@ -4,8 +4,8 @@
 //!
 //! A batch holds at most [`BATCH_RECORDS`] records, so the channel is touched once per thousand
 //! records rather than once per record, and memory is bounded whatever the SDK's buffer size:
-//! at most `capacity` batches wait in the channel, about 140 KiB each, and spent ones are kept
-//! in the pool for reuse rather than freed.
+//! at most `capacity` batches wait in the channel, about 120 KiB each ([`BATCH_BYTES`]), and spent
+//! ones are kept in the pool for reuse rather than freed.
 //!
 //! - [`Policy::Lossless`]: `send` blocks while the channel is full. On the SDK's callback thread
 //!   that stalls the SDK's LOSSLESS buffer, which in turn stalls the application: backpressure
@@ -19,7 +19,7 @@
 //! deltas) are noted here, in atomics, rather than sent as records: a count must reach the
 //! summary even when the batch it came with does not, and must never make a callback wait.
 
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
 
 use crossbeam_channel::{Receiver, Sender, TrySendError};
 use crossbeam_queue::ArrayQueue;
@@ -45,7 +45,43 @@ pub struct Queue {
     sdk_drops_unslotted: AtomicU64,
     /// CUPTI's drops, which it reports as deltas.
     library_drops: AtomicU64,
+    /// Batches allocated so far: every batch that ever existed at once, since spent ones are
+    /// pooled rather than freed.
+    allocated: AtomicUsize,
+    /// The most batches seen waiting in the channel.
+    waiting_peak: AtomicUsize,
+    /// The tracing library's record buffers the tool held at once, at most (CUPTI's activity
+    /// buffers), and their size: what a writer that falls behind costs there.
+    library_buffers_peak: AtomicUsize,
+    library_buffer_bytes: AtomicUsize,
 }
+
+/// What the hand-off held at its fullest, for the run's metadata: the tool's memory beyond its
+/// fixed part is these batches and the library's buffers, so a run that used more than usual
+/// says where.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Holding {
+    /// Batches allocated (each [`BATCH_BYTES`] at most).
+    pub batches: usize,
+    /// The most batches waiting for the writer at once.
+    pub waiting_peak: usize,
+    /// The most library record buffers held at once (CUPTI's), and the bytes of each.
+    pub library_buffers_peak: usize,
+    pub library_buffer_bytes: usize,
+}
+
+impl Holding {
+    /// As a JSON object.
+    pub fn json(&self) -> String {
+        format!(
+            "{{\"batches\":{},\"batch_bytes\":{},\"batches_waiting_peak\":{},\"library_buffers_peak\":{},\"library_buffer_bytes\":{}}}",
+            self.batches, BATCH_BYTES, self.waiting_peak, self.library_buffers_peak, self.library_buffer_bytes
+        )
+    }
+}
+
+/// The bytes of a full batch: its records, held inline.
+pub const BATCH_BYTES: usize = BATCH_RECORDS * std::mem::size_of::<Record>();
 
 /// Buffers whose drop counts are kept apart (the tool creates one per record family).
 const SDK_BUFFERS: usize = 16;
@@ -66,13 +102,20 @@ impl Queue {
             sdk_drops: std::array::from_fn(|_| (AtomicU64::new(0), AtomicU64::new(0))),
             sdk_drops_unslotted: AtomicU64::new(0),
             library_drops: AtomicU64::new(0),
+            allocated: AtomicUsize::new(0),
+            waiting_peak: AtomicUsize::new(0),
+            library_buffers_peak: AtomicUsize::new(0),
+            library_buffer_bytes: AtomicUsize::new(0),
         };
         (queue, receiver)
     }
 
     /// An empty batch with room for [`BATCH_RECORDS`], reused from the pool when one is there.
     pub fn batch(&self) -> Batch {
-        self.pool.pop().unwrap_or_else(|| Vec::with_capacity(BATCH_RECORDS))
+        self.pool.pop().unwrap_or_else(|| {
+            self.allocated.fetch_add(1, Ordering::Relaxed);
+            Vec::with_capacity(BATCH_RECORDS)
+        })
     }
 
     /// Adds `record` to `batch`, handing the batch over first if it is full. The common case,
@@ -101,6 +144,8 @@ impl Queue {
             self.recycle(batch);
             return true;
         }
+        // What waits before this batch, plus this one: a relaxed maximum, read once per batch.
+        self.waiting_peak.fetch_max(self.sender.len() + 1, Ordering::Relaxed);
         let result = match self.policy {
             Policy::Lossless => self.sender.send(batch).map_err(|e| e.into_inner()),
             Policy::Drop => match self.sender.try_send(batch) {
@@ -173,6 +218,23 @@ impl Queue {
     /// Adds records the tracing library (CUPTI) reports having dropped since its last report.
     pub fn add_library_drops(&self, records: u64) {
         self.library_drops.fetch_add(records, Ordering::Relaxed);
+    }
+
+    /// Notes that the tool holds `held` of the tracing library's record buffers of `bytes` each
+    /// (CUPTI's activity buffers, handed out and not yet given back).
+    pub fn note_library_buffers(&self, held: usize, bytes: usize) {
+        self.library_buffers_peak.fetch_max(held, Ordering::Relaxed);
+        self.library_buffer_bytes.store(bytes, Ordering::Relaxed);
+    }
+
+    /// What the hand-off and the library's buffers held at their fullest so far.
+    pub fn holding(&self) -> Holding {
+        Holding {
+            batches: self.allocated.load(Ordering::Relaxed),
+            waiting_peak: self.waiting_peak.load(Ordering::Relaxed),
+            library_buffers_peak: self.library_buffers_peak.load(Ordering::Relaxed),
+            library_buffer_bytes: self.library_buffer_bytes.load(Ordering::Relaxed),
+        }
     }
 
     /// Records the tracing library dropped, as far as it has reported them.
@@ -293,6 +355,32 @@ mod tests {
         queue.send(batch);
         let sizes: Vec<usize> = receiver.try_iter().map(|b| b.len()).collect();
         assert_eq!(sizes, [BATCH_RECORDS, BATCH_RECORDS, 5]);
+    }
+
+    #[test]
+    fn the_queue_reports_what_it_held_at_most() {
+        let (queue, receiver) = Queue::new(8, Policy::Lossless);
+        for _ in 0..3 {
+            let mut batch = queue.batch();
+            batch.push(record());
+            queue.send(batch);
+        }
+        for batch in receiver.try_iter() {
+            queue.recycle(batch);
+        }
+        // Spent batches are reused: no fourth is allocated, and one waits at a time now.
+        let mut batch = queue.batch();
+        batch.push(record());
+        queue.send(batch);
+        queue.note_library_buffers(5, 1 << 20);
+        queue.note_library_buffers(3, 1 << 20);
+        let held = queue.holding();
+        assert_eq!(
+            held,
+            Holding { batches: 3, waiting_peak: 3, library_buffers_peak: 5, library_buffer_bytes: 1 << 20 }
+        );
+        assert!(held.json().contains("\"batches\":3,\"batch_bytes\":"), "{}", held.json());
+        assert!(held.json().contains("\"batches_waiting_peak\":3,\"library_buffers_peak\":5"), "{}", held.json());
     }
 
     #[test]

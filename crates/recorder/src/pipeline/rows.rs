@@ -546,6 +546,7 @@ impl Tables {
         fields.push(format!("\"records\":{}", summary.rows_json()));
         fields.push(format!("\"dropped\":{}", summary.dropped_json()));
         fields.push(format!("\"filtered\":{}", summary.filtered));
+        fields.push(format!("\"memory\":{}", summary.holding.json()));
         if self.counters.enabled() {
             fields.push(format!("\"counter_samples\":{}", self.counters.coverage_json()));
             fields.push(format!("\"counter_dispatches_incomplete\":{}", self.counters.incomplete));

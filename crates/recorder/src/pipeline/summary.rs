@@ -20,6 +20,8 @@ pub struct Summary {
     /// The file-name stem the files were written under (the asked-for one, or the next free
     /// variant of it if another process held it).
     pub stem: String,
+    /// What the queue and the library's buffers held at their fullest.
+    pub holding: super::queue::Holding,
 }
 
 impl Summary {

@@ -197,6 +197,7 @@ impl Writer {
             filtered: self.tables.filtered(),
             error: self.failed.clone(),
             stem: self.tables.stem().to_owned(),
+            holding: self.queue.holding(),
         }
     }
 }

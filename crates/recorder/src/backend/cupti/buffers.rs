@@ -20,9 +20,15 @@ use super::{CUDA, cupti};
 use crate::lifecycle::{running, trampoline};
 use crate::pipeline::records::{Record, Symbol};
 
-/// Buffers out at once before requests are refused: with per-thread buffers, a process whose
-/// threads all launch work needs one each, and the writer falls behind only past this.
-const MAX_OUTSTANDING: usize = 64;
+/// Bytes of buffers out at once before requests are refused: with per-thread buffers, a process
+/// whose threads all launch work needs one each (and about as many again completed and waiting
+/// for CUPTI's worker), and the writer falls behind only past this. Counted in bytes, so that
+/// smaller buffers (1 MiB by default) leave room for as many launching threads as 64 buffers of
+/// 8 MiB did.
+const MAX_OUTSTANDING_BYTES: usize = 512 << 20;
+
+/// Buffers out at once before requests are refused, at least.
+const MIN_OUTSTANDING: usize = 64;
 
 /// From this `CUPTI_API_VERSION` on, a refused buffer request is safe: CUPTI drops the records
 /// and counts them. Before it, refusing can crash CUPTI (Kineto's rule).
@@ -33,6 +39,8 @@ pub(super) struct Pool {
     free: ArrayQueue<usize>,
     layout: Layout,
     outstanding: AtomicUsize,
+    /// Buffers out at once before requests are refused.
+    max_outstanding: usize,
     refusal_safe: bool,
     names: Mutex<NameCache>,
     dump: Option<super::flush::Dump>,
@@ -41,10 +49,12 @@ pub(super) struct Pool {
 impl Pool {
     pub(super) fn new(bytes: usize, version: u32, dump: Option<super::flush::Dump>) -> Pool {
         let layout = Layout::from_size_align(bytes.max(64 << 10), 8).expect("a valid buffer size");
+        let max_outstanding = (MAX_OUTSTANDING_BYTES / layout.size()).max(MIN_OUTSTANDING);
         Pool {
-            free: ArrayQueue::new(MAX_OUTSTANDING),
+            free: ArrayQueue::new(max_outstanding),
             layout,
             outstanding: AtomicUsize::new(0),
+            max_outstanding,
             refusal_safe: version >= REFUSAL_SAFE_FROM,
             names: Mutex::new(NameCache::default()),
             dump,
@@ -74,10 +84,13 @@ pub(super) unsafe extern "C" fn requested(buffer: *mut *mut u8, size: *mut usize
             return;
         }
         let Some(pool) = CUDA.get().map(|c| &c.buffers) else { return };
-        let refuse = pool.refusal_safe && pool.outstanding.load(Ordering::Relaxed) >= MAX_OUTSTANDING;
+        let refuse = pool.refusal_safe && pool.outstanding.load(Ordering::Relaxed) >= pool.max_outstanding;
         let given = if refuse { std::ptr::null_mut() } else { pool.take() };
         if !given.is_null() {
-            pool.outstanding.fetch_add(1, Ordering::Relaxed);
+            let held = pool.outstanding.fetch_add(1, Ordering::Relaxed) + 1;
+            if let Some(tool) = running() {
+                tool.queue().note_library_buffers(held, pool.layout.size());
+            }
         }
         // SAFETY: CUPTI's out-pointer, checked for null above.
         unsafe { *buffer = given };
@@ -231,5 +244,18 @@ impl Names for NameCache {
             self.seen.push((pointer, name.clone()));
         }
         Some(name)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn smaller_buffers_leave_room_for_as_many_launching_threads() {
+        let pool = |bytes| Pool::new(bytes, REFUSAL_SAFE_FROM, None).max_outstanding;
+        assert_eq!(pool(8 << 20), 64, "as before: 64 buffers of 8 MiB");
+        assert_eq!(pool(crate::config::CUPTI_BUFFER_BYTES), 512, "the same 512 MiB in 1 MiB buffers");
+        assert_eq!(pool(64 << 20), 64, "never fewer than 64");
     }
 }

@@ -132,7 +132,7 @@ fn initialize() -> Result<(), CuptiError> {
     // SAFETY: a plain `extern "C" fn() -> u64`, registered once, before any kind is enabled
     // (re-registering later corrupts records).
     check(cupti, unsafe { (api.cuptiActivityRegisterTimestampCallback)(Some(timestamp)) }, "the clock")?;
-    let pool = buffers::Pool::new(config.buffer_bytes, version, flush::Dump::from_config(&config, version));
+    let pool = buffers::Pool::new(config.cupti_buffer_bytes, version, flush::Dump::from_config(&config, version));
     let cuda = Cuda {
         subscriber,
         pid: std::process::id(),
