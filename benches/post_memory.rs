@@ -83,6 +83,8 @@ fn median(values: &[f64]) -> f64 {
 }
 
 /// Runs `command` on `dir` and returns its peak RSS in KiB and its wall time in seconds.
+// The child is reaped by wait4, which gives its resource usage; `Child::wait` cannot.
+#[allow(clippy::zombie_processes)]
 fn peak(dir: &Path, command: &str, data: &Path) -> (f64, f64) {
     let out = data.join(if command == "perfetto" { "post-out.pftrace" } else { "post-out" });
     let _ = std::fs::remove_dir_all(&out);
