@@ -19,6 +19,8 @@ use std::sync::Arc;
 
 use rocprof_rs_analysis::import::sink::{DispatchRow, Sink};
 
+mod common;
+
 fn arg(name: &str) -> Option<String> {
     std::env::args().skip_while(|a| a != name).nth(1)
 }
@@ -137,13 +139,7 @@ fn dataset(dir: &Path, rows: u64, names: u64) {
     let _ = std::fs::remove_dir_all(dir);
     eprintln!("writing {rows} dispatches over {names} names to {} (once)...", dir.display());
     let mut sink = Sink::new(dir, "bench", "bench").unwrap();
-    let mut state = 0x9e37_79b9_7f4a_7c15u64;
-    let mut random = move || {
-        state ^= state << 13;
-        state ^= state >> 7;
-        state ^= state << 17;
-        state
-    };
+    let mut random = common::xorshift();
     let mut start = 1_000_000_000i64;
     let mut cached: Vec<Arc<str>> = Vec::new();
     let launch: Arc<str> = "hipLaunchKernel".into();

@@ -86,13 +86,7 @@ fn dataset(dir: &Path, rows: u64) {
     let mut batch = Vec::with_capacity(1024);
     // Irregular like a real trace (kernels in no pattern, durations spread over four orders of
     // magnitude, uneven gaps), so the columns compress and decode as real ones do.
-    let mut state = 0x9e37_79b9_7f4a_7c15u64;
-    let mut random = move || {
-        state ^= state << 13;
-        state ^= state >> 7;
-        state ^= state << 17;
-        state
-    };
+    let mut random = common::xorshift();
     let mut start = 1_000_000_000u64;
     for n in 0..rows {
         let (r1, r2) = (random(), random());

@@ -1,5 +1,8 @@
 //! What the benches share: the simulator's kernel catalog as the symbol records a run starts
-//! with, so dispatch rows get real names.
+//! with, so dispatch rows get real names, and the random numbers their datasets are made of.
+
+// Each bench compiles this module as its own and uses part of it.
+#![allow(dead_code)]
 
 use rocprof_rs::pipeline::records::{Record, Symbol};
 use rocprof_sim::kernels::CATALOG;
@@ -23,4 +26,15 @@ pub fn symbols() -> Vec<Record> {
             }))
         })
         .collect()
+}
+
+/// A xorshift generator: irregular enough that columns compress and decode as a real trace's.
+pub fn xorshift() -> impl FnMut() -> u64 {
+    let mut state = 0x9e37_79b9_7f4a_7c15u64;
+    move || {
+        state ^= state << 13;
+        state ^= state >> 7;
+        state ^= state << 17;
+        state
+    }
 }

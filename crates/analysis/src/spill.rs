@@ -38,8 +38,22 @@ pub fn share(parts: usize) -> usize {
     MEMORY.load(AtomicOrdering::Relaxed) / parts.max(1)
 }
 
+/// A `--memory` value that is not a size this can take.
+#[derive(Debug, thiserror::Error, PartialEq, Eq)]
+pub enum SizeError {
+    /// Not a number, or a number with an unknown unit.
+    #[error("{0:?} is not a size (bytes, or a number with K, M or G)")]
+    NotASize(String),
+    /// More bytes than this machine can count.
+    #[error("{0:?} is too large")]
+    TooLarge(String),
+    /// Below [`MIN_MEMORY`].
+    #[error("{0:?} is less than the least, 4K")]
+    TooSmall(String),
+}
+
 /// Parses a size as `--memory` takes it: bytes, or a number with K, M or G (powers of 1024).
-pub fn parse_size(text: &str) -> std::result::Result<usize, String> {
+pub fn parse_size(text: &str) -> std::result::Result<usize, SizeError> {
     let trimmed = text.trim();
     let (digits, shift) = match trimmed.char_indices().last() {
         Some((at, 'k' | 'K')) => (&trimmed[..at], 10),
@@ -47,11 +61,10 @@ pub fn parse_size(text: &str) -> std::result::Result<usize, String> {
         Some((at, 'g' | 'G')) => (&trimmed[..at], 30),
         _ => (trimmed, 0),
     };
-    let number: usize =
-        digits.parse().map_err(|_| format!("{text:?} is not a size (bytes, or a number with K, M or G)"))?;
-    let bytes = number.checked_mul(1 << shift).ok_or_else(|| format!("{text:?} is too large"))?;
+    let number: usize = digits.parse().map_err(|_| SizeError::NotASize(text.to_owned()))?;
+    let bytes = number.checked_mul(1 << shift).ok_or_else(|| SizeError::TooLarge(text.to_owned()))?;
     if bytes < MIN_MEMORY {
-        return Err(format!("{text:?} is less than the least, 4K"));
+        return Err(SizeError::TooSmall(text.to_owned()));
     }
     Ok(bytes)
 }
