@@ -8,7 +8,8 @@ use clap::Args;
 /// The options of `rocprof-rs import`.
 #[derive(Debug, Args)]
 pub struct ImportArgs {
-    /// rocprofv3 CSV output directories and rocprof v1 results.json files.
+    /// rocprofv3 CSV output directories or results.json, rocpd databases, rocprof v1 results.csv or
+    /// results.json, rocprof-compute workload folders or their CSV files.
     #[arg(required = true)]
     inputs: Vec<PathBuf>,
     /// The dataset directory to write (created if needed; existing files are never replaced).
@@ -32,6 +33,9 @@ pub fn import(args: ImportArgs) -> ExitCode {
                 for input in &report.inputs {
                     let rows: u64 = input.files.iter().map(|(_, n)| n).sum();
                     println!("{}: {} ({} files, {rows} rows)", input.input, input.format, input.files.len());
+                    for note in &input.notes {
+                        println!("  note: {note}");
+                    }
                 }
                 let tables: Vec<String> = report.rows.iter().map(|(t, n)| format!("{t} {n}")).collect();
                 println!("wrote {} under {}", tables.join(", "), report.output);

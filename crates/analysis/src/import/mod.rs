@@ -7,6 +7,7 @@
 
 pub mod aggregate;
 pub mod rocpd;
+pub mod rocprof_compute;
 pub mod rocprof_v1;
 pub mod rocprof_v1_csv;
 pub mod rocprofv3;
@@ -25,13 +26,17 @@ use sink::Sink;
 #[derive(Debug, Clone, Serialize)]
 pub struct Imported {
     pub input: String,
-    /// `rocprofv3 CSV`, `rocprofv3 JSON`, `rocpd SQLite`, `rocprof v1 CSV` or `rocprof v1 JSON`.
+    /// `rocprofv3 CSV`, `rocprofv3 JSON`, `rocpd SQLite`, `rocprof v1 CSV`, `rocprof v1 JSON` or
+    /// `rocprof-compute workload`.
     pub format: &'static str,
     /// Rows read per source file (or, for a database, per kind).
     pub files: Vec<(String, u64)>,
     /// Rows of kinds no table of ours holds, which were left out (rocDecode calls, say).
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub skipped: Vec<(String, u64)>,
+    /// What the reader could not take as given (timestamps rounded away, files left out).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub notes: Vec<String>,
 }
 
 /// What one database or JSON file held: rows read per kind, and rows of kinds no table of ours
@@ -40,6 +45,13 @@ pub struct Imported {
 pub struct Read {
     pub rows: Vec<(String, u64)>,
     pub skipped: Vec<(String, u64)>,
+    pub notes: Vec<String>,
+}
+
+impl Imported {
+    fn from_read(input: String, format: &'static str, read: Read) -> Imported {
+        Imported { input, format, files: read.rows, skipped: read.skipped, notes: read.notes }
+    }
 }
 
 /// Rows written per table.
@@ -87,7 +99,10 @@ fn import_into(inputs: &[PathBuf], staging: &Path, stem: &str) -> Result<(Vec<Im
     for input in inputs {
         let shown = input.display().to_string();
         let meta = std::fs::metadata(input).map_err(|source| Error::Io { path: shown.clone(), source })?;
-        if meta.is_dir() {
+        if meta.is_dir() && rocprof_compute::is_workload(input) {
+            let read = rocprof_compute::read_workload(input, &mut sink)?;
+            imported.push(Imported::from_read(shown, "rocprof-compute workload", read));
+        } else if meta.is_dir() {
             let files = rocprofv3::files(input)?;
             if files.is_empty() {
                 return Err(Error::Io {
@@ -106,39 +121,39 @@ fn import_into(inputs: &[PathBuf], staging: &Path, stem: &str) -> Result<(Vec<Im
                 read.push((path.display().to_string(), rows));
             }
             progress.finish_and_clear();
-            imported.push(Imported { input: shown, format: "rocprofv3 CSV", files: read, skipped: Vec::new() });
+            imported.push(Imported {
+                input: shown,
+                format: "rocprofv3 CSV",
+                files: read,
+                skipped: Vec::new(),
+                notes: Vec::new(),
+            });
         } else {
             let head = read_head(input)?;
             if rocpd::looks_like(head.as_bytes()) {
                 let read = rocpd::read(input, &mut sink)?;
-                imported.push(Imported {
-                    input: shown,
-                    format: "rocpd SQLite",
-                    files: read.rows,
-                    skipped: read.skipped,
-                });
+                imported.push(Imported::from_read(shown, "rocpd SQLite", read));
             } else if rocprofv3_json::looks_like(&head) {
                 let read = rocprofv3_json::read(input, &mut sink)?;
-                imported.push(Imported {
-                    input: shown,
-                    format: "rocprofv3 JSON",
-                    files: read.rows,
-                    skipped: read.skipped,
-                });
+                imported.push(Imported::from_read(shown, "rocprofv3 JSON", read));
             } else if rocprof_v1_csv::looks_like(&head) {
                 let rows = rocprof_v1_csv::read(input, &mut sink)?;
                 let files = vec![(shown.clone(), rows)];
-                imported.push(Imported { input: shown, format: "rocprof v1 CSV", files, skipped: Vec::new() });
+                imported.push(Imported::from_read(shown, "rocprof v1 CSV", Read { rows: files, ..Read::default() }));
             } else if rocprof_v1::looks_like(&head) {
                 let rows = rocprof_v1::read(input, &mut sink)?;
                 let files = vec![(shown.clone(), rows)];
-                imported.push(Imported { input: shown, format: "rocprof v1 JSON", files, skipped: Vec::new() });
+                imported.push(Imported::from_read(shown, "rocprof v1 JSON", Read { rows: files, ..Read::default() }));
+            } else if let Some(layout) = rocprof_compute::layout(head.lines().next().unwrap_or("")) {
+                let read = rocprof_compute::read_file(input, layout, &mut sink)?;
+                imported.push(Imported::from_read(shown, "rocprof-compute workload", read));
             } else {
                 return Err(Error::Io {
                     path: shown,
                     source: std::io::Error::other(
                         "not a format rocprof-rs imports: a rocprofv3 CSV directory, rocprofv3's results.json, \
-                         a rocpd database (.db), or rocprof v1's results.csv or results.json",
+                         a rocpd database (.db), rocprof v1's results.csv or results.json, or a rocprof-compute \
+                         workload folder or one of its CSV files",
                     ),
                 });
             }

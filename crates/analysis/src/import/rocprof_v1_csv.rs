@@ -124,7 +124,7 @@ fn span(t: &Table) -> Result<(i64, i64)> {
 }
 
 /// `TCC_HIT[3]` as (`TCC_HIT`, instance 3); other names as they are.
-fn instance(column: &str) -> (&str, Option<i32>) {
+pub(super) fn instance(column: &str) -> (&str, Option<i32>) {
     if let Some(open) = column.strip_suffix(']').and_then(|c| c.rfind('[').map(|i| (c, i))) {
         let (name, i) = open;
         if let Ok(index) = name[i + 1..].parse() {
