@@ -11,6 +11,7 @@ pub mod rocprof_compute;
 pub mod rocprof_v1;
 pub mod rocprof_v1_csv;
 pub mod rocprofv3;
+mod rocprofv3_agents;
 pub mod rocprofv3_json;
 pub mod sink;
 
@@ -113,10 +114,11 @@ fn import_into(inputs: &[PathBuf], staging: &Path, stem: &str) -> Result<(Vec<Im
                 });
             }
             let pid = rocprofv3::directory_pid(&files);
+            let ids = rocprofv3::dispatch_ids(&files);
             let mut read = Vec::new();
             let progress = crate::progress::bar(files.len() as u64, &format!("importing {shown}"));
             for (kind, path) in files {
-                let rows = rocprofv3::read(kind, &path, pid, &mut sink)?;
+                let rows = rocprofv3::read(kind, &path, pid, ids, &mut sink)?;
                 progress.inc(1);
                 read.push((path.display().to_string(), rows));
             }

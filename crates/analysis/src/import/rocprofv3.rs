@@ -1,11 +1,24 @@
 //! rocprofv3's CSV output directories: `kernel_trace.csv`, `hip_api_trace.csv` (or 0.x's
 //! `hip_trace.csv`), `hsa_api_trace.csv`, `memory_copy_trace.csv`, `marker_api_trace.csv`,
-//! `memory_allocation_trace.csv`, `scratch_memory_trace.csv` and `counter_collection.csv`, each
-//! optionally prefixed with the process id (`1234_kernel_trace.csv`).
+//! `memory_allocation_trace.csv` (6.3's `memory_allocation.csv`), `scratch_memory_trace.csv`,
+//! `counter_collection.csv` and `agent_info.csv`, each optionally prefixed with the process id
+//! (`1234_kernel_trace.csv`).
 //!
+//! Every generation from ROCm 6.2 (SDK 0.4) to 7.x is read; the README's table lists them.
 //! Columns are found by name, so their order does not matter and columns a later rocprofv3
-//! adds are ignored. A column the table needs that is missing, or a value that does not parse,
-//! is an error naming the file, line and column.
+//! adds are ignored. Where a generation spells a fact differently, each spelling is read:
+//! - kernel_trace: 6.2 has no `Thread_Id` or `Dispatch_Id` (dispatches are then numbered by
+//!   their correlation ids, and the directory's counter rows join on theirs), and 6.2 to 6.4
+//!   give `Private_Segment_Size` and `Group_Segment_Size` where 7.0 gives `Scratch_Size`,
+//!   `LDS_Block_Size` and the register counts;
+//! - counter_collection: 6.2 has no `Kernel_Id`, no timestamps (its dispatches get none) and
+//!   whole-number values, 6.3 no `Accum_VGPR_Count`;
+//! - `Agent_Id` is a bare logical node id before 7.0 and `Agent N` from it;
+//! - scratch_memory_trace: `Alloc_flags` before 6.4; memory allocations: a decimal
+//!   `Starting_Address` in 6.3's first form.
+//!
+//! A column the table needs that is missing, or a value that does not parse, is an error
+//! naming the file, line and column.
 
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
@@ -45,10 +58,11 @@ pub enum Kind {
     MemoryAllocation,
     ScratchMemory,
     Counter,
+    AgentInfo,
 }
 
 impl Kind {
-    const ALL: [Kind; 8] = [
+    const ALL: [Kind; 9] = [
         Kind::Kernel,
         Kind::HipApi,
         Kind::HsaApi,
@@ -57,6 +71,7 @@ impl Kind {
         Kind::MemoryAllocation,
         Kind::ScratchMemory,
         Kind::Counter,
+        Kind::AgentInfo,
     ];
 
     fn suffixes(self) -> &'static [&'static str] {
@@ -66,9 +81,10 @@ impl Kind {
             Kind::HsaApi => &["hsa_api_trace.csv", "hsa_trace.csv"],
             Kind::MemoryCopy => &["memory_copy_trace.csv"],
             Kind::Marker => &["marker_api_trace.csv"],
-            Kind::MemoryAllocation => &["memory_allocation_trace.csv"],
+            Kind::MemoryAllocation => &["memory_allocation_trace.csv", "memory_allocation.csv"],
             Kind::ScratchMemory => &["scratch_memory_trace.csv"],
             Kind::Counter => &["counter_collection.csv"],
+            Kind::AgentInfo => &["agent_info.csv"],
         }
     }
 }
@@ -144,6 +160,11 @@ impl Table {
         if self.has(column) { self.i32(column) } else { Ok(0) }
     }
 
+    /// `column`, or `older` where a generation spelled it so; 0 where neither is given.
+    pub(super) fn i32_either(&self, column: &str, older: &str) -> Result<i32> {
+        if self.has(column) { self.i32(column) } else { self.i32_or(older) }
+    }
+
     pub(super) fn u64_or(&self, column: &str, default: u64) -> Result<u64> {
         if self.has(column) { self.u64(column) } else { Ok(default) }
     }
@@ -177,7 +198,7 @@ impl Table {
         parsed.ok_or_else(|| self.error(column, format!("expected an address, found {text:?}")))
     }
 
-    fn pid(&self) -> Result<u32> {
+    pub(super) fn pid(&self) -> Result<u32> {
         Ok(if self.has("Process_Id") { self.u64("Process_Id")? as u32 } else { self.pid })
     }
 
@@ -220,15 +241,36 @@ fn csv_error(path: &str, e: &csv::Error) -> Error {
     Error::Parse { path: path.to_owned(), line, column: "(row)".into(), message: e.to_string() }
 }
 
+/// How a directory's dispatches are numbered.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum DispatchIds {
+    /// By their `Dispatch_Id` (ROCm 6.3 on).
+    Own,
+    /// By their `Correlation_Id`: 6.2's kernel trace has no dispatch id, so its counter rows
+    /// join its dispatches on the correlation id both carry.
+    Correlation,
+}
+
+/// How the directory's dispatches are numbered: by correlation id where a kernel trace has no
+/// `Dispatch_Id`.
+pub fn dispatch_ids(files: &[(Kind, PathBuf)]) -> DispatchIds {
+    let lacks = |path: &PathBuf| Table::open(path, None).is_ok_and(|t| !t.has("Dispatch_Id"));
+    if files.iter().any(|(kind, path)| *kind == Kind::Kernel && lacks(path)) {
+        DispatchIds::Correlation
+    } else {
+        DispatchIds::Own
+    }
+}
+
 /// Reads one file of `kind` into `sink`, files without a process of their own taking
 /// `default_pid`; returns the rows read.
-pub fn read(kind: Kind, path: &Path, default_pid: Option<u32>, sink: &mut Sink) -> Result<u64> {
+pub fn read(kind: Kind, path: &Path, default_pid: Option<u32>, ids: DispatchIds, sink: &mut Sink) -> Result<u64> {
     let mut t = Table::open(path, default_pid)?;
     let mut rows = 0;
     while t.next()? {
         rows += 1;
         match kind {
-            Kind::Kernel => kernel(&t, sink)?,
+            Kind::Kernel => kernel(&t, ids, sink)?,
             Kind::HipApi => {
                 let name = sink.name(t.text("Function")?);
                 api(&t, name, &mut sink.hip_api.rows)?
@@ -241,14 +283,15 @@ pub fn read(kind: Kind, path: &Path, default_pid: Option<u32>, sink: &mut Sink) 
             Kind::Marker => marker(&t, sink)?,
             Kind::MemoryAllocation => allocation(&t, sink)?,
             Kind::ScratchMemory => scratch(&t, sink)?,
-            Kind::Counter => counter(&t, sink)?,
+            Kind::Counter => counter(&t, ids, sink)?,
+            Kind::AgentInfo => super::rocprofv3_agents::agent(&t, sink)?,
         }
         sink.write_full()?;
     }
     Ok(rows)
 }
 
-fn kernel(t: &Table, sink: &mut Sink) -> Result<()> {
+fn kernel(t: &Table, ids: DispatchIds, sink: &mut Sink) -> Result<()> {
     let (start_ns, end_ns) = t.span()?;
     let name = sink.name(t.text("Kernel_Name")?);
     sink.push_dispatch(DispatchRow {
@@ -257,22 +300,32 @@ fn kernel(t: &Table, sink: &mut Sink) -> Result<()> {
         end_ns,
         grid: [t.i64("Grid_Size_X")?, t.i64("Grid_Size_Y")?, t.i64("Grid_Size_Z")?],
         workgroup: [t.i32("Workgroup_Size_X")?, t.i32("Workgroup_Size_Y")?, t.i32("Workgroup_Size_Z")?],
-        vgpr: t.i32("VGPR_Count")?,
-        lds: t.i32("LDS_Block_Size")?,
+        // 6.2 to 6.4 give no registers, and the packet's LDS and scratch rather than the
+        // symbol's LDS rounded to its 512-byte blocks.
+        vgpr: t.i32_or("VGPR_Count")?,
+        lds: t.i32_either("LDS_Block_Size", "Group_Segment_Size")?,
         stream: if t.has("Stream_Id") { Some(t.i32("Stream_Id")?) } else { None },
-        dispatch_id: t.u64("Dispatch_Id")?,
+        dispatch_id: dispatch_id(t, ids)?,
         correlation_id: t.u64("Correlation_Id")?,
         kernel_id: t.u64("Kernel_Id")?,
         agent_id: t.agent("Agent_Id")?,
         queue_id: t.u64("Queue_Id")?,
-        thread_id: t.u64("Thread_Id")?,
+        thread_id: t.u64_or("Thread_Id", 0)?,
         pid: t.pid()?,
         accum_vgpr: t.i32_or("Accum_VGPR_Count")?,
         sgpr: t.i32_or("SGPR_Count")?,
-        scratch: t.i32_or("Scratch_Size")?,
+        scratch: t.i32_either("Scratch_Size", "Private_Segment_Size")?,
         ..DispatchRow::default()
     });
     Ok(())
+}
+
+/// The row's dispatch id as the directory numbers them.
+fn dispatch_id(t: &Table, ids: DispatchIds) -> Result<u64> {
+    match ids {
+        DispatchIds::Own => t.u64("Dispatch_Id"),
+        DispatchIds::Correlation => t.u64("Correlation_Id"),
+    }
 }
 
 fn api(t: &Table, name: std::sync::Arc<str>, a: &mut rocprof_rs_format::ApiCall) -> Result<()> {
@@ -345,7 +398,7 @@ fn allocation(t: &Table, sink: &mut Sink) -> Result<()> {
         start_ns: start,
         end_ns: end,
         duration_ns: end - start,
-        address: t.address("Address")?,
+        address: t.address(if t.has("Address") { "Address" } else { "Starting_Address" })?,
         bytes: t.u64("Allocation_Size")?,
         agent_id: agent,
         correlation_id: t.u64("Correlation_Id")?,
@@ -366,7 +419,7 @@ fn scratch(t: &Table, sink: &mut Sink) -> Result<()> {
         end_ns: end,
         duration_ns: end - start,
         bytes: t.u64_or("Allocation_Size", 0)?,
-        flags: t.u64("Alloc_Flags")? as u32,
+        flags: t.u64(if t.has("Alloc_Flags") { "Alloc_Flags" } else { "Alloc_flags" })? as u32,
         agent_id: agent,
         queue_id: t.u64("Queue_Id")?,
         correlation_id: t.u64_or("Correlation_Id", 0)?,
@@ -376,15 +429,19 @@ fn scratch(t: &Table, sink: &mut Sink) -> Result<()> {
     Ok(())
 }
 
-fn counter(t: &Table, sink: &mut Sink) -> Result<()> {
+fn counter(t: &Table, ids: DispatchIds, sink: &mut Sink) -> Result<()> {
     let agent = t.agent("Agent_Id")?;
     sink.agent_seen(t.pid()?, agent);
     let kernel = sink.name(t.text("Kernel_Name")?);
-    let unknown_times = t.u64("Start_Timestamp")? == 0 && t.u64("End_Timestamp")? == 0;
-    if !unknown_times && !sink.dispatches.contains(&(t.pid()?, t.u64("Dispatch_Id")?)) {
+    let dispatch = dispatch_id(t, ids)?;
+    // 6.2 writes no timestamps: its dispatches have none (start and end 0). Later versions'
+    // rows with both 0 are counters whose dispatch the kernel trace has, or lost.
+    let timed = t.has("Start_Timestamp");
+    let unknown_times = timed && t.u64("Start_Timestamp")? == 0 && t.u64("End_Timestamp")? == 0;
+    if !unknown_times && !sink.dispatches.contains(&(t.pid()?, dispatch)) {
         // A dispatch only the counter file knows: its row carries the dispatch's facts (grid and
         // workgroup as their products), which would otherwise be lost.
-        let (start_ns, end_ns) = t.span()?;
+        let (start_ns, end_ns) = if timed { t.span()? } else { (0, 0) };
         sink.push_dispatch(DispatchRow {
             name: kernel.clone(),
             start_ns,
@@ -394,14 +451,14 @@ fn counter(t: &Table, sink: &mut Sink) -> Result<()> {
             vgpr: t.i32("VGPR_Count")?,
             lds: t.i32("LDS_Block_Size")?,
             stream: None,
-            dispatch_id: t.u64("Dispatch_Id")?,
+            dispatch_id: dispatch,
             correlation_id: t.u64("Correlation_Id")?,
-            kernel_id: t.u64("Kernel_Id")?,
+            kernel_id: t.u64_or("Kernel_Id", 0)?,
             agent_id: agent,
             queue_id: t.u64("Queue_Id")?,
             thread_id: t.u64("Thread_Id")?,
             pid: t.pid()?,
-            accum_vgpr: t.i32("Accum_VGPR_Count")?,
+            accum_vgpr: t.i32_or("Accum_VGPR_Count")?,
             sgpr: t.i32("SGPR_Count")?,
             scratch: t.i32("Scratch_Size")?,
             ..DispatchRow::default()
@@ -409,10 +466,10 @@ fn counter(t: &Table, sink: &mut Sink) -> Result<()> {
     }
     let counter = sink.name(t.text("Counter_Name")?);
     sink.push_counter(CounterRow {
-        dispatch_id: t.u64("Dispatch_Id")?,
+        dispatch_id: dispatch,
         correlation_id: t.u64("Correlation_Id")?,
         agent_id: agent,
-        kernel_id: t.u64("Kernel_Id")?,
+        kernel_id: t.u64_or("Kernel_Id", 0)?,
         kernel,
         counter,
         value: t.f64("Counter_Value")?,
