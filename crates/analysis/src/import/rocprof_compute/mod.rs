@@ -92,7 +92,7 @@ pub fn read_workload(dir: &Path, sink: &mut Sink) -> Result<Read> {
         });
     };
     let times = match &timestamps {
-        Some(t) if *t != primary => Some(wide::times(t)?),
+        Some(t) if *t != primary => Some(wide::times(t, sink)?),
         _ => None,
     };
     let mut w = read_primary(&primary, times.as_ref(), sink)?;

@@ -68,19 +68,20 @@ pub enum Span {
 #[derive(Debug, Default)]
 pub struct Times {
     path: String,
-    rows: Vec<(String, Span)>,
+    /// Per dispatch: its kernel name (normalised, one shared copy per name) and times.
+    rows: Vec<(Arc<str>, Span)>,
     pid: Option<u32>,
 }
 
 /// Reads `timestamps.csv` (or any wide file) for its times.
-pub fn times(path: &Path) -> Result<Times> {
+pub fn times(path: &Path, sink: &mut Sink) -> Result<Times> {
     let mut t = Table::open(path, None)?;
     let mut out = Times { path: path.display().to_string(), ..Times::default() };
     while t.next()? {
         if out.pid.is_none() {
             out.pid = row_pid(&t)?;
         }
-        out.rows.push((normalise(kernel_name(&t)?).to_owned(), own_span(&t)?));
+        out.rows.push((sink.name(normalise(kernel_name(&t)?)), own_span(&t)?));
     }
     Ok(out)
 }
@@ -267,7 +268,7 @@ pub fn read_primary(path: &Path, times: Option<&Times>, w: &mut Workload, sink: 
             && let Some(times) = times
         {
             match times.rows.get(rows) {
-                Some((other, s)) if other == normalise(&name) => (span, from) = (s.clone(), times.path.clone()),
+                Some((other, s)) if **other == *normalise(&name) => (span, from) = (s.clone(), times.path.clone()),
                 _ => joined = false,
             }
         }
