@@ -10,9 +10,12 @@
 //!   reach.
 //! - MFMA operations are 512 per `SQ_INSTS_VALU_MFMA_MOPS_*` count.
 //! - DRAM bytes come from the L2's requests to the fabric by request size (32, 64 and, from
-//!   gfx94x on, 128 bytes); L2 bytes are the vector L1's requests to the L2 at 64 bytes; vector
-//!   L1 bytes are its tag accesses times its line (64 bytes up to gfx90a, 128 from gfx94x); LDS
-//!   bytes are its active, conflict-free cycles times 128 bytes, an upper bound.
+//!   gfx94x on, 128 bytes); L2 bytes are the vector L1's requests to the L2, reads at the L1's
+//!   line (64 bytes up to gfx90a, 128 from gfx94x) and writes and atomics at 64 bytes (not
+//!   rocprofiler-compute's roofline, which takes every request as 64 bytes and so puts a
+//!   streaming kernel's L2 traffic below its HBM traffic on gfx94x); vector L1 bytes are its tag
+//!   accesses times its line; LDS bytes are its active, conflict-free cycles times 128 bytes, an
+//!   upper bound.
 //!
 //! A quantity whose counters were not collected is reported missing, never taken as zero.
 
@@ -62,7 +65,19 @@ impl Family {
             _ => 64.0,
         }
     }
+
+    /// What one vector-L1 read request to the L2 (`TCP_TCC_READ_REQ`) carries: a whole L1 line.
+    /// Measured on a copy that reads 8 MiB: 131,072 requests on gfx90a (64 B each), 65,536 on
+    /// gfx942 and gfx950 (128 B), whose write requests stay at 131,072 for 8 MiB (64 B); the
+    /// rocprofiler-compute workloads in tests/fixtures/analysis-real. rocprofiler-compute's own
+    /// gfx942 and gfx950 speed-of-light panels count L1 and L2 lines at 128 B too.
+    fn l2_read_bytes(self) -> f64 {
+        self.l1_line_bytes()
+    }
 }
+
+/// What one vector-L1 write or atomic request to the L2 carries, on every CDNA part.
+const L2_WRITE_BYTES: f64 = 64.0;
 
 /// A kernel's work: operations per precision and pipe, bytes per level.
 #[derive(Debug, Clone, Default, Serialize)]
@@ -259,7 +274,9 @@ fn amd_bytes(w: &mut Work, c: &dyn Counters, family: Family) {
             &["TCP_TCC_ATOMIC_WITHOUT_RET_REQ_sum"],
         ],
     )
-    .map(|r| 64.0 * r.iter().sum::<f64>());
+    .map(|[read, write, atomic, atomic_no_ret]| {
+        family.l2_read_bytes() * read + L2_WRITE_BYTES * (write + atomic + atomic_no_ret)
+    });
     put(w, Level::L2, l2, "L2 bytes: TCP_TCC_{READ,WRITE,ATOMIC_WITH_RET,ATOMIC_WITHOUT_RET}_REQ");
     let l1 = any(c, &["TCP_TOTAL_CACHE_ACCESSES_sum"]).map(|a| a * family.l1_line_bytes());
     put(w, Level::L1, l1, "L1 bytes: TCP_TOTAL_CACHE_ACCESSES");
@@ -438,7 +455,7 @@ mod tests {
     }
 
     /// gfx942: 64 × (10 + 2 × 1000) VALU FP32 FLOPs, 512 × 2 MFMA FP16 FLOPs; DRAM with the
-    /// 128-byte reads; 128-byte L1 lines.
+    /// 128-byte reads; 128-byte L1 lines, which L2 reads carry whole.
     #[test]
     fn cdna3_counts_by_hand() {
         let c = cdna(&[
@@ -455,7 +472,8 @@ mod tests {
         assert!(close(w.ops[&(Precision::Fp16, Pipe::Matrix)], 1024.0));
         // 128×10 + 32×20 + 64×(100−10−20) reads, 32×(50−30) + 64×30 writes.
         assert!(close(w.bytes[&Level::Dram], 6400.0 + 2560.0));
-        assert!(close(w.bytes[&Level::L2], 64.0 * 17.0));
+        // 10 reads of a 128-byte line, 5 writes and 2 atomics of 64 bytes.
+        assert!(close(w.bytes[&Level::L2], 128.0 * 10.0 + 64.0 * 7.0));
         assert!(close(w.bytes[&Level::L1], 12_800.0));
         assert!(close(w.bytes[&Level::Lds], 40.0 * 128.0));
     }
@@ -475,6 +493,50 @@ mod tests {
         assert!(!w.ops.contains_key(&(Precision::Fp8, Pipe::Matrix)));
         assert!(close(w.bytes[&Level::Dram], 32.0 * 20.0 + 64.0 * 80.0 + 32.0 * 20.0 + 64.0 * 30.0));
         assert!(close(w.bytes[&Level::L1], 6400.0));
+        assert!(close(w.bytes[&Level::L2], 64.0 * 17.0), "gfx90a reads 64-byte lines");
+    }
+
+    /// The first dispatch of a real copy on each CDNA generation (tests/fixtures/analysis-real):
+    /// 8 MiB read and 8 MiB written, so 16 MiB through the L2 whether a read request carries 64
+    /// bytes (gfx90a: 131,072 of them) or 128 (gfx942, gfx950: 65,536). HBM also counts a few
+    /// hundred 64-byte reads of other L2 clients, and gfx942's is 16,791,360 bytes by hand:
+    /// 128 × 65,536 + 64 × (65,757 − 65,536) + 64 × 131,072.
+    #[test]
+    fn a_real_copy_moves_its_16_mib_through_the_l2_on_every_cdna() {
+        let stores = [
+            ("TCP_TCC_WRITE_REQ_sum", 131_072.0),
+            ("TCP_TCC_ATOMIC_WITH_RET_REQ_sum", 0.0),
+            ("TCP_TCC_ATOMIC_WITHOUT_RET_REQ_sum", 0.0),
+        ];
+        let ea = |prefix: &str, rd: f64| {
+            [
+                (format!("{prefix}_RDREQ_32B_sum"), 0.0),
+                (format!("{prefix}_RDREQ_sum"), rd),
+                (format!("{prefix}_WRREQ_sum"), 131_072.0),
+                (format!("{prefix}_WRREQ_64B_sum"), 131_072.0),
+            ]
+        };
+        let copy = |read_req: f64, bubble: Option<f64>, prefix: &str, rd: f64| {
+            let mut c = counters(&stores);
+            c.insert("TCP_TCC_READ_REQ_sum".into(), read_req);
+            c.extend(ea(prefix, rd));
+            c.extend(bubble.map(|b| ("TCC_BUBBLE_sum".to_owned(), b)));
+            c
+        };
+        let copies = [
+            (Family::Cdna2, copy(131_072.0, None, "TCC_EA", 131_086.0)),
+            (Family::Cdna3, copy(65_536.0, Some(65_536.0), "TCC_EA0", 65_757.0)),
+            (Family::Cdna4, copy(65_536.0, Some(0.0), "TCC_EA0", 65_640.0)),
+        ];
+        for (family, c) in copies {
+            let w = work(family, 64.0, &c);
+            let (l2, dram) = (w.bytes[&Level::L2], w.bytes[&Level::Dram]);
+            assert!(close(l2, 16.0 * 1024.0 * 1024.0), "{family:?}: L2 {l2}");
+            assert!(l2 >= 0.999 * dram, "{family:?}: L2 {l2} below HBM {dram}");
+            if family == Family::Cdna3 {
+                assert!(close(dram, 16_791_360.0), "{dram}");
+            }
+        }
     }
 
     /// gfx950: FP6/FP4 MFMA through one counter.

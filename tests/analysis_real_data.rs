@@ -1,0 +1,232 @@
+//! `analyze` on real counters (issue 21): rocprofiler-compute's vcopy workloads on
+//! MI200 (gfx90a), MI300X (gfx942) and MI350 (gfx950), excerpts in
+//! `tests/fixtures/analysis-real` (provenance in its README). Each test writes the real rows out
+//! as a rocprofv3 CSV directory, imports it and holds the report against numbers computed here
+//! from the raw columns.
+
+mod common;
+
+use std::collections::BTreeMap;
+use std::fmt::Write as _;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+use common::{scratch, stderr};
+
+fn rocprof_rs(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_rocprof-rs")).args(args).output().unwrap()
+}
+
+fn fixture(workload: &str) -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/analysis-real").join(workload).join("pmc_perf.csv")
+}
+
+/// One dispatch as a workload's pmc_perf.csv gives it.
+#[derive(Debug, Clone)]
+struct Dispatch {
+    id: u64,
+    agent: u64,
+    kernel: String,
+    facts: BTreeMap<String, String>,
+    /// Start and end, ns, where the file kept them.
+    span: Option<(u64, u64)>,
+    counters: BTreeMap<String, f64>,
+}
+
+impl Dispatch {
+    fn c(&self, name: &str) -> f64 {
+        *self.counters.get(name).unwrap_or_else(|| panic!("dispatch {}: no {name}", self.id))
+    }
+}
+
+const FACTS: [&str; 7] =
+    ["Grid_Size", "Workgroup_Size", "LDS_Per_Workgroup", "Scratch_Per_Workitem", "Arch_VGPR", "Accum_VGPR", "SGPR"];
+
+fn rows(path: &Path) -> Vec<BTreeMap<String, String>> {
+    let mut reader = csv::Reader::from_path(path).unwrap();
+    let header = reader.headers().unwrap().clone();
+    reader
+        .records()
+        .map(|r| header.iter().zip(r.unwrap().iter()).map(|(h, v)| (h.to_owned(), v.to_owned())).collect())
+        .collect()
+}
+
+/// A timestamp as the file wrote it: whole or fractional ns (rounded), or lost to a
+/// spreadsheet's exponent form (`8.1097E+14`).
+fn timestamp(text: &str) -> Option<u64> {
+    if text.contains(['E', 'e']) {
+        return None;
+    }
+    text.parse::<f64>().ok().map(|t| t.round() as u64)
+}
+
+fn dispatch_of(row: &BTreeMap<String, String>) -> Dispatch {
+    let span = match (row.get("Start_Timestamp"), row.get("End_Timestamp")) {
+        (Some(s), Some(e)) => timestamp(s).zip(timestamp(e)),
+        _ => None,
+    };
+    Dispatch {
+        id: row["Dispatch_ID"].parse().unwrap(),
+        agent: row["GPU_ID"].parse().unwrap(),
+        kernel: row["Kernel_Name"].clone(),
+        facts: FACTS.iter().map(|f| ((*f).to_owned(), row[*f].clone())).collect(),
+        span,
+        counters: BTreeMap::new(),
+    }
+}
+
+/// The dispatches of a wide pmc_perf.csv: one row each, a column per counter.
+fn wide(workload: &str) -> Vec<Dispatch> {
+    rows(&fixture(workload))
+        .iter()
+        .map(|row| {
+            let mut d = dispatch_of(row);
+            for (column, value) in row {
+                if column.starts_with("SQ_") || column.starts_with("TC") {
+                    d.counters.insert(column.clone(), value.parse().unwrap());
+                }
+            }
+            d
+        })
+        .collect()
+}
+
+/// The dispatches of a long pmc_perf.csv: a row per counter, each with its own pass's
+/// timestamps; a dispatch is given its first row's.
+fn long(workload: &str) -> Vec<Dispatch> {
+    let mut out: BTreeMap<u64, Dispatch> = BTreeMap::new();
+    for row in rows(&fixture(workload)) {
+        let d = out.entry(row["Dispatch_ID"].parse().unwrap()).or_insert_with(|| dispatch_of(&row));
+        d.counters.insert(row["Counter_Name"].clone(), row["Counter_Value"].parse().unwrap());
+    }
+    out.into_values().collect()
+}
+
+/// Writes `dispatches` as a rocprofv3 counter_collection.csv in `dir`: ROCm 7's 19 columns with
+/// each dispatch's timestamps where every dispatch has them, ROCm 6.2's 15 (no timestamps)
+/// otherwise. The queue, process and thread are not in pmc_perf.csv: 1, 1000 and 1000.
+fn write_counters(dir: &Path, dispatches: &[Dispatch]) {
+    std::fs::create_dir_all(dir).unwrap();
+    let timed = dispatches.iter().all(|d| d.span.is_some());
+    let mut text = String::from(
+        "\"Correlation_Id\",\"Dispatch_Id\",\"Agent_Id\",\"Queue_Id\",\"Process_Id\",\"Thread_Id\",\"Grid_Size\",",
+    );
+    text.push_str(if timed { "\"Kernel_Id\",\"Kernel_Name\"," } else { "\"Kernel_Name\"," });
+    text.push_str("\"Workgroup_Size\",\"LDS_Block_Size\",\"Scratch_Size\",\"VGPR_Count\",");
+    text.push_str(if timed { "\"Accum_VGPR_Count\",\"SGPR_Count\"," } else { "\"SGPR_Count\"," });
+    text.push_str("\"Counter_Name\",\"Counter_Value\"");
+    text.push_str(if timed { ",\"Start_Timestamp\",\"End_Timestamp\"\n" } else { "\n" });
+    for d in dispatches {
+        let f = |name: &str| d.facts[name].as_str();
+        for (counter, value) in &d.counters {
+            let _ = write!(text, "{},{},{},1,1000,1000,{},", d.id + 1, d.id + 1, d.agent, f("Grid_Size"));
+            if timed {
+                let _ = write!(text, "1,");
+            }
+            let _ = write!(
+                text,
+                "\"{}\",{},{},{},{},",
+                d.kernel,
+                f("Workgroup_Size"),
+                f("LDS_Per_Workgroup"),
+                f("Scratch_Per_Workitem"),
+                f("Arch_VGPR")
+            );
+            if timed {
+                let _ = write!(text, "{},", f("Accum_VGPR"));
+            }
+            let _ = write!(text, "{},\"{counter}\",{value}", f("SGPR"));
+            match d.span {
+                Some((start, end)) if timed => {
+                    let _ = writeln!(text, ",{start},{end}");
+                }
+                _ => text.push('\n'),
+            }
+        }
+    }
+    std::fs::write(dir.join("1000_counter_collection.csv"), text).unwrap();
+}
+
+/// The real rows written out and imported: the dataset's folder.
+fn dataset(test: &str, dispatches: &[Dispatch]) -> PathBuf {
+    let root = scratch(test);
+    let csv = root.join("rocprofv3");
+    write_counters(&csv, dispatches);
+    let out = root.join("dataset");
+    let output = rocprof_rs(&["import", csv.to_str().unwrap(), "-o", out.to_str().unwrap()]);
+    assert!(output.status.success(), "{}", stderr(&output));
+    out
+}
+
+fn analyze(dir: &Path, more: &[&str]) -> serde_json::Value {
+    let mut args = vec!["analyze", dir.to_str().unwrap(), "--format", "json"];
+    args.extend(more);
+    let output = rocprof_rs(&args);
+    assert!(output.status.success(), "{}", stderr(&output));
+    serde_json::from_slice(&output.stdout).unwrap()
+}
+
+fn only_kernel(report: &serde_json::Value) -> &serde_json::Value {
+    let kernels = report["kernels"].as_array().unwrap();
+    assert_eq!(kernels.len(), 1, "{report:#}");
+    &kernels[0]
+}
+
+fn mean(values: impl Iterator<Item = f64>) -> f64 {
+    let values: Vec<f64> = values.collect();
+    values.iter().sum::<f64>() / values.len() as f64
+}
+
+fn close(a: f64, b: f64) -> bool {
+    (a - b).abs() <= 1e-9 * b.abs().max(1.0)
+}
+
+/// HBM bytes of a dispatch as rocprofiler-compute's roofline counts them: gfx94x on splits the
+/// 128-byte reads out (TCC_BUBBLE); gfx90a's reads are 32 or 64 bytes.
+fn hbm_bytes(d: &Dispatch) -> f64 {
+    let writes = |wr: f64, wr64: f64| 32.0 * (wr - wr64) + 64.0 * wr64;
+    if d.counters.contains_key("TCC_BUBBLE_sum") {
+        let (bubble, rd32, rd) = (d.c("TCC_BUBBLE_sum"), d.c("TCC_EA0_RDREQ_32B_sum"), d.c("TCC_EA0_RDREQ_sum"));
+        128.0 * bubble
+            + 32.0 * rd32
+            + 64.0 * (rd - bubble - rd32)
+            + writes(d.c("TCC_EA0_WRREQ_sum"), d.c("TCC_EA0_WRREQ_64B_sum"))
+    } else {
+        let (rd32, rd) = (d.c("TCC_EA_RDREQ_32B_sum"), d.c("TCC_EA_RDREQ_sum"));
+        32.0 * rd32 + 64.0 * (rd - rd32) + writes(d.c("TCC_EA_WRREQ_sum"), d.c("TCC_EA_WRREQ_64B_sum"))
+    }
+}
+
+/// vcopy -n 1048576 copies 1,048,576 doubles: each dispatch reads 8 MiB and writes 8 MiB
+/// through the vector L1.
+const COPY_BYTES: f64 = 2.0 * 1_048_576.0 * 8.0;
+
+/// The L2 bytes of the copy on three architectures: each read request carries an L1 line (64 B
+/// on gfx90a, 128 B on gfx942 and gfx950), each write 64 B, so the L2 sees the copy's own
+/// 16 MiB, and never less than HBM save the few hundred 64-byte reads of other L2 clients
+/// (scalar and instruction fetches) that HBM also counts.
+#[test]
+fn l2_bytes_are_the_copys_own_traffic_on_gfx90a_gfx942_and_gfx950() {
+    for (workload, gpu, read_bytes, dispatches) in [
+        ("mi200", "mi210", 64.0, wide("vcopy-MI200")),
+        ("mi300x", "mi300x", 128.0, long("vcopy-MI300X_A1_rocpd")),
+        ("mi350", "mi350x", 128.0, wide("vcopy-MI350")),
+    ] {
+        let by_hand = |d: &Dispatch| {
+            read_bytes * d.c("TCP_TCC_READ_REQ_sum")
+                + 64.0
+                    * (d.c("TCP_TCC_WRITE_REQ_sum")
+                        + d.c("TCP_TCC_ATOMIC_WITH_RET_REQ_sum")
+                        + d.c("TCP_TCC_ATOMIC_WITHOUT_RET_REQ_sum"))
+        };
+        for d in &dispatches {
+            assert_eq!(by_hand(d), COPY_BYTES, "{workload} dispatch {}", d.id);
+        }
+        let report = analyze(&dataset(&format!("real-l2-{workload}"), &dispatches), &["--gpu", gpu]);
+        let bytes = &only_kernel(&report)["work"]["bytes"];
+        let (l2, dram) = (bytes["l2"].as_f64().unwrap(), bytes["dram"].as_f64().unwrap());
+        assert!(close(l2, COPY_BYTES), "{workload}: L2 {l2}, by hand {COPY_BYTES}");
+        assert!(close(dram, mean(dispatches.iter().map(hbm_bytes))), "{workload}: DRAM {dram}");
+        assert!(l2 >= 0.999 * dram, "{workload}: L2 {l2} below HBM {dram}");
+    }
+}
