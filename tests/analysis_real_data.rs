@@ -37,6 +37,11 @@ impl Dispatch {
     fn c(&self, name: &str) -> f64 {
         *self.counters.get(name).unwrap_or_else(|| panic!("dispatch {}: no {name}", self.id))
     }
+
+    fn ns(&self) -> f64 {
+        let (start, end) = self.span.expect("a timed dispatch");
+        (end - start) as f64
+    }
 }
 
 const FACTS: [&str; 7] =
@@ -201,6 +206,57 @@ fn hbm_bytes(d: &Dispatch) -> f64 {
 /// through the vector L1.
 const COPY_BYTES: f64 = 2.0 * 1_048_576.0 * 8.0;
 
+/// Every FLOP counter of the roofline is collected, and every one is zero.
+fn assert_no_flops(dispatches: &[Dispatch]) {
+    for d in dispatches {
+        let flops: Vec<(&String, &f64)> =
+            d.counters.iter().filter(|(name, _)| name.starts_with("SQ_INSTS_VALU_")).collect();
+        assert!(flops.len() >= 17, "dispatch {}: {flops:?}", d.id);
+        assert!(flops.iter().all(|(_, v)| **v == 0.0), "dispatch {}: {flops:?}", d.id);
+    }
+}
+
+/// MI300X: a copy with every FLOP counter at zero moves about 16.8 MB per dispatch in under
+/// 10 µs, about a third of the 5.3 TB/s HBM roof. Intensity 0 puts it on the memory roof: it is
+/// MEMORY, with its launch-boundness a secondary finding, not LATENCY.
+#[test]
+fn a_short_copy_with_zero_flops_near_the_hbm_roof_is_memory_bound() {
+    let dispatches = long("vcopy-MI300X_A1_rocpd");
+    assert_eq!(dispatches.len(), 3);
+    assert_no_flops(&dispatches);
+    let bytes = mean(dispatches.iter().map(hbm_bytes));
+    let ns = mean(dispatches.iter().map(Dispatch::ns));
+    let share = bytes / ns / 5.3e3;
+    assert!(ns < 10_000.0 && share >= 0.2, "the case: short, and at {share} of the HBM roof");
+
+    let report = analyze(&dataset("real-zero-flops-mi300x", &dispatches), &["--gpu", "mi300x"]);
+    let k = only_kernel(&report);
+    assert!(close(k["work"]["bytes"]["dram"].as_f64().unwrap(), bytes));
+    assert_eq!(k["diagnosis"]["class"], "MEMORY", "{:#}", k["diagnosis"]);
+    assert_eq!(k["zero_flops"]["level"], "dram");
+    let efficiency = k["zero_flops"]["efficiency"].as_f64().unwrap();
+    assert!((efficiency - share).abs() < 1e-9, "{efficiency} against {share} by hand");
+    let evidence = k["diagnosis"]["evidence"].to_string();
+    assert!(evidence.contains("zero") && evidence.contains("dram"), "{evidence}");
+    let latency = k["diagnosis"]["also"].as_array().unwrap().iter().find(|f| f["class"] == "LATENCY");
+    assert!(latency.is_some_and(|f| f["evidence"].to_string().contains("launch-bound")), "{:#}", k["diagnosis"]);
+}
+
+/// MI200 (an MI210, 1.64 TB/s): the same copy at about half the HBM roof, its queue idle
+/// between dispatches (rocprof-compute replays each pass): MEMORY, not LATENCY.
+#[test]
+fn an_idle_queue_does_not_hide_a_copy_at_the_hbm_roof() {
+    let dispatches = wide("vcopy-MI200");
+    assert_no_flops(&dispatches);
+    let bytes = mean(dispatches.iter().map(hbm_bytes));
+    let share = bytes / mean(dispatches.iter().map(Dispatch::ns)) / 1.6384e3;
+    assert!(share >= 0.2, "{share}");
+    let report = analyze(&dataset("real-zero-flops-mi200", &dispatches), &["--gpu", "mi210"]);
+    let k = only_kernel(&report);
+    assert_eq!(k["diagnosis"]["class"], "MEMORY", "{:#}", k["diagnosis"]);
+    assert!((k["zero_flops"]["efficiency"].as_f64().unwrap() - share).abs() < 1e-9);
+}
+
 /// The L2 bytes of the copy on three architectures: each read request carries an L1 line (64 B
 /// on gfx90a, 128 B on gfx942 and gfx950), each write 64 B, so the L2 sees the copy's own
 /// 16 MiB, and never less than HBM save the few hundred 64-byte reads of other L2 clients
@@ -229,4 +285,18 @@ fn l2_bytes_are_the_copys_own_traffic_on_gfx90a_gfx942_and_gfx950() {
         assert!(close(dram, mean(dispatches.iter().map(hbm_bytes))), "{workload}: DRAM {dram}");
         assert!(l2 >= 0.999 * dram, "{workload}: L2 {l2} below HBM {dram}");
     }
+}
+
+/// The acceptance case through the rocprof-compute importer: the whole MI300X workload folder
+/// (tests/fixtures/rocprof-compute), its GPU from sysinfo.csv, is MEMORY.
+#[test]
+fn the_rocprof_compute_mi300x_workload_is_memory_bound() {
+    let folder = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/rocprof-compute/vcopy-MI300X_A1_rocpd");
+    let out = scratch("real-rpc-mi300x").join("dataset");
+    let output = rocprof_rs(&["import", folder.to_str().unwrap(), "-o", out.to_str().unwrap()]);
+    assert!(output.status.success(), "{}", stderr(&output));
+    let report = analyze(&out, &[]);
+    let k = only_kernel(&report);
+    assert_eq!(k["gpu"], "mi300x");
+    assert_eq!(k["diagnosis"]["class"], "MEMORY", "{:#}", k["diagnosis"]);
 }

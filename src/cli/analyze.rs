@@ -134,8 +134,12 @@ pub fn analyze(args: AnalyzeArgs) -> ExitCode {
     ExitCode::SUCCESS
 }
 
-/// The kernel's DRAM intensity (or its outermost level's) and its top point's numbers.
+/// The kernel's DRAM intensity (or its outermost level's) and its top point's numbers; a kernel
+/// that measurably did no FLOPs sits at intensity 0, its efficiency its busiest level's share.
 fn position(k: &KernelAnalysis) -> (Option<f64>, Option<f64>, Option<f64>) {
+    if let (None, Some(z)) = (k.points.first(), &k.zero_flops) {
+        return (Some(0.0), Some(0.0), Some(z.efficiency));
+    }
     let Some(p) = k.points.first() else { return (None, None, None) };
     let level = p.levels.iter().find(|l| l.level == Level::Dram).or(p.levels.first());
     (level.map(|l| l.intensity), Some(p.achieved_tflops), p.efficiency)

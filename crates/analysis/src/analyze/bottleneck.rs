@@ -17,7 +17,7 @@
 use serde::Serialize;
 
 use super::occupancy::{Limiter, Occupancy};
-use super::roofline::{self, Point};
+use super::roofline::{self, Point, ZeroFlops};
 use super::specs::{Device, Level, Pipe, Precision};
 
 /// A dispatch shorter than this is dominated by launch overhead (a few µs on ROCm).
@@ -86,6 +86,8 @@ pub struct Kernel {
     /// The level whose bandwidth the kernel uses most, and the share of its peak: what decides
     /// a kernel whose bytes are counted but not its FLOPs.
     pub busiest: Option<(Level, f64)>,
+    /// Where FLOP counters were all collected and all zero: the memory level that bounds it.
+    pub zero_flops: Option<ZeroFlops>,
 }
 
 /// One class's case.
@@ -127,8 +129,78 @@ pub fn diagnose(k: &Kernel, device: Option<&Device<'_>>) -> Diagnosis {
     let mut findings: Vec<Finding> = Vec::new();
     let mut recs: Vec<Recommendation> = Vec::new();
     let top = k.points.first();
+    // Against the roof that binds: the top point's, or for a kernel that did no FLOPs, its
+    // busiest memory level's.
+    let efficiency = top.and_then(|p| p.efficiency).or(k.zero_flops.as_ref().map(|z| z.efficiency));
+    let launches = latency(k, device, efficiency, &mut findings, &mut recs);
+    let above = efficiency.filter(|&e| e > ABOVE_ROOF).map(|e| {
+        format!("at {} of its roof, above it: the counters, the clock or the device named do not match the run", pct(e))
+    });
 
-    // LATENCY: launches, idle queues, too few waves.
+    // The roofline: MEMORY, CACHE, LDS or COMPUTE by the roof that binds.
+    if let Some(p) = top {
+        roofline(k, p, device, &mut findings, &mut recs);
+    } else if let Some(z) = &k.zero_flops {
+        no_flops(k, z, &mut findings, &mut recs);
+    } else if let Some((level, share)) = k.busiest.filter(|&(_, share)| share >= BANDWIDTH_BOUND) {
+        let why = format!("{} at {} of its peak bandwidth (no FLOP counters)", level.name(), pct(share));
+        findings.push(Finding { class: bandwidth_class(k, level), evidence: vec![why.clone()] });
+        bandwidth_recs(&why, share, &mut recs);
+    }
+    if let Some(c) = k.lds_conflicts.filter(|&c| c >= LDS_CONFLICTS) {
+        let binding = top.is_some_and(|p| p.bound_by == Some(Level::Lds));
+        let gain = if binding { c } else { c * 0.5 };
+        let why = format!("{} of active LDS cycles are bank conflicts", pct(c));
+        recs.push(rec(Class::Lds, "Pad LDS arrays (one extra element per row)", &why, gain));
+        recs.push(rec(Class::Lds, "Change the LDS layout (swizzle) so lanes hit distinct banks", &why, gain));
+        if !findings.iter().any(|f| f.class == Class::Lds) {
+            findings.push(Finding { class: Class::Lds, evidence: vec![why] });
+        }
+    }
+
+    let primary = primary(&findings, launches, efficiency);
+    let (mut main, also): (Vec<Finding>, Vec<Finding>) = findings.into_iter().partition(|f| f.class == primary);
+    let mut evidence = match main.pop() {
+        Some(f) => f.evidence,
+        None => vec!["no counters or estimates: collect the roofline preset (--preset roofline) to classify it".into()],
+    };
+    evidence.extend(above);
+    recs.retain(|r| r.expected_gain > 0.005);
+    // The primary class's remedies first, each group by expected gain.
+    recs.sort_by(|a, b| {
+        (a.class != primary).cmp(&(b.class != primary)).then(b.expected_gain.total_cmp(&a.expected_gain))
+    });
+    Diagnosis { class: primary, evidence, also, recommendations: recs }
+}
+
+/// The primary class. A kernel that reaches the roof binding it (`NO_ROOF` of it or more) is in
+/// that roof's class even when its dispatches are short or its queue idles between them: its
+/// time is its work's, and launches come second. Launches decide the others, then a kernel
+/// that reaches no roof waits on latency, then the roofline's verdict.
+fn primary(findings: &[Finding], launches: bool, efficiency: Option<f64>) -> Class {
+    let latency = findings.iter().any(|f| f.class == Class::Latency);
+    let reaches_roof = efficiency.is_some_and(|e| e >= NO_ROOF);
+    let waits = efficiency.is_some_and(|e| e < NO_ROOF) && latency;
+    if launches && !reaches_roof || waits {
+        Class::Latency
+    } else if let Some(f) = findings.iter().find(|f| f.class != Class::Latency) {
+        f.class
+    } else if latency {
+        Class::Latency
+    } else {
+        Class::Unknown
+    }
+}
+
+/// LATENCY's evidence and remedies: launches, idle queues, too few waves, no roof reached.
+/// Whether launches (short dispatches or an idle queue) are among them.
+fn latency(
+    k: &Kernel,
+    device: Option<&Device<'_>>,
+    efficiency: Option<f64>,
+    findings: &mut Vec<Finding>,
+    recs: &mut Vec<Recommendation>,
+) -> bool {
     let mut latency = Vec::new();
     let launch_bound = k.mean_ns > 0.0 && k.mean_ns < LAUNCH_BOUND_NS;
     if launch_bound {
@@ -150,7 +222,6 @@ pub fn diagnose(k: &Kernel, device: Option<&Device<'_>>) -> Diagnosis {
         };
         recs.push(rec(Class::Latency, graph, &why, gain * 0.5));
     }
-    let efficiency = top.and_then(|p| p.efficiency);
     if let Some(o) = &k.occupancy
         && o.share() < LOW_OCCUPANCY
     {
@@ -169,159 +240,108 @@ pub fn diagnose(k: &Kernel, device: Option<&Device<'_>>) -> Diagnosis {
     if !latency.is_empty() {
         findings.push(Finding { class: Class::Latency, evidence: latency });
     }
+    launch_bound || idle.is_some()
+}
 
-    let above = efficiency.filter(|&e| e > ABOVE_ROOF).map(|e| {
-        format!("at {} of its roof, above it: the counters, the clock or the device named do not match the run", pct(e))
-    });
-
-    // The roofline: MEMORY, CACHE, LDS or COMPUTE by the roof that binds.
-    if let Some(p) = top {
-        let bound = p.levels.iter().find(|l| Some(l.level) == p.bound_by);
-        match bound {
-            Some(l) => {
-                let mut evidence = vec![format!(
-                    "{} {}: intensity {:.2} FLOP/B against {}, under its ridge {:.2}; {:.2} of {:.2} TFLOP/s attainable",
-                    p.precision.name(),
-                    p.pipe.name(),
-                    l.intensity,
-                    l.level.name(),
-                    l.ridge,
-                    p.achieved_tflops,
-                    l.attainable_tflops
-                )];
-                let reach = 1.0 - p.achieved_tflops / l.attainable_tflops.max(f64::MIN_POSITIVE);
-                let raise = p.peak_tflops.map_or(0.0, |peak| 1.0 - p.achieved_tflops / peak);
-                if l.level == Level::Lds {
-                    let conflicts = k.lds_conflicts.unwrap_or(0.0);
-                    evidence.push(format!("LDS bank conflicts: {} of active LDS cycles", pct(conflicts)));
-                    let class = if conflicts >= LDS_CONFLICTS { Class::Lds } else { Class::Memory };
-                    findings.push(Finding { class, evidence });
-                } else {
-                    let cache = k.l2_hit.filter(|&h| h < LOW_L2_HIT && l.level == Level::Dram);
-                    if let Some(hit) = cache {
-                        evidence.push(format!("L2 hit rate {}", pct(hit)));
-                        let why = format!("L2 hits {}; intensity {:.2} against DRAM", pct(hit), l.intensity);
-                        let gain = raise.min(1.0 - hit);
-                        recs.push(rec(
-                            Class::Cache,
-                            "Tile or block the loops so each tile's data stays in L2",
-                            &why,
-                            gain,
-                        ));
-                        recs.push(rec(
-                            Class::Cache,
-                            "Prefetch the next tile while computing on this one",
-                            &why,
-                            gain * 0.5,
-                        ));
-                    }
-                    findings
-                        .push(Finding { class: if cache.is_some() { Class::Cache } else { Class::Memory }, evidence });
-                    let why =
-                        format!("{} of the {} roof at intensity {:.2}", pct(1.0 - reach), l.level.name(), l.intensity);
-                    recs.push(rec(Class::Memory, "Vectorize loads and stores (16 bytes per lane)", &why, reach));
-                    recs.push(rec(
-                        Class::Memory,
-                        "Coalesce accesses: neighbouring lanes, neighbouring addresses",
-                        &why,
-                        reach,
-                    ));
-                    let why = format!(
-                        "intensity {:.2}, ridge {:.2}: fewer bytes per FLOP raise the roof",
-                        l.intensity, l.ridge
-                    );
-                    recs.push(rec(
-                        Class::Memory,
-                        "Fuse it with its producer or consumer to keep data on chip",
-                        &why,
-                        raise,
-                    ));
-                }
-            }
-            None => {
-                let mut evidence = vec![format!(
-                    "{} {}: compute-bound, {:.2} of {:.2} TFLOP/s",
-                    p.precision.name(),
-                    p.pipe.name(),
-                    p.achieved_tflops,
-                    p.peak_tflops.unwrap_or(f64::NAN)
-                )];
-                if let Some((gain, matrix)) = matrix_gain(p, device) {
-                    evidence.push(format!("the matrix units run {} at {:.1} TFLOP/s", p.precision.name(), matrix));
-                    let why = format!("{} runs on the vector units", p.precision.name());
-                    recs.push(rec(
-                        Class::Compute,
-                        "Use matrix cores (MFMA/WMMA intrinsics, or a library that does)",
-                        &why,
-                        gain,
-                    ));
-                }
-                let gain = p.efficiency.map_or(0.0, |e| 1.0 - e);
-                let why = format!("{} of peak", pct(1.0 - gain));
-                recs.push(rec(
-                    Class::Compute,
-                    "Cut instructions: a cheaper algorithm, less recomputation, fast math",
-                    &why,
-                    gain,
-                ));
-                findings.push(Finding { class: Class::Compute, evidence });
-            }
-        }
-    }
-    if top.is_none()
-        && let Some((level, share)) = k.busiest.filter(|&(_, share)| share >= BANDWIDTH_BOUND)
-    {
-        let why = format!("{} at {} of its peak bandwidth (no FLOP counters)", level.name(), pct(share));
-        let class = if level == Level::Lds && k.lds_conflicts.is_some_and(|c| c >= LDS_CONFLICTS) {
-            Class::Lds
-        } else {
-            Class::Memory
-        };
-        findings.push(Finding { class, evidence: vec![why.clone()] });
-        recs.push(rec(Class::Memory, "Vectorize loads and stores (16 bytes per lane)", &why, 1.0 - share));
-        recs.push(rec(
-            Class::Memory,
-            "Coalesce accesses: neighbouring lanes, neighbouring addresses",
-            &why,
-            1.0 - share,
-        ));
-        recs.push(rec(Class::Memory, "Fuse it with its producer or consumer to keep data on chip", &why, 0.5));
-    }
-    if let Some(c) = k.lds_conflicts.filter(|&c| c >= LDS_CONFLICTS) {
-        let binding = top.is_some_and(|p| p.bound_by == Some(Level::Lds));
-        let gain = if binding { c } else { c * 0.5 };
-        let why = format!("{} of active LDS cycles are bank conflicts", pct(c));
-        recs.push(rec(Class::Lds, "Pad LDS arrays (one extra element per row)", &why, gain));
-        recs.push(rec(Class::Lds, "Change the LDS layout (swizzle) so lanes hit distinct banks", &why, gain));
-        if !findings.iter().any(|f| f.class == Class::Lds) {
-            findings.push(Finding { class: Class::Lds, evidence: vec![why] });
-        }
-    }
-
-    // The primary class: launches first (nothing else matters until they do), then the
-    // roofline's verdict, then a kernel that reaches no roof waits on latency.
-    let waits = efficiency.is_some_and(|e| e < NO_ROOF) && findings.iter().any(|f| f.class == Class::Latency);
-    let primary = if launch_bound || idle.is_some() || waits {
-        Class::Latency
-    } else if let Some(f) = findings.iter().find(|f| f.class != Class::Latency) {
-        f.class
-    } else if findings.iter().any(|f| f.class == Class::Latency) {
-        Class::Latency
-    } else {
-        Class::Unknown
+/// The roofline's verdict on the kernel's top point.
+fn roofline(
+    k: &Kernel,
+    p: &Point,
+    device: Option<&Device<'_>>,
+    findings: &mut Vec<Finding>,
+    recs: &mut Vec<Recommendation>,
+) {
+    let Some(l) = p.levels.iter().find(|l| Some(l.level) == p.bound_by) else {
+        compute_bound(p, device, findings, recs);
+        return;
     };
-    let (mut main, also): (Vec<Finding>, Vec<Finding>) = findings.into_iter().partition(|f| f.class == primary);
-    let mut evidence = match main.pop() {
-        Some(f) => f.evidence,
-        None => vec!["no counters or estimates: collect the roofline preset (--preset roofline) to classify it".into()],
-    };
-    evidence.extend(above);
-    recs.retain(|r| r.expected_gain > 0.005);
-    // The primary class's remedies first, each group by expected gain.
-    recs.sort_by(|a, b| {
-        (a.class != primary).cmp(&(b.class != primary)).then(b.expected_gain.total_cmp(&a.expected_gain))
-    });
-    Diagnosis { class: primary, evidence, also, recommendations: recs }
+    let mut evidence = vec![format!(
+        "{} {}: intensity {:.2} FLOP/B against {}, under its ridge {:.2}; {:.2} of {:.2} TFLOP/s attainable",
+        p.precision.name(),
+        p.pipe.name(),
+        l.intensity,
+        l.level.name(),
+        l.ridge,
+        p.achieved_tflops,
+        l.attainable_tflops
+    )];
+    let reach = 1.0 - p.achieved_tflops / l.attainable_tflops.max(f64::MIN_POSITIVE);
+    let raise = p.peak_tflops.map_or(0.0, |peak| 1.0 - p.achieved_tflops / peak);
+    if l.level == Level::Lds {
+        let conflicts = k.lds_conflicts.unwrap_or(0.0);
+        evidence.push(format!("LDS bank conflicts: {} of active LDS cycles", pct(conflicts)));
+        let class = if conflicts >= LDS_CONFLICTS { Class::Lds } else { Class::Memory };
+        findings.push(Finding { class, evidence });
+        return;
+    }
+    let cache = k.l2_hit.filter(|&h| h < LOW_L2_HIT && l.level == Level::Dram);
+    if let Some(hit) = cache {
+        evidence.push(format!("L2 hit rate {}", pct(hit)));
+        let why = format!("L2 hits {}; intensity {:.2} against DRAM", pct(hit), l.intensity);
+        let gain = raise.min(1.0 - hit);
+        recs.push(rec(Class::Cache, "Tile or block the loops so each tile's data stays in L2", &why, gain));
+        recs.push(rec(Class::Cache, "Prefetch the next tile while computing on this one", &why, gain * 0.5));
+    }
+    findings.push(Finding { class: if cache.is_some() { Class::Cache } else { Class::Memory }, evidence });
+    let why = format!("{} of the {} roof at intensity {:.2}", pct(1.0 - reach), l.level.name(), l.intensity);
+    recs.push(rec(Class::Memory, "Vectorize loads and stores (16 bytes per lane)", &why, reach));
+    recs.push(rec(Class::Memory, "Coalesce accesses: neighbouring lanes, neighbouring addresses", &why, reach));
+    let why = format!("intensity {:.2}, ridge {:.2}: fewer bytes per FLOP raise the roof", l.intensity, l.ridge);
+    recs.push(rec(Class::Memory, "Fuse it with its producer or consumer to keep data on chip", &why, raise));
+}
+
+fn compute_bound(p: &Point, device: Option<&Device<'_>>, findings: &mut Vec<Finding>, recs: &mut Vec<Recommendation>) {
+    let mut evidence = vec![format!(
+        "{} {}: compute-bound, {:.2} of {:.2} TFLOP/s",
+        p.precision.name(),
+        p.pipe.name(),
+        p.achieved_tflops,
+        p.peak_tflops.unwrap_or(f64::NAN)
+    )];
+    if let Some((gain, matrix)) = matrix_gain(p, device) {
+        evidence.push(format!("the matrix units run {} at {:.1} TFLOP/s", p.precision.name(), matrix));
+        let why = format!("{} runs on the vector units", p.precision.name());
+        recs.push(rec(Class::Compute, "Use matrix cores (MFMA/WMMA intrinsics, or a library that does)", &why, gain));
+    }
+    let gain = p.efficiency.map_or(0.0, |e| 1.0 - e);
+    let why = format!("{} of peak", pct(1.0 - gain));
+    recs.push(rec(Class::Compute, "Cut instructions: a cheaper algorithm, less recomputation, fast math", &why, gain));
+    findings.push(Finding { class: Class::Compute, evidence });
+}
+
+/// A kernel whose FLOP counters are all zero: at intensity 0 its busiest memory level bounds it.
+fn no_flops(k: &Kernel, z: &ZeroFlops, findings: &mut Vec<Finding>, recs: &mut Vec<Recommendation>) {
+    let evidence = format!(
+        "zero FLOPs measured (every FLOP counter collected), so intensity 0: {} bounds it, at {:.2} of {:.2} TB/s ({})",
+        z.level.name(),
+        z.achieved_tbps,
+        z.bandwidth_tbps,
+        pct(z.efficiency)
+    );
+    findings.push(Finding { class: bandwidth_class(k, z.level), evidence: vec![evidence] });
+    let why = format!("{} at {} of its bandwidth", z.level.name(), pct(z.efficiency));
+    recs.push(rec(Class::Memory, "Vectorize loads and stores (16 bytes per lane)", &why, 1.0 - z.efficiency));
+    recs.push(rec(
+        Class::Memory,
+        "Coalesce accesses: neighbouring lanes, neighbouring addresses",
+        &why,
+        1.0 - z.efficiency,
+    ));
+    // All it does is move data: fused, its bytes need not leave the chip at all.
+    let why = "it only moves data (zero FLOPs): fused, those bytes can stay on chip";
+    recs.push(rec(Class::Memory, "Fuse it with its producer or consumer to keep data on chip", why, 1.0));
+}
+
+/// MEMORY, or LDS where LDS binds and its bank conflicts matter.
+fn bandwidth_class(k: &Kernel, level: Level) -> Class {
+    if level == Level::Lds && k.lds_conflicts.is_some_and(|c| c >= LDS_CONFLICTS) { Class::Lds } else { Class::Memory }
+}
+
+/// What to try on a kernel whose bytes alone bound it at `share` of a level's bandwidth.
+fn bandwidth_recs(why: &str, share: f64, recs: &mut Vec<Recommendation>) {
+    recs.push(rec(Class::Memory, "Vectorize loads and stores (16 bytes per lane)", why, 1.0 - share));
+    recs.push(rec(Class::Memory, "Coalesce accesses: neighbouring lanes, neighbouring addresses", why, 1.0 - share));
+    recs.push(rec(Class::Memory, "Fuse it with its producer or consumer to keep data on chip", why, 0.5));
 }
 
 fn rec(class: Class, action: &str, why: &str, gain: f64) -> Recommendation {
@@ -465,6 +485,64 @@ mod tests {
             (d.recommendations.iter().find(|r| r.action.starts_with("Vectorize")).unwrap().expected_gain - 0.29).abs()
                 < 1e-9
         );
+    }
+
+    /// The real MI300X copy (tests/fixtures/analysis-real, vcopy-MI300X_A1_rocpd, first dispatch):
+    /// zero FLOPs, 16,791,360 bytes of HBM in 8,653 ns, 37% of the 5.3 TB/s roof. MEMORY, with
+    /// its short dispatches a secondary LATENCY finding.
+    #[test]
+    fn a_short_copy_with_zero_flops_at_the_hbm_roof_is_memory_bound() {
+        let mut w = Work { flops_counted: true, ..Work::default() };
+        w.ops.insert((Precision::Fp64, Pipe::Vector), 0.0);
+        w.ops.insert((Precision::Fp16, Pipe::Matrix), 0.0);
+        w.bytes.insert(Level::Dram, 16_791_360.0);
+        w.bytes.insert(Level::L2, 16_777_216.0);
+        let k = Kernel {
+            name: "vecCopy".into(),
+            calls: 3,
+            mean_ns: 8_653.0,
+            zero_flops: roofline::zero_flops(&w, 8_653e-9, &mi300x()),
+            ..Kernel::default()
+        };
+        let d = diagnose(&k, Some(&mi300x()));
+        assert_eq!(d.class, Class::Memory, "{d:#?}");
+        let share = 16_791_360.0 / 8_653.0 / 5.3e3;
+        assert!(d.evidence[0].contains("zero FLOPs") && d.evidence[0].contains(&pct(share)), "{:?}", d.evidence);
+        assert!(d.also.iter().any(|f| f.class == Class::Latency && f.evidence[0].contains("launch-bound")));
+        assert_eq!(d.recommendations[0].class, Class::Memory);
+    }
+
+    /// Zero FLOPs far below every memory roof: it reaches none, so it waits.
+    #[test]
+    fn a_zero_flop_kernel_far_below_the_memory_roofs_waits() {
+        let mut w = Work { flops_counted: true, ..Work::default() };
+        w.ops.insert((Precision::Fp32, Pipe::Vector), 0.0);
+        w.bytes.insert(Level::Dram, 1e6);
+        let k = Kernel { mean_ns: 5e3, zero_flops: roofline::zero_flops(&w, 5e-6, &mi300x()), ..Kernel::default() };
+        let d = diagnose(&k, Some(&mi300x()));
+        assert_eq!(d.class, Class::Latency, "{d:#?}");
+        assert_eq!(d.also[0].class, Class::Memory);
+    }
+
+    /// FLOPs not collected (only bytes): the zero-FLOP rule does not apply, and a short kernel
+    /// under the bandwidth line stays LATENCY, as before.
+    #[test]
+    fn uncollected_flops_are_not_zero_flops() {
+        let mut w = Work::default();
+        w.bytes.insert(Level::Dram, 16_791_360.0);
+        assert!(roofline::zero_flops(&w, 8_653e-9, &mi300x()).is_none());
+        let k = Kernel { mean_ns: 8_653.0, busiest: Some((Level::Dram, 0.37)), ..Kernel::default() };
+        assert_eq!(diagnose(&k, Some(&mi300x())).class, Class::Latency);
+    }
+
+    /// A short kernel with FLOPs that reaches its memory roof is MEMORY too.
+    #[test]
+    fn a_short_kernel_at_its_roof_is_in_the_roofs_class() {
+        // 8 µs, intensity 0.25 against HBM: 1.325 TFLOP/s attainable, 0.5 achieved (38%).
+        let k = kernel(0.008, Precision::Fp32, Pipe::Vector, 4e6, &[(Level::Dram, 16e6)]);
+        let d = diagnose(&k, Some(&mi300x()));
+        assert_eq!(d.class, Class::Memory, "{d:#?}");
+        assert!(d.also.iter().any(|f| f.class == Class::Latency));
     }
 
     #[test]

@@ -9,7 +9,7 @@ use serde::{Deserialize, Serialize};
 use super::bottleneck::{self, Diagnosis, Kernel};
 use super::dataset::{AgentRow, Dataset};
 use super::occupancy::{self, Occupancy, Resources, Target};
-use super::roofline::{self, Family, Point, Work};
+use super::roofline::{self, Family, Point, Work, ZeroFlops};
 use super::specs::{Database, Device, Gpu, Level, Pipe, Precision};
 use crate::error::{Error, Result};
 
@@ -49,6 +49,9 @@ pub struct KernelAnalysis {
     /// Achieved bandwidth per level, GB/s, and its share of the level's peak where known.
     pub bandwidth: Vec<Bandwidth>,
     pub points: Vec<Point>,
+    /// Where its FLOP counters were all collected and all zero, and it has no point: the memory
+    /// level that bounds it.
+    pub zero_flops: Option<ZeroFlops>,
     pub diagnosis: Diagnosis,
 }
 
@@ -188,9 +191,9 @@ fn dataset(dir: &Path, db: &'static Database, forced: Option<&'static Gpu>, opti
         let work = (!rows.counters.is_empty())
             .then(|| roofline::work(family, f64::from(agent.wave_size.max(1)), &rows.counters));
         let mean_ns = rows.durations.mean();
-        let points = match (&work, &device) {
-            (Some(w), Some(d)) => roofline::position(w, mean_ns / 1e9, d),
-            _ => Vec::new(),
+        let (points, zero_flops) = match (&work, &device) {
+            (Some(w), Some(d)) => (roofline::position(w, mean_ns / 1e9, d), roofline::zero_flops(w, mean_ns / 1e9, d)),
+            _ => (Vec::new(), None),
         };
         let get = |names: &[&str]| roofline::any(&rows.counters, names);
         let ratio = |num: &[&str], den: &[&str]| {
@@ -215,6 +218,7 @@ fn dataset(dir: &Path, db: &'static Database, forced: Option<&'static Gpu>, opti
                 &["SQ_LDS_IDX_ACTIVE", "SQC_LDS_IDX_ACTIVE"],
             ),
             l2_hit,
+            zero_flops: zero_flops.clone(),
         };
         let diagnosis = bottleneck::diagnose(&kernel, device.as_ref());
         kernels.push(KernelAnalysis {
@@ -230,6 +234,7 @@ fn dataset(dir: &Path, db: &'static Database, forced: Option<&'static Gpu>, opti
             work,
             bandwidth,
             points,
+            zero_flops,
             diagnosis,
         });
     }
@@ -354,6 +359,7 @@ fn results_json(path: &Path, gpu: Option<&'static Gpu>, options: &Options) -> Re
             work: has_work.then_some(work),
             bandwidth,
             points,
+            zero_flops: None,
             diagnosis: bottleneck::diagnose(&kernel, device.as_ref()),
         });
     }

@@ -17,7 +17,9 @@
 //!   accesses times its line; LDS bytes are its active, conflict-free cycles times 128 bytes, an
 //!   upper bound.
 //!
-//! A quantity whose counters were not collected is reported missing, never taken as zero.
+//! A quantity whose counters were not collected is reported missing, never taken as zero. FLOP
+//! counters that were all collected and are all zero are a measurement, though: such a kernel
+//! sits at intensity 0, where its bytes alone bound it ([`zero_flops`]).
 
 use std::collections::BTreeMap;
 
@@ -91,6 +93,16 @@ pub struct Work {
     pub missing: Vec<String>,
     /// Caveats on what was counted.
     pub notes: Vec<String>,
+    /// Every FLOP counter the architecture has was collected, so that zero operations are
+    /// measured, not unknown.
+    pub flops_counted: bool,
+}
+
+impl Work {
+    /// Whether the counters measured no floating-point (or matrix integer) work at all.
+    pub fn measured_no_flops(&self) -> bool {
+        self.flops_counted && self.ops.values().all(|&ops| ops == 0.0)
+    }
 }
 
 /// `ops` as JSON can hold it: a list of `{precision, pipe, ops}`.
@@ -150,6 +162,7 @@ fn all<const N: usize>(c: &dyn Counters, names: [&[&str]; N]) -> Option<[f64; N]
 /// `wave_size` lanes wide.
 pub fn work(family: Family, wave_size: f64, c: &dyn Counters) -> Work {
     let mut w = Work::default();
+    let gaps = w.missing.len();
     match family {
         Family::Cdna2 | Family::Cdna3 | Family::Cdna4 => {
             cdna_valu(&mut w, c);
@@ -171,6 +184,8 @@ pub fn work(family: Family, wave_size: f64, c: &dyn Counters) -> Work {
         Family::Nvidia => nvidia_flops(&mut w, c),
         Family::Unknown => w.missing.push("FLOPs: an architecture this analysis does not know".into()),
     }
+    // Each FLOP counter missing left a line in `missing`.
+    w.flops_counted = !w.ops.is_empty() && w.missing.len() == gaps;
     match family {
         Family::Nvidia => nvidia_bytes(&mut w, c),
         Family::Unknown => w.missing.push("bytes: an architecture this analysis does not know".into()),
@@ -360,6 +375,42 @@ pub struct Point {
     pub bound_by: Option<Level>,
     /// achieved / the lowest attainable roof.
     pub efficiency: Option<f64>,
+}
+
+/// Where a kernel whose FLOP counters were all collected and all zero stands. Its intensity is 0
+/// against every level, where the chart's roofs are 0 too, so it has no [`Point`]: what bounds
+/// it is the memory level it drives hardest, and its efficiency is the share of that level's
+/// bandwidth it reaches.
+#[derive(Debug, Clone, Serialize)]
+pub struct ZeroFlops {
+    pub level: Level,
+    /// Bytes a dispatch moves there.
+    pub bytes: f64,
+    /// TB/s achieved over the kernel's time.
+    pub achieved_tbps: f64,
+    /// The level's bandwidth, TB/s.
+    pub bandwidth_tbps: f64,
+    /// achieved / bandwidth.
+    pub efficiency: f64,
+}
+
+/// The memory bound of a kernel that measurably did no FLOPs in `seconds`, at the level whose
+/// bandwidth it uses the largest share of; None if it did FLOPs, they were not all counted, or
+/// no level has both bytes and a bandwidth.
+pub fn zero_flops(work: &Work, seconds: f64, device: &Device<'_>) -> Option<ZeroFlops> {
+    if !work.measured_no_flops() || seconds <= 0.0 {
+        return None;
+    }
+    work.bytes
+        .iter()
+        .filter(|&(_, &bytes)| bytes > 0.0)
+        .filter_map(|(&level, &bytes)| {
+            let bandwidth = device.bandwidth(level).filter(|&b| b > 0.0)?;
+            let achieved = bytes / seconds / 1e12;
+            let efficiency = achieved / bandwidth;
+            Some(ZeroFlops { level, bytes, achieved_tbps: achieved, bandwidth_tbps: bandwidth, efficiency })
+        })
+        .max_by(|a, b| a.efficiency.total_cmp(&b.efficiency))
 }
 
 /// The kernel's points: one per precision and pipe that did work, largest first.
@@ -623,6 +674,70 @@ mod tests {
         assert!(close(dram.attainable_tflops, 5.3));
         assert!((dram.ridge - 81.7 / 5.3).abs() < 0.01);
         assert!(close(p.efficiency.unwrap(), 1.0 / 5.3));
+    }
+
+    /// The real MI300X copy's first dispatch (tests/fixtures/analysis-real, vcopy-MI300X_A1_rocpd):
+    /// every FLOP counter collected and zero, 16,791,360 bytes of HBM in 8,653 ns. HBM is the level
+    /// it uses the largest share of: 1.94 of 5.3 TB/s, by hand.
+    #[test]
+    fn a_real_copy_with_zero_flops_is_bound_by_hbm() {
+        let mut c = cdna(&[
+            ("SQ_INSTS_VALU_MFMA_MOPS_F8", 0.0),
+            ("TCC_BUBBLE_sum", 65_536.0),
+            ("TCC_EA0_RDREQ_32B_sum", 0.0),
+            ("TCC_EA0_RDREQ_sum", 65_757.0),
+            ("TCC_EA0_WRREQ_sum", 131_072.0),
+            ("TCC_EA0_WRREQ_64B_sum", 131_072.0),
+            ("TCP_TCC_READ_REQ_sum", 65_536.0),
+            ("TCP_TCC_WRITE_REQ_sum", 131_072.0),
+            ("TCP_TCC_ATOMIC_WITH_RET_REQ_sum", 0.0),
+            ("TCP_TCC_ATOMIC_WITHOUT_RET_REQ_sum", 0.0),
+            ("TCP_TOTAL_CACHE_ACCESSES_sum", 524_288.0),
+            ("SQ_LDS_IDX_ACTIVE", 0.0),
+            ("SQ_LDS_BANK_CONFLICT", 0.0),
+        ]);
+        c.iter_mut().filter(|(name, _)| name.starts_with("SQ_INSTS_VALU")).for_each(|(_, v)| *v = 0.0);
+        let w = work(Family::Cdna3, 64.0, &c);
+        assert!(w.flops_counted && w.measured_no_flops());
+        let db = Database::builtin().unwrap();
+        let device = Device::new(db.get("mi300x").unwrap(), &Agent::default());
+        let seconds = 8_653e-9;
+        assert!(position(&w, seconds, &device).is_empty(), "no FLOPs, no point on the chart");
+        let z = zero_flops(&w, seconds, &device).unwrap();
+        assert_eq!(z.level, Level::Dram);
+        let achieved = 16_791_360.0 / seconds / 1e12;
+        assert!(close(z.achieved_tbps, achieved));
+        assert!(close(z.efficiency, achieved / 5.3), "{}", z.efficiency);
+    }
+
+    /// Zero in the counters collected is not zero FLOPs when some were not collected.
+    #[test]
+    fn zero_flops_needs_every_flop_counter() {
+        let mut c = cdna(&[("TCC_BUBBLE_sum", 1.0)]);
+        c.iter_mut().filter(|(name, _)| name.starts_with("SQ_INSTS_VALU")).for_each(|(_, v)| *v = 0.0);
+        let w = work(Family::Cdna3, 64.0, &c);
+        assert!(!w.flops_counted, "gfx942 has SQ_INSTS_VALU_MFMA_MOPS_F8, not collected here");
+        assert!(!w.measured_no_flops());
+        let nvidia = counters(&[
+            ("smsp__sass_thread_inst_executed_op_dfma_pred_on.sum", 0.0),
+            ("smsp__sass_thread_inst_executed_op_dadd_pred_on.sum", 0.0),
+            ("smsp__sass_thread_inst_executed_op_dmul_pred_on.sum", 0.0),
+            ("smsp__sass_thread_inst_executed_op_ffma_pred_on.sum", 0.0),
+            ("smsp__sass_thread_inst_executed_op_fadd_pred_on.sum", 0.0),
+            ("smsp__sass_thread_inst_executed_op_fmul_pred_on.sum", 0.0),
+            ("smsp__sass_thread_inst_executed_op_hfma_pred_on.sum", 0.0),
+            ("smsp__sass_thread_inst_executed_op_hadd_pred_on.sum", 0.0),
+            ("smsp__sass_thread_inst_executed_op_hmul_pred_on.sum", 0.0),
+            ("dram__bytes_read.sum", 2e9),
+            ("dram__bytes_write.sum", 1e9),
+        ]);
+        let w = work(Family::Nvidia, 32.0, &nvidia);
+        assert!(w.measured_no_flops(), "the same rule with NVIDIA's metrics");
+        let db = Database::builtin().unwrap();
+        let device = Device::new(db.get("h100_sxm5").unwrap(), &Agent::default());
+        let z = zero_flops(&w, 1e-3, &device).unwrap();
+        assert_eq!(z.level, Level::Dram);
+        assert!(close(z.efficiency, 3.0 / 3.35));
     }
 
     /// FP32 VALU on MI300X is held against the non-packed 81.7, not AMD's packed 163.4.
