@@ -287,6 +287,48 @@ fn l2_bytes_are_the_copys_own_traffic_on_gfx90a_gfx942_and_gfx950() {
     }
 }
 
+fn evidence(k: &serde_json::Value) -> String {
+    k["diagnosis"]["evidence"].as_array().unwrap().iter().map(|e| e.as_str().unwrap()).collect::<Vec<_>>().join("; ")
+}
+
+/// MI300X under ROCm 6.2: the counters came through, every timestamp was lost. UNKNOWN says that
+/// it lacks the dispatch time (not that it lacks counters), and without --gpu which agent no
+/// device matched.
+#[test]
+fn unknown_says_the_time_is_missing_not_the_counters() {
+    let dispatches = wide("vcopy-MI300X_A1");
+    assert!(dispatches.iter().all(|d| d.span.is_none()), "the timestamps were lost in the file");
+    let dir = dataset("real-unknown-untimed", &dispatches);
+    let k = only_kernel(&analyze(&dir, &["--gpu", "mi300x"])).clone();
+    assert_eq!(k["diagnosis"]["class"], "UNKNOWN");
+    let said = evidence(&k);
+    assert!(said.contains("no dispatch time") && said.contains("--timings"), "{said}");
+    assert!(!said.contains("no counters"), "{said}");
+
+    let k = only_kernel(&analyze(&dir, &[])).clone();
+    let said = evidence(&k);
+    let agent = dispatches[0].agent;
+    assert!(said.contains("no device") && said.contains(&format!("agent {agent}")), "{said}");
+    assert!(said.contains("--gpu"), "{said}");
+}
+
+/// MI200, one dispatch of 20 µs with only its L2 hit and miss counters: counters are there, but
+/// none the roofline needs, and UNKNOWN lists what is missing.
+#[test]
+fn unknown_lists_the_counters_the_roofline_lacks() {
+    let mut first = wide("vcopy-MI200").swap_remove(0);
+    first.counters.retain(|name, _| name.starts_with("TCC_HIT") || name.starts_with("TCC_MISS"));
+    assert_eq!(first.counters.len(), 2);
+    let k = only_kernel(&analyze(&dataset("real-unknown-counters", &[first]), &["--gpu", "mi210"])).clone();
+    assert_eq!(k["diagnosis"]["class"], "UNKNOWN");
+    let said = evidence(&k);
+    assert!(said.contains("2 counters"), "{said}");
+    for family in ["fp64 VALU FLOPs", "fp16 MFMA FLOPs", "DRAM bytes", "L2 bytes"] {
+        assert!(said.contains(family), "{family}: {said}");
+    }
+    assert!(!said.contains("no counters"), "{said}");
+}
+
 /// The acceptance case through the rocprof-compute importer: the whole MI300X workload folder
 /// (tests/fixtures/rocprof-compute), its GPU from sysinfo.csv, is MEMORY.
 #[test]

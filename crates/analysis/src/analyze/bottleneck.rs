@@ -88,6 +88,24 @@ pub struct Kernel {
     pub busiest: Option<(Level, f64)>,
     /// Where FLOP counters were all collected and all zero: the memory level that bounds it.
     pub zero_flops: Option<ZeroFlops>,
+    /// What its rows held, for saying what an UNKNOWN verdict lacks.
+    pub inputs: Inputs,
+}
+
+/// What a kernel's rows held.
+#[derive(Debug, Clone, Default)]
+pub struct Inputs {
+    /// Distinct counters its dispatches carry.
+    pub counters: usize,
+    /// Whether they gave any FLOPs or bytes.
+    pub measured: bool,
+    /// What they could not give ([`roofline::Work::missing`]).
+    pub missing: Vec<String>,
+    /// The agent it ran on as the trace names it (`agent 2 (gfx942)`), for saying which one no
+    /// GPU of the database matched.
+    pub agent: String,
+    /// Its work comes from a results JSON's estimates, not from counters.
+    pub estimates: bool,
 }
 
 /// One class's case.
@@ -162,7 +180,7 @@ pub fn diagnose(k: &Kernel, device: Option<&Device<'_>>) -> Diagnosis {
     let (mut main, also): (Vec<Finding>, Vec<Finding>) = findings.into_iter().partition(|f| f.class == primary);
     let mut evidence = match main.pop() {
         Some(f) => f.evidence,
-        None => vec!["no counters or estimates: collect the roofline preset (--preset roofline) to classify it".into()],
+        None => unknown(k, device),
     };
     evidence.extend(above);
     recs.retain(|r| r.expected_gain > 0.005);
@@ -189,6 +207,65 @@ fn primary(findings: &[Finding], launches: bool, efficiency: Option<f64>) -> Cla
         Class::Latency
     } else {
         Class::Unknown
+    }
+}
+
+/// Why nothing decides `k`: each thing it lacks, what it has otherwise.
+fn unknown(k: &Kernel, device: Option<&Device<'_>>) -> Vec<String> {
+    let inputs = &k.inputs;
+    let mut lacks = Vec::new();
+    if inputs.estimates {
+        if k.points.is_empty() && k.busiest.is_none() {
+            lacks.push("no estimates: the results JSON gives it no flops_estimated or bytes_transferred".to_owned());
+        }
+    } else if inputs.counters == 0 {
+        lacks.push("no counters: collect the roofline preset (--preset roofline) to classify it".to_owned());
+    } else if !inputs.measured {
+        lacks.push(format!(
+            "{} counters, but none the roofline needs: no {} (collect the roofline preset, --preset roofline)",
+            inputs.counters,
+            families(&inputs.missing)
+        ));
+    }
+    if k.mean_ns <= 0.0 {
+        let work = if inputs.counters > 0 { ", so its counters give its work but not its rate" } else { "" };
+        lacks.push(format!(
+            "no dispatch time: every start and end in its rows is 0{work}; take the times from a timed run of \
+             the same program with --timings DIR"
+        ));
+    }
+    if device.is_none() {
+        let agent = if inputs.agent.is_empty() { "its agent" } else { inputs.agent.as_str() };
+        lacks.push(format!("no device: {agent} matches no GPU in the database; name one with --gpu ID"));
+    }
+    if lacks.is_empty() {
+        lacks.push(undecided(k));
+    }
+    lacks
+}
+
+/// The families of what `missing` lists: `fp32 VALU FLOPs`, `DRAM bytes`, ...
+fn families(missing: &[String]) -> String {
+    let heads: Vec<&str> = missing.iter().map(|m| m.split_once(':').map_or(m.as_str(), |(head, _)| head)).collect();
+    heads.join(", ")
+}
+
+/// Why a kernel with counters, a time and a device is still undecided: its FLOPs were not
+/// counted and its bytes do not bound it alone.
+fn undecided(k: &Kernel) -> String {
+    let flops = if k.inputs.missing.is_empty() {
+        "no FLOPs counted".to_owned()
+    } else {
+        format!("no {}", families(&k.inputs.missing))
+    };
+    match k.busiest {
+        Some((level, share)) => format!(
+            "{flops}, and its busiest level, {}, at {} of its bandwidth, is under the {} that decides by bytes alone",
+            level.name(),
+            pct(share),
+            pct(BANDWIDTH_BOUND)
+        ),
+        None => format!("{flops}, and no level with both bytes and a bandwidth"),
     }
 }
 
@@ -560,5 +637,45 @@ mod tests {
         let d = diagnose(&k, None);
         assert_eq!(d.class, Class::Unknown);
         assert!(d.evidence[0].contains("--preset roofline"));
+        assert!(d.evidence[1].starts_with("no device: its agent matches no GPU"), "{:?}", d.evidence);
+    }
+
+    /// The real MI300X counters whose timestamps were lost (tests/fixtures/analysis-real,
+    /// vcopy-MI300X_A1): 43 counters, every one the roofline needs but FP8 MFMA, no time.
+    #[test]
+    fn unknown_with_counters_but_no_time_says_so() {
+        let inputs = Inputs {
+            counters: 43,
+            measured: true,
+            missing: vec!["fp8 MFMA FLOPs: SQ_INSTS_VALU_MFMA_MOPS_F8 missing".into()],
+            agent: "agent 2".into(),
+            estimates: false,
+        };
+        let k = Kernel { name: "vecCopy".into(), calls: 3, inputs, ..Kernel::default() };
+        let d = diagnose(&k, Some(&mi300x()));
+        assert_eq!(d.class, Class::Unknown);
+        assert_eq!(d.evidence.len(), 1, "{:?}", d.evidence);
+        assert!(d.evidence[0].starts_with("no dispatch time") && d.evidence[0].contains("--timings"));
+        let d = diagnose(&k, None);
+        assert!(d.evidence[1].starts_with("no device: agent 2 matches no GPU"), "{:?}", d.evidence);
+    }
+
+    /// Counters, time and a device, but only bytes, under the bandwidth line.
+    #[test]
+    fn unknown_with_bytes_alone_says_how_far_from_deciding() {
+        let inputs = Inputs {
+            counters: 4,
+            measured: true,
+            missing: vec!["fp32 VALU FLOPs: SQ_INSTS_VALU_ADD_F32, ... missing".into()],
+            ..Inputs::default()
+        };
+        let k = Kernel { mean_ns: 1e6, busiest: Some((Level::Dram, 0.4)), inputs, ..Kernel::default() };
+        let d = diagnose(&k, Some(&mi300x()));
+        assert_eq!(d.class, Class::Unknown);
+        assert_eq!(
+            d.evidence[0],
+            "no fp32 VALU FLOPs, and its busiest level, dram, at 40% of its bandwidth, is under the 60% that decides \
+             by bytes alone"
+        );
     }
 }

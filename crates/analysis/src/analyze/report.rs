@@ -6,7 +6,7 @@ use std::path::Path;
 
 use serde::{Deserialize, Serialize};
 
-use super::bottleneck::{self, Diagnosis, Kernel};
+use super::bottleneck::{self, Diagnosis, Inputs, Kernel};
 use super::dataset::{AgentRow, Dataset};
 use super::occupancy::{self, Occupancy, Resources, Target};
 use super::roofline::{self, Family, Point, Work, ZeroFlops};
@@ -191,8 +191,12 @@ fn dataset(dir: &Path, db: &'static Database, forced: Option<&'static Gpu>, opti
         let work = (!rows.counters.is_empty())
             .then(|| roofline::work(family, f64::from(agent.wave_size.max(1)), &rows.counters));
         let mean_ns = rows.durations.mean();
+        // Without a time there is no rate: no point on the chart, rather than one at 0 TFLOP/s
+        // that would read as a kernel waiting on latency.
         let (points, zero_flops) = match (&work, &device) {
-            (Some(w), Some(d)) => (roofline::position(w, mean_ns / 1e9, d), roofline::zero_flops(w, mean_ns / 1e9, d)),
+            (Some(w), Some(d)) if mean_ns > 0.0 => {
+                (roofline::position(w, mean_ns / 1e9, d), roofline::zero_flops(w, mean_ns / 1e9, d))
+            }
             _ => (Vec::new(), None),
         };
         let get = |names: &[&str]| roofline::any(&rows.counters, names);
@@ -219,6 +223,13 @@ fn dataset(dir: &Path, db: &'static Database, forced: Option<&'static Gpu>, opti
             ),
             l2_hit,
             zero_flops: zero_flops.clone(),
+            inputs: Inputs {
+                counters: rows.counters.len(),
+                measured: work.as_ref().is_some_and(|w| !w.ops.is_empty() || !w.bytes.is_empty()),
+                missing: work.as_ref().map_or_else(Vec::new, |w| w.missing.clone()),
+                agent: agent_text(*agent_id, &agent),
+                estimates: false,
+            },
         };
         let diagnosis = bottleneck::diagnose(&kernel, device.as_ref());
         kernels.push(KernelAnalysis {
@@ -242,6 +253,19 @@ fn dataset(dir: &Path, db: &'static Database, forced: Option<&'static Gpu>, opti
         notes.push("no counters in this dataset: run with --preset roofline for roofline positions".into());
     }
     Ok(Analysis { kernels, devices: devices.into_values().collect(), notes })
+}
+
+/// An agent as the trace names it: `agent 2 (gfx942, AMD Instinct MI300X)`.
+fn agent_text(agent_id: u64, agent: &AgentRow) -> String {
+    let names: Vec<&str> = [agent.agent.target.as_str(), agent.agent.product_name.as_str()]
+        .into_iter()
+        .filter(|n| !n.is_empty())
+        .collect();
+    if names.is_empty() {
+        format!("agent {agent_id}, which the trace does not name")
+    } else {
+        format!("agent {agent_id} ({})", names.join(", "))
+    }
 }
 
 fn occupancy_of(agent: &AgentRow, forced: Option<&Gpu>, rows: &super::dataset::KernelRows) -> Option<Occupancy> {
@@ -344,6 +368,7 @@ fn results_json(path: &Path, gpu: Option<&'static Gpu>, options: &Options) -> Re
             idle_ns: gap_ns,
             points: points.clone(),
             busiest: busiest(&bandwidth),
+            inputs: Inputs { estimates: true, ..Inputs::default() },
             ..Kernel::default()
         };
         kernels.push(KernelAnalysis {
