@@ -329,6 +329,67 @@ fn unknown_lists_the_counters_the_roofline_lacks() {
     assert!(!said.contains("no counters"), "{said}");
 }
 
+/// `analyze --timings`: MI300X counters without timestamps, named `vecCopy(...) (.kd)`, take the
+/// times of the rocpd run of the same workload under every spelling of the kernel's name.
+#[test]
+fn timings_join_every_spelling_of_a_kernel() {
+    let counters = dataset("real-timings-counters", &wide("vcopy-MI300X_A1"));
+    let timed = long("vcopy-MI300X_A1_rocpd");
+    let ns = mean(timed.iter().map(Dispatch::ns));
+    let signature = "vecCopy(double*, double*, double*, int, int)";
+    for (i, spelling) in [
+        format!("{signature} [clone .kd]"),
+        format!("{signature} (.kd)"),
+        signature.to_owned(),
+        "vecCopy".to_owned(),
+        "_Z7vecCopyPdS_S_ii".to_owned(),
+    ]
+    .iter()
+    .enumerate()
+    {
+        let renamed: Vec<Dispatch> = timed.iter().map(|d| Dispatch { kernel: spelling.clone(), ..d.clone() }).collect();
+        let timings = dataset(&format!("real-timings-{i}"), &renamed);
+        let report = analyze(&counters, &["--gpu", "mi300x", "--timings", timings.to_str().unwrap()]);
+        let k = only_kernel(&report);
+        assert_eq!(k["calls"], 3, "{spelling}");
+        assert!(close(k["mean_ns"].as_f64().unwrap(), ns), "{spelling}: {} against {ns}", k["mean_ns"]);
+        assert_eq!(report["timings"]["matched"], 1, "{spelling}: {:#}", report["timings"]);
+        assert_eq!(report["timings"]["kernels"], 1);
+        assert!(report["timings"]["unmatched"].as_array().unwrap().is_empty());
+        let notes = report["notes"].to_string();
+        assert!(notes.contains("dispatch times of 1 of 1 kernels"), "{notes}");
+    }
+}
+
+/// Two signatures with one base name in the timings: a counter kernel named by the base name
+/// alone is not merged with either, and the report says why; the full signatures still match.
+#[test]
+fn timings_do_not_merge_an_ambiguous_base_name() {
+    let timed = long("vcopy-MI300X_A1_rocpd");
+    let float = "vecCopy(float*, float*, float*, int, int)";
+    let mut both = timed.clone();
+    both.extend(timed.iter().map(|d| Dispatch { id: d.id + 100, kernel: float.to_owned(), ..d.clone() }));
+    let timings = dataset("real-timings-ambiguous", &both);
+
+    let bare: Vec<Dispatch> =
+        wide("vcopy-MI300X_A1").into_iter().map(|d| Dispatch { kernel: "vecCopy".into(), ..d }).collect();
+    let counters = dataset("real-timings-bare", &bare);
+    let report = analyze(&counters, &["--gpu", "mi300x", "--timings", timings.to_str().unwrap()]);
+    assert_eq!(report["timings"]["matched"], 0, "{:#}", report["timings"]);
+    assert_eq!(report["timings"]["unmatched"][0], "vecCopy");
+    let notes = report["notes"].to_string();
+    assert!(notes.contains("vecCopy") && notes.contains(float) && notes.contains("not merged"), "{notes}");
+    assert_eq!(only_kernel(&report)["calls"], 3);
+    assert_eq!(only_kernel(&report)["mean_ns"], 0.0);
+    assert!(evidence(only_kernel(&report)).contains("--timings found no kernel of its name"));
+
+    let full = dataset("real-timings-full", &wide("vcopy-MI300X_A1"));
+    let report = analyze(&full, &["--gpu", "mi300x", "--timings", timings.to_str().unwrap()]);
+    assert_eq!(report["timings"]["matched"], 1, "{:#}", report["timings"]);
+    let ns = mean(timed.iter().map(Dispatch::ns));
+    assert!(close(only_kernel(&report)["mean_ns"].as_f64().unwrap(), ns));
+}
+
 /// The acceptance case through the rocprof-compute importer: the whole MI300X workload folder
 /// (tests/fixtures/rocprof-compute), its GPU from sysinfo.csv, is MEMORY.
 #[test]

@@ -37,8 +37,9 @@ pub struct AnalyzeArgs {
     /// Kernels explained in detail, with their recommendations (table format).
     #[arg(long, default_value_t = 5)]
     top: usize,
-    /// Take dispatch times from this dataset (another run of the same program), by kernel name:
-    /// for rocprof v1 counter files, which have no timestamps.
+    /// Take dispatch times from this dataset (another run of the same program), by kernel name
+    /// (demangled, without `[clone .kd]`, `(.kd)` or `.kd`; by the bare function name where
+    /// that is one kernel's): for counter files without timestamps (rocprof v1, rocprof-compute).
     #[arg(long, value_name = "DIR")]
     timings: Option<PathBuf>,
     /// What a results JSON's flops_estimated are: PRECISION-PIPE, e.g. fp16-matrix (the default),
@@ -95,6 +96,15 @@ pub fn analyze(args: AnalyzeArgs) -> ExitCode {
             return ExitCode::FAILURE;
         }
     };
+    if let Some(j) = analysis.timings.as_ref().filter(|j| j.matched < j.kernels) {
+        // On stderr too: a kernel left without times reads as 0 ns in every format.
+        eprintln!(
+            "rocprof-rs: warning: --timings: {} of {} kernels have no dispatch times from {} (the notes say which)",
+            j.kernels - j.matched,
+            j.kernels,
+            j.from
+        );
+    }
     if analysis.kernels.is_empty() {
         eprintln!("rocprof-rs: {}: no kernels to analyse", args.path.display());
         return ExitCode::FAILURE;

@@ -106,6 +106,8 @@ pub struct Inputs {
     pub agent: String,
     /// Its work comes from a results JSON's estimates, not from counters.
     pub estimates: bool,
+    /// `--timings` was given and had no kernel of its name.
+    pub timings_unmatched: bool,
 }
 
 /// One class's case.
@@ -229,10 +231,12 @@ fn unknown(k: &Kernel, device: Option<&Device<'_>>) -> Vec<String> {
     }
     if k.mean_ns <= 0.0 {
         let work = if inputs.counters > 0 { ", so its counters give its work but not its rate" } else { "" };
-        lacks.push(format!(
-            "no dispatch time: every start and end in its rows is 0{work}; take the times from a timed run of \
-             the same program with --timings DIR"
-        ));
+        let remedy = if inputs.timings_unmatched {
+            "--timings found no kernel of its name (the notes say why)"
+        } else {
+            "take the times from a timed run of the same program with --timings DIR"
+        };
+        lacks.push(format!("no dispatch time: every start and end in its rows is 0{work}; {remedy}"));
     }
     if device.is_none() {
         let agent = if inputs.agent.is_empty() { "its agent" } else { inputs.agent.as_str() };
@@ -650,6 +654,7 @@ mod tests {
             missing: vec!["fp8 MFMA FLOPs: SQ_INSTS_VALU_MFMA_MOPS_F8 missing".into()],
             agent: "agent 2".into(),
             estimates: false,
+            timings_unmatched: false,
         };
         let k = Kernel { name: "vecCopy".into(), calls: 3, inputs, ..Kernel::default() };
         let d = diagnose(&k, Some(&mi300x()));

@@ -11,6 +11,7 @@ pub mod occupancy;
 pub mod report;
 pub mod roofline;
 pub mod specs;
+pub mod timings;
 
 pub use report::{Analysis, KernelAnalysis, Options, analyze};
 pub mod fitness;

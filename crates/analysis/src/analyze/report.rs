@@ -11,6 +11,7 @@ use super::dataset::{AgentRow, Dataset};
 use super::occupancy::{self, Occupancy, Resources, Target};
 use super::roofline::{self, Family, Point, Work, ZeroFlops};
 use super::specs::{Database, Device, Gpu, Level, Pipe, Precision};
+use super::timings::{self, Join};
 use crate::error::{Error, Result};
 
 /// What to analyse, and against what.
@@ -25,8 +26,9 @@ pub struct Options {
     pub gpu: Option<String>,
     /// The precision and pipe of estimated FLOPs (a results JSON's `flops_estimated`).
     pub estimated: Option<(Precision, Pipe)>,
-    /// Another run of the same program whose dispatch times (matched by kernel name) stand in
-    /// for this one's: rocprof v1 collects counters and timestamps in separate runs.
+    /// Another run of the same program whose dispatch times stand in for this one's, matched
+    /// by kernel name ([`timings`]): rocprof v1 and rocprof-compute collect counters and
+    /// timestamps in separate runs.
     pub timings: Option<std::path::PathBuf>,
 }
 
@@ -97,6 +99,8 @@ pub struct Analysis {
     pub kernels: Vec<KernelAnalysis>,
     pub devices: Vec<Ceilings>,
     pub notes: Vec<String>,
+    /// How `--timings` matched its kernels, where it was given.
+    pub timings: Option<Join>,
 }
 
 fn ceilings(device: &Device<'_>) -> Ceilings {
@@ -142,29 +146,14 @@ fn dataset(dir: &Path, db: &'static Database, forced: Option<&'static Gpu>, opti
     rocprof_rs_format::dataset::require_tables(dir)?;
     let mut data = Dataset::read(dir, options.pid)?;
     let mut notes = Vec::new();
-    if let Some(timings) = &options.timings {
-        let other = Dataset::read(timings, None)?;
-        let mut by_name: BTreeMap<&str, (crate::stats::summary::Summary, crate::stats::summary::Summary)> =
-            BTreeMap::new();
-        for ((_, _, name), rows) in &other.kernels {
-            let entry = by_name.entry(name.as_str()).or_default();
-            entry.0.merge(&rows.durations);
-            entry.1.merge(&rows.idle);
+    let joined = match &options.timings {
+        Some(from) => {
+            let j = timings::join(&mut data, &Dataset::read(from, None)?, from);
+            notes.extend(j.notes());
+            Some(j)
         }
-        let mut matched = 0;
-        for ((_, _, name), rows) in &mut data.kernels {
-            if let Some((durations, idle)) = by_name.get(name.as_str()) {
-                rows.durations = durations.clone();
-                rows.idle = idle.clone();
-                matched += 1;
-            }
-        }
-        notes.push(format!(
-            "dispatch times of {matched} of {} kernels from {}, matched by name",
-            data.kernels.len(),
-            timings.display()
-        ));
-    }
+        None => None,
+    };
     let mut devices: BTreeMap<String, Ceilings> = BTreeMap::new();
     let mut kernels = Vec::new();
     for ((pid, agent_id, name), rows) in &data.kernels {
@@ -229,6 +218,7 @@ fn dataset(dir: &Path, db: &'static Database, forced: Option<&'static Gpu>, opti
                 missing: work.as_ref().map_or_else(Vec::new, |w| w.missing.clone()),
                 agent: agent_text(*agent_id, &agent),
                 estimates: false,
+                timings_unmatched: joined.as_ref().is_some_and(|j| j.unmatched.contains(name)),
             },
         };
         let diagnosis = bottleneck::diagnose(&kernel, device.as_ref());
@@ -252,7 +242,7 @@ fn dataset(dir: &Path, db: &'static Database, forced: Option<&'static Gpu>, opti
     if kernels.iter().all(|k| k.work.is_none()) && !kernels.is_empty() {
         notes.push("no counters in this dataset: run with --preset roofline for roofline positions".into());
     }
-    Ok(Analysis { kernels, devices: devices.into_values().collect(), notes })
+    Ok(Analysis { kernels, devices: devices.into_values().collect(), notes, timings: joined })
 }
 
 /// An agent as the trace names it: `agent 2 (gfx942, AMD Instinct MI300X)`.
@@ -389,5 +379,5 @@ fn results_json(path: &Path, gpu: Option<&'static Gpu>, options: &Options) -> Re
         });
     }
     let devices = device.iter().map(ceilings).collect();
-    Ok(Analysis { kernels, devices, notes })
+    Ok(Analysis { kernels, devices, notes, timings: None })
 }
