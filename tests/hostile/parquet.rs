@@ -143,3 +143,24 @@ fn the_cli_names_a_corrupt_file_in_one_line_and_writes_nothing() {
     }
     std::fs::remove_dir_all(dir).unwrap();
 }
+
+/// Found by the `read_dataset` fuzz target: a footer whose Thrift list count asks the decoder
+/// to reserve 3.9 GB of schema elements before reading one. Under a 1 GiB address-space limit
+/// that allocation fails, which aborts a process; now the footer is checked first and the file
+/// is refused by name.
+#[test]
+fn a_footer_that_claims_billions_of_elements_is_refused_without_allocating() {
+    let dir = scratch("hostile-footer-count");
+    let table = dir.join("data").join("kernel_dispatch");
+    std::fs::create_dir_all(&table).unwrap();
+    let fixture =
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/fuzz/read_dataset-footer-list-count.parquet");
+    std::fs::copy(&fixture, table.join("run-00000.parquet")).unwrap();
+    let mut cmd = Command::new("sh");
+    cmd.arg("-c").arg("ulimit -v 1048576 && exec \"$0\" stats \"$1\"").arg(cli().get_program()).arg(dir.join("data"));
+    let output = cmd.output().unwrap();
+    let text = stderr(&output);
+    assert_eq!(output.status.code(), Some(1), "{text}");
+    assert!(text.contains("run-00000.parquet") && text.contains("a list longer than the bytes left"), "{text}");
+    std::fs::remove_dir_all(dir).unwrap();
+}

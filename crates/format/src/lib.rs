@@ -21,6 +21,7 @@ pub mod dataset;
 pub mod encoding;
 pub mod error;
 pub mod files;
+pub mod footer;
 pub mod input;
 pub mod kernel_names;
 pub mod keys;

@@ -20,8 +20,9 @@ pub fn batches<E: From<Error>>(
     mut each: impl FnMut(&Batch<'_>) -> Result<(), E>,
 ) -> Result<(), E> {
     for path in crate::dataset::table_files(dir, table)? {
-        let file = crate::input::open_regular(&path)
+        let mut file = crate::input::open_regular(&path)
             .map_err(|source| Error::Io { path: path.display().to_string(), source })?;
+        crate::footer::check(&mut file, &path)?;
         let mut reader = contained(&path, || {
             ParquetRecordBatchReaderBuilder::try_new(file)
                 .and_then(|b| b.with_batch_size(32 * 1024).build())

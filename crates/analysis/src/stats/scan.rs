@@ -120,7 +120,8 @@ pub fn summarise_within(
     let mut footers: Vec<ArrowReaderMetadata> = Vec::new();
     let mut work: Vec<(usize, usize)> = Vec::new();
     for (f, path) in files.iter().enumerate() {
-        let file = open_regular(path).map_err(|source| Error::Io { path: path.display().to_string(), source })?;
+        let mut file = open_regular(path).map_err(|source| Error::Io { path: path.display().to_string(), source })?;
+        rocprof_rs_format::footer::check(&mut file, path)?;
         let footer = contained(path, || {
             ArrowReaderMetadata::load(&file, ArrowReaderOptions::default()).map_err(|e| format_error(path, e))
         })?;
