@@ -132,6 +132,18 @@ fn an_mi300x_workload_gives_the_hbm_bytes_of_its_raw_columns() {
     let kernel = &analysis["kernels"][0];
     let dram = kernel["work"]["bytes"]["dram"].as_f64().unwrap();
     assert!((dram - expected).abs() <= 1e-9 * expected, "analyze {dram}, by hand {expected}");
+    // L2 carries at least what HBM does for a streaming copy (reads are 128 B on gfx942).
+    let l2 = kernel["work"]["bytes"]["l2"].as_f64().unwrap();
+    assert!(l2 >= 16_777_216.0, "L2 {l2} below the 16 MiB the copy moves");
+
+    // The bandwidth says MEMORY: zero FLOPs measured, the bytes over the dispatches' own times
+    // (first counted pass) against the MI300X's 5.3 TB/s.
+    let seconds: f64 = imported.iter().map(|d| (d.3 - d.2) as f64).sum::<f64>() / imported.len() as f64 / 1e9;
+    let share = expected / seconds / 5.3e12;
+    assert!(share > 0.2, "{share}");
+    assert_eq!(kernel["diagnosis"]["class"], "MEMORY", "{}", kernel["diagnosis"]);
+    let evidence = kernel["diagnosis"]["evidence"].to_string();
+    assert!(evidence.contains("zero FLOPs") && evidence.contains(&format!("{:.0}%", 100.0 * share)), "{evidence}");
 }
 
 /// The ROCm 6.2 MI300X workload: wide, per-instance columns, single-pass files, and every
