@@ -8,8 +8,11 @@ use clap::{Args, ValueEnum};
 /// The formats `export` writes.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
 pub enum ExportFormat {
-    /// rocprofv3 1.0's CSV files (kernel_trace.csv, hip_api_trace.csv, ...), one set per process.
+    /// rocprofv3 1.0's CSV files (kernel_trace.csv, hip_api_trace.csv, ..., agent_info.csv),
+    /// one set per process.
     Rocprofv3Csv,
+    /// rocprofv3's JSON output (`<pid>_results.json`, one per process), in ROCm 7.0's layout.
+    Rocprofv3Json,
     /// A Perfetto trace (.pftrace) for ui.perfetto.dev: tracks per thread, GPU queue and
     /// counter, with flows from each API call to its kernels.
     Perfetto,
@@ -26,8 +29,8 @@ pub struct ExportArgs {
     /// What to write.
     #[arg(long, value_enum)]
     format: ExportFormat,
-    /// Where to write it: a directory for CSV files, a file (or a directory to hold
-    /// trace.pftrace) for Perfetto.
+    /// Where to write it: a directory for CSV, JSON and rocpd files, a file (or a directory
+    /// to hold trace.pftrace) for Perfetto.
     #[arg(short = 'o', long, value_name = "PATH")]
     output: PathBuf,
     /// text, or json: the files written as one JSON object (`--format` names what is written).
@@ -54,6 +57,7 @@ pub fn export(args: ExportArgs) -> ExitCode {
     rocprof_rs_analysis::spill::set_memory(args.memory);
     let result = match args.format {
         ExportFormat::Rocprofv3Csv => rocprof_rs_analysis::export::rocprofv3::export(&args.dir, &args.output),
+        ExportFormat::Rocprofv3Json => rocprof_rs_analysis::export::results_json::export(&args.dir, &args.output),
         ExportFormat::Rocpd => rocprof_rs_analysis::export::rocpd::export(&args.dir, &args.output),
         ExportFormat::Perfetto => {
             let file = if args.output.is_dir() { args.output.join("trace.pftrace") } else { args.output.clone() };
@@ -68,6 +72,7 @@ pub fn export(args: ExportArgs) -> ExitCode {
                 ExportFormat::Perfetto => "slices",
                 ExportFormat::Rocpd => "events",
                 ExportFormat::Rocprofv3Csv => "rows",
+                ExportFormat::Rocprofv3Json => "records",
             };
             let written: Vec<Written> = files
                 .into_iter()

@@ -1,7 +1,11 @@
-//! `rocprof-rs export`: a dataset in the formats other tools read: rocprofv3's CSV files and a
-//! Perfetto trace, and rocprofv3's rocpd SQLite ([`rocpd`]).
+//! `rocprof-rs export`: a dataset in the formats other tools read: rocprofv3's CSV files
+//! ([`rocprofv3`]) and `results.json` ([`results_json`]), a Perfetto trace, and rocprofv3's
+//! rocpd SQLite ([`rocpd`]).
 
+mod agent_info;
+mod agents;
 pub mod perfetto;
 pub mod proto;
+pub mod results_json;
 pub mod rocpd;
 pub mod rocprofv3;

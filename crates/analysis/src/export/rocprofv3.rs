@@ -1,10 +1,19 @@
 //! A dataset as rocprofv3 1.0's CSV files, so scripts written for rocprofv3 run unchanged:
 //! the same file names (`<pid>_kernel_trace.csv`, as rocprofv3's default `%pid%` prefix gives),
 //! headers, quoting (strings quoted, nothing escaped), number formats and agent names
-//! (`Agent <node id>`).
+//! (`Agent <logical node id>`, rocprofv3's default `--agent-index relative`), and
+//! `<pid>_agent_info.csv` (`agent_info.rs`).
 //!
 //! What rocprofv3 knows and a dataset does not is written as rocprofv3 writes its absence:
 //! a copy's stream (`0`), a memory-copy or marker domain derived from the operation name.
+//!
+//! Importing the files gives back the dataset's rows, less what the CSV cannot carry: agent
+//! handles (agents come back as their logical node ids, a free's agent as none), the
+//! agents' `logical_index` and the fields `agent_info.csv` writes as 0, a null stream (0), the
+//! kernel symbols (and so the dispatches' mangled names and kernarg sizes), copies' bytes,
+//! addresses and threads, allocations' threads, scratch sizes and correlation ids, marker
+//! depth and operation (the CSV has the domain and the message), and counter instance counts
+//! (rows are sums).
 
 use rocprof_rs_format::Table;
 use std::collections::HashMap;
@@ -14,6 +23,8 @@ use std::io::Write;
 use rocprof_rs_format::publish::{OutputDir, OutputFile};
 use std::path::{Path, PathBuf};
 
+use super::agent_info;
+use super::agents::Agents;
 use crate::error::{Error, Result};
 use crate::read::{Batch, batches};
 use crate::spill::{Key, Sorter};
@@ -97,17 +108,14 @@ pub fn export(dir: &Path, out: &Path) -> Result<Vec<(String, u64)>> {
 
 fn export_into(dir: &Path, out: &Path) -> Result<Vec<(String, u64)>> {
     let progress = crate::progress::bar(6, "writing rocprofv3 CSV");
-    let mut agents: HashMap<u64, u64> = HashMap::new();
-    batches(dir, Table::Agent, |b| {
-        let (id, node) = (b.col("agent_id")?, b.col("node_id")?);
-        for i in 0..b.rows() {
-            agents.insert(id.u64(i), node.u64(i));
-        }
-        Ok(())
-    })?;
-    progress.inc(1);
-    let agent = |id: u64| format!("\"Agent {}\"", agents.get(&id).copied().unwrap_or(id));
+    let agents = Agents::read(dir)?;
     let mut files = Files { dir: out.to_owned(), open: HashMap::new() };
+    for pid in agents.pids() {
+        for a in agents.of(pid, true) {
+            files.row(pid, "agent_info", agent_info::HEADER, &agent_info::row(a))?;
+        }
+    }
+    progress.inc(1);
     // Each counted dispatch's columns, joined to its counter rows through a sort, so memory
     // stays bounded however many dispatches there are.
     let mut dispatches = Sorter::default();
@@ -125,7 +133,7 @@ fn export_into(dir: &Path, out: &Path) -> Result<Vec<(String, u64)>> {
             let lds_block = (lds.u64(i) + 511) & !511;
             let line = format!(
                 "\"KERNEL_DISPATCH\",{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{}",
-                agent(agent_id.u64(i)),
+                agents.label(pid.u64(i) as u32, agent_id.u64(i)),
                 queue.u64(i),
                 stream.opt_u64(i).unwrap_or(0),
                 thread.u64(i),
@@ -214,8 +222,8 @@ fn export_into(dir: &Path, out: &Path) -> Result<Vec<(String, u64)>> {
             let line = format!(
                 "\"MEMORY_COPY\",{},0,{},{},{},{},{}",
                 quoted(op.text(i)),
-                agent(src.u64(i)),
-                agent(dst.u64(i)),
+                agents.label(pid.u64(i) as u32, src.u64(i)),
+                agents.label(pid.u64(i) as u32, dst.u64(i)),
                 correlation.u64(i),
                 start.u64(i),
                 end.u64(i)
@@ -236,7 +244,7 @@ fn export_into(dir: &Path, out: &Path) -> Result<Vec<(String, u64)>> {
             let line = format!(
                 "\"MEMORY_ALLOCATION\",{},{},{},\"0x{:016x}\",{},{},{}",
                 quoted(operation),
-                if on_agent { agent(agent_id.u64(i)) } else { "\"\"".to_owned() },
+                if on_agent { agents.label(pid.u64(i) as u32, agent_id.u64(i)) } else { "\"\"".to_owned() },
                 bytes.u64(i),
                 address.u64(i),
                 correlation.u64(i),
@@ -257,7 +265,7 @@ fn export_into(dir: &Path, out: &Path) -> Result<Vec<(String, u64)>> {
             let line = format!(
                 "\"SCRATCH_MEMORY\",{},{},{},{},{},{},{}",
                 quoted(op.text(i)),
-                agent(agent_id.u64(i)),
+                agents.label(pid.u64(i) as u32, agent_id.u64(i)),
                 queue.u64(i),
                 thread.u64(i),
                 flags.u64(i),
@@ -269,7 +277,7 @@ fn export_into(dir: &Path, out: &Path) -> Result<Vec<(String, u64)>> {
         Ok(())
     })?;
     progress.inc(1);
-    counter_rows(dir, dispatches, &agent, &mut files)?;
+    counter_rows(dir, dispatches, &agents, &mut files)?;
     progress.finish_and_clear();
     files.finish()
 }
@@ -344,7 +352,7 @@ impl CounterRow {
     }
 
     /// The row's CSV line, with its dispatch's columns (`context|start,end`) if it has one.
-    fn line(&self, dispatch: Option<&str>, agent: &dyn Fn(u64) -> String) -> String {
+    fn line(&self, dispatch: Option<&str>, agents: &Agents) -> String {
         let (context, times) = match dispatch.and_then(|d| d.split_once('|')) {
             Some((context, times)) => (context.to_owned(), times.to_owned()),
             None => (
@@ -356,7 +364,7 @@ impl CounterRow {
             "{},{},{},{context}{},{},{times}",
             self.correlation,
             self.dispatch,
-            agent(self.agent),
+            agents.label(self.pid, self.agent),
             quoted(&self.counter),
             counter_value(self.value)
         )
@@ -369,7 +377,7 @@ fn broken(what: &str) -> Error {
 
 /// One row per dispatch and counter, instances summed, in the order the dataset has them:
 /// joined to their dispatches by one sort, put back in the dataset's order by another.
-fn counter_rows(dir: &Path, mut join: Sorter, agent: &dyn Fn(u64) -> String, files: &mut Files) -> Result<()> {
+fn counter_rows(dir: &Path, mut join: Sorter, agents: &Agents, files: &mut Files) -> Result<()> {
     let mut pending: Option<CounterRow> = None;
     let mut seq = 0u64;
     batches(dir, Table::Counter, |b| {
@@ -425,7 +433,7 @@ fn counter_rows(dir: &Path, mut join: Sorter, agent: &dyn Fn(u64) -> String, fil
         let (row, seq) = CounterRow::from_join(key, value).ok_or_else(|| broken("a counter row"))?;
         let columns = dispatch.as_ref().filter(|(k, _)| k.as_slice() == &key[..16]).map(|(_, c)| c.as_str());
         let mut line = row.pid.to_le_bytes().to_vec();
-        line.extend_from_slice(row.line(columns, agent).as_bytes());
+        line.extend_from_slice(row.line(columns, agents).as_bytes());
         in_order.push(&Key::new().u64(seq).0, &line)?;
     }
     drop(reader);

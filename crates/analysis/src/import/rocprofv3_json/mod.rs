@@ -170,7 +170,9 @@ impl<'a> Reader<'a> {
             }
             let columns = crate::rocpd::agent::Columns {
                 node_id: agent.get("node_id").and_then(serde_json::Value::as_u64).unwrap_or(0) as u32,
-                logical_index: agent.get("logical_node_id").and_then(serde_json::Value::as_i64).unwrap_or(-1) as i32,
+                // The dataset's index is the agent's among its type, as the tool records it.
+                logical_index: agent.get("logical_node_type_id").and_then(serde_json::Value::as_i64).unwrap_or(-1)
+                    as i32,
                 agent_type: match agent.get("type").and_then(serde_json::Value::as_u64) {
                     Some(1) => Some("CPU".to_owned()),
                     Some(2) => Some("GPU".to_owned()),
