@@ -1,0 +1,4 @@
+#
+from __future__ import absolute_import
+
+from . import pytest_utils
