@@ -1,4 +1,4 @@
-//! `analyze` on real counters (issue 21): rocprofiler-compute's vcopy workloads on
+//! `analyze` and `stats` on real counters (issue 21): rocprofiler-compute's vcopy workloads on
 //! MI200 (gfx90a), MI300X (gfx942) and MI350 (gfx950), excerpts in
 //! `tests/fixtures/analysis-real` (provenance in its README). Each test writes the real rows out
 //! as a rocprofv3 CSV directory, imports it and holds the report against numbers computed here
@@ -388,6 +388,37 @@ fn timings_do_not_merge_an_ambiguous_base_name() {
     assert_eq!(report["timings"]["matched"], 1, "{:#}", report["timings"]);
     let ns = mean(timed.iter().map(Dispatch::ns));
     assert!(close(only_kernel(&report)["mean_ns"].as_f64().unwrap(), ns));
+}
+
+/// `stats` on the MI300X counters whose timestamps were lost: the figures are the rows' zeros,
+/// with a note that says they are unknown, in the table, the JSON and (on stderr) beside the
+/// CSV. The timed MI300X run has no such note.
+#[test]
+fn stats_says_when_rows_have_no_timestamps() {
+    let untimed = dataset("real-stats-untimed", &wide("vcopy-MI300X_A1"));
+    let dir = untimed.to_str().unwrap();
+    let note = "kernel_dispatch: no timestamps in these rows (every start and end is 0)";
+    let table = rocprof_rs(&["stats", dir]);
+    assert!(table.status.success(), "{}", stderr(&table));
+    assert!(String::from_utf8_lossy(&table.stdout).contains(note), "{}", String::from_utf8_lossy(&table.stdout));
+
+    let json = rocprof_rs(&["stats", dir, "--format", "json"]);
+    let json: serde_json::Value = serde_json::from_slice(&json.stdout).unwrap();
+    let kernels = &json[0];
+    assert_eq!(kernels["section"], "kernel");
+    assert!(kernels["notes"][0].as_str().unwrap().starts_with(note), "{kernels:#}");
+    assert_eq!(kernels["rows"][0]["calls"], 3);
+    assert_eq!(kernels["rows"][0]["total_ns"], 0);
+
+    let csv = rocprof_rs(&["stats", dir, "--format", "csv"]);
+    let text = String::from_utf8_lossy(&csv.stdout);
+    assert!(text.starts_with("\"Name\",\"Calls\"") && !text.contains("timestamps"), "{text}");
+    assert!(stderr(&csv).contains(note), "{}", stderr(&csv));
+
+    let timed = dataset("real-stats-timed", &long("vcopy-MI300X_A1_rocpd"));
+    let json = rocprof_rs(&["stats", timed.to_str().unwrap(), "--format", "json"]);
+    let json: serde_json::Value = serde_json::from_slice(&json.stdout).unwrap();
+    assert!(json[0]["notes"].as_array().is_none_or(|n| n.is_empty()), "{json:#}");
 }
 
 /// The acceptance case through the rocprof-compute importer: the whole MI300X workload folder

@@ -108,6 +108,10 @@ enum PrintError {
 
 /// Prints (or, with --csv-dir, writes) the sections in the format asked for, a row at a time.
 fn print(args: &StatsArgs, result: &[stats::SectionStats]) -> Result<(), PrintError> {
+    if args.format == Format::Csv {
+        // rocprofv3's stats files have no place for them.
+        result.iter().flat_map(|s| &s.notes).for_each(|note| eprintln!("rocprof-rs: note: {note}"));
+    }
     let stdout = std::io::stdout();
     let mut out = std::io::BufWriter::new(stdout.lock());
     let written = match (args.format, &args.csv_dir) {

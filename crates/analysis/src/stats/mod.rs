@@ -7,8 +7,13 @@ pub mod render;
 pub mod scan;
 pub mod summary;
 
+use parquet::arrow::arrow_reader::{ArrowReaderMetadata, ArrowReaderOptions};
+use parquet::file::metadata::RowGroupMetaData;
+use parquet::file::statistics::Statistics;
 use rocprof_rs_format::Table;
-use std::path::Path;
+use rocprof_rs_format::input::open_regular;
+use rocprof_rs_format::read::contained;
+use std::path::{Path, PathBuf};
 
 use serde::Serialize;
 
@@ -100,6 +105,8 @@ pub struct SectionStats {
     pub rows: Rows,
     /// Names left out by `--top`.
     pub omitted: usize,
+    /// What a reader of the figures must know: rows without timestamps.
+    pub notes: Vec<String>,
 }
 
 /// Which rows, and how many.
@@ -132,9 +139,49 @@ pub fn compute(dir: &Path, sections: &[Section], options: &Options) -> Result<Ve
         scan::summarise_each(&files, section.name_column(), options.pid, threads, |name, summary| {
             rows.push_summary(name, &summary)
         })?;
-        out.push(rows.finish(section, options.top)?);
+        let mut stats = rows.finish(section, options.top)?;
+        if untimed(&files)? {
+            stats.notes.push(format!(
+                "{}: no timestamps in these rows (every start and end is 0), so durations are unknown, not zero",
+                section.table().name()
+            ));
+        }
+        out.push(stats);
     }
     Ok(out)
+}
+
+/// Whether every row of `files` has start and end 0, as a counters-only import writes them:
+/// their durations are then unknown, not zero. Read from the files' column statistics (the
+/// writer keeps the min and max of every `_ns` column), so no row is decoded; a row group
+/// without them counts as timed, so the note never says more than the files show.
+fn untimed(files: &[PathBuf]) -> Result<bool> {
+    let mut rows = 0;
+    for path in files {
+        let file = open_regular(path).map_err(|source| Error::Io { path: path.display().to_string(), source })?;
+        let footer = contained(path, || {
+            ArrowReaderMetadata::load(&file, ArrowReaderOptions::default()).map_err(|e| rocprof_rs_format::Error::Io {
+                path: path.display().to_string(),
+                source: std::io::Error::other(e.to_string()),
+            })
+        })?;
+        for group in footer.metadata().row_groups() {
+            rows += group.num_rows();
+            if !(all_zero(group, "start_ns") && all_zero(group, "end_ns")) {
+                return Ok(false);
+            }
+        }
+    }
+    Ok(rows > 0)
+}
+
+/// Whether a row group's statistics show column `name` holding 0 and nothing else.
+fn all_zero(group: &RowGroupMetaData, name: &str) -> bool {
+    let column = group.columns().iter().find(|c| c.column_descr().name() == name);
+    match column.and_then(|c| c.statistics()) {
+        Some(Statistics::Int64(s)) => s.min_opt() == Some(&0) && s.max_opt() == Some(&0),
+        _ => false,
+    }
 }
 
 /// Collects rows and sorts them by total, largest first (then by name, so equal totals keep a
@@ -190,7 +237,7 @@ impl RowsBuilder {
     pub fn finish(self, section: Section, top: Option<usize>) -> Result<SectionStats> {
         let shown = top.map_or(self.len, |n| n.min(self.len));
         let rows = Rows { sorted: self.sorter.finish()?, shown, total: self.total };
-        Ok(SectionStats { section, rows, omitted: self.len - shown })
+        Ok(SectionStats { section, rows, omitted: self.len - shown, notes: Vec::new() })
     }
 }
 
@@ -277,5 +324,54 @@ impl Serialize for Rows {
         }
         read.map_err(S::Error::custom)?;
         seq.end()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::import::sink::Sink;
+
+    /// A marker table of three 0-ns ranges, at `start` (0: no timestamps).
+    fn markers(dir: &Path, start: i64) {
+        let mut sink = Sink::new(dir, "a", "test").unwrap();
+        for i in 0..3 {
+            sink.marker.rows.push(rocprof_rs_format::MarkerRow {
+                message: "step",
+                operation: "range",
+                start_ns: start,
+                end_ns: start,
+                duration_ns: 0,
+                depth: None,
+                correlation_id: i,
+                thread_id: 1,
+                pid: 7,
+                vendor: &rocprof_rs_format::vendor::AMD,
+                domain: None,
+            });
+        }
+        sink.finish().unwrap();
+    }
+
+    /// Rows whose every start and end is 0 keep their figures, with a note that they are
+    /// unknown; the same 0-ns rows at a real time get none.
+    #[test]
+    fn rows_without_timestamps_say_so() {
+        let root = std::env::temp_dir().join(format!("rocprof-rs-stats-untimed-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&root);
+        for (start, noted) in [(0, true), (1_000, false)] {
+            let dir = root.join(start.to_string());
+            markers(&dir, start);
+            let stats = compute(&dir, &[Section::Marker], &Options::default()).unwrap();
+            let rows = stats[0].rows.to_vec().unwrap();
+            assert_eq!((rows[0].calls, rows[0].total_ns), (3, 0));
+            let expected: &[&str] = if noted {
+                &["marker: no timestamps in these rows (every start and end is 0), so durations are unknown, not zero"]
+            } else {
+                &[]
+            };
+            assert_eq!(stats[0].notes, expected, "start {start}");
+        }
+        std::fs::remove_dir_all(&root).unwrap();
     }
 }

@@ -83,6 +83,9 @@ pub const TABLE_ROWS: usize = 10_000;
 /// One section as a terminal table, names cut to `width` characters.
 pub fn table(section: &SectionStats, width: usize, out: &mut impl Write) -> std::io::Result<()> {
     writeln!(out, "{}", title(section))?;
+    for note in &section.notes {
+        writeln!(out, "note: {note}")?;
+    }
     let mut chunk: Vec<Vec<Cell>> = Vec::new();
     section.rows.for_each(|r| {
         chunk.push(row_cells(&r, width));
