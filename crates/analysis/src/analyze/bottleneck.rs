@@ -645,11 +645,11 @@ mod tests {
     }
 
     /// The real MI300X counters whose timestamps were lost (tests/fixtures/analysis-real,
-    /// vcopy-MI300X_A1): 43 counters, every one the roofline needs but FP8 MFMA, no time.
+    /// vcopy-MI300X_A1): 31 counters, every one the roofline needs but FP8 MFMA, no time.
     #[test]
     fn unknown_with_counters_but_no_time_says_so() {
         let inputs = Inputs {
-            counters: 43,
+            counters: 31,
             measured: true,
             missing: vec!["fp8 MFMA FLOPs: SQ_INSTS_VALU_MFMA_MOPS_F8 missing".into()],
             agent: "agent 2".into(),
