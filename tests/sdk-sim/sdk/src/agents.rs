@@ -58,6 +58,9 @@ fn make(node: u32, arch: Option<Arch>, gpu_index: i32) -> &'static Agent {
     if arch.is_none() {
         info.type_ = ROCPROFILER_AGENT_TYPE_CPU;
         info.cpu_cores_count = 192;
+        // The SDK reports a CPU's cores as its compute units too (rocprofiler-sdk
+        // source/lib/rocprofiler-sdk/agent.cpp), and rocprofv3's agent_info.csv reads them so.
+        info.cu_count = info.cpu_cores_count;
         info.max_engine_clk_ccompute = 3700;
     } else {
         info.type_ = ROCPROFILER_AGENT_TYPE_GPU;
