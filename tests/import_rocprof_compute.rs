@@ -182,6 +182,18 @@ fn a_wide_workload_keeps_instances_joins_its_passes_and_says_its_times_are_lost(
         }
     }
     assert!(!values.keys().any(|(_, c)| c == "SQ_ACCUM_PREV_HIRES"), "each pass's accumulation is named for its level");
+
+    // Without times, analyze takes the GPU time from GRBM_GUI_ACTIVE over sysinfo's XCDs and
+    // clock, and says so.
+    let sysinfo = &raw(&folder.join("sysinfo.csv"))[0];
+    let cycles = rows.iter().map(|r| number(r, "GRBM_GUI_ACTIVE")).sum::<f64>() / rows.len() as f64;
+    let expected_ns = cycles / number(sysinfo, "num_xcd") / number(sysinfo, "max_sclk") * 1e3;
+    let kernel = &analyze_json(&dir)["kernels"][0];
+    let mean_ns = kernel["mean_ns"].as_f64().unwrap();
+    assert!((mean_ns - expected_ns).abs() < 1e-6 * expected_ns, "{mean_ns} vs {expected_ns}");
+    let how = kernel["time_source"].as_str().unwrap();
+    assert!(how.contains("GRBM_GUI_ACTIVE") && how.contains("8 XCDs at 2100 MHz"), "{how}");
+    assert!(kernel["diagnosis"]["evidence"].to_string().contains("GRBM_GUI_ACTIVE"));
 }
 
 /// rocprof v1 under rocprof-compute on gfx90a: `[clone .kd]` names, exact times in the file.

@@ -49,6 +49,8 @@ pub struct AgentRow {
     pub agent: Agent,
     pub wave_size: u32,
     pub gpu: bool,
+    /// XCDs (0: not said).
+    pub xcc: u32,
 }
 
 /// The dataset, by kernel and agent.
@@ -67,6 +69,7 @@ impl Dataset {
             let (id, p, kind, name, product) =
                 (b.col("agent_id")?, b.col("pid")?, b.col("agent_type")?, b.col("name")?, b.col("product_name")?);
             let (cus, clock, wave) = (b.col("cu_count")?, b.col("max_engine_clock_mhz")?, b.col("wave_front_size")?);
+            let xcc = b.col("num_xcc")?;
             for i in 0..b.rows() {
                 let agent = Agent {
                     target: name.text(i).to_owned(),
@@ -74,7 +77,12 @@ impl Dataset {
                     compute_units: Some(cus.u64(i) as u32).filter(|&c| c > 0),
                     max_clock_mhz: Some(clock.u64(i) as u32).filter(|&c| c > 0),
                 };
-                let row = AgentRow { agent, wave_size: wave.u64(i) as u32, gpu: kind.text(i) == "GPU" };
+                let row = AgentRow {
+                    agent,
+                    wave_size: wave.u64(i) as u32,
+                    gpu: kind.text(i) == "GPU",
+                    xcc: xcc.u64(i) as u32,
+                };
                 data.agents.insert((p.u64(i) as u32, id.u64(i)), row);
             }
             Ok(())

@@ -5,6 +5,7 @@
 //! instructions count, how partitions divide a part) are in this folder's README.md.
 
 pub mod bottleneck;
+pub mod busy_time;
 pub mod dataset;
 pub mod diff;
 pub mod occupancy;

@@ -43,6 +43,9 @@ pub struct KernelAnalysis {
     pub calls: u64,
     pub total_ns: f64,
     pub mean_ns: f64,
+    /// Where its rows have no timestamps and its time was estimated from its busy cycles: how.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub time_source: Option<String>,
     /// Its share of all analysed kernels' time.
     pub share: f64,
     pub occupancy: Option<Occupancy>,
@@ -179,7 +182,11 @@ fn dataset(dir: &Path, db: &'static Database, forced: Option<&'static Gpu>, opti
         let family = Family::of(gpu.and_then(|g| g.gfx_target.as_deref()).unwrap_or(&agent.agent.target));
         let work = (!rows.counters.is_empty())
             .then(|| roofline::work(family, f64::from(agent.wave_size.max(1)), &rows.counters));
-        let mean_ns = rows.durations.mean();
+        // Rows without timestamps take their time from their busy cycles where they can.
+        let busy = (rows.durations.mean() <= 0.0)
+            .then(|| super::busy_time::estimate(&rows.counters, &agent, device.as_ref()))
+            .flatten();
+        let mean_ns = busy.as_ref().map_or(rows.durations.mean(), |b| b.mean_ns);
         // Without a time there is no rate: no point on the chart, rather than one at 0 TFLOP/s
         // that would read as a kernel waiting on latency.
         let (points, zero_flops) = match (&work, &device) {
@@ -221,15 +228,20 @@ fn dataset(dir: &Path, db: &'static Database, forced: Option<&'static Gpu>, opti
                 timings_unmatched: joined.as_ref().is_some_and(|j| j.unmatched.contains(name)),
             },
         };
-        let diagnosis = bottleneck::diagnose(&kernel, device.as_ref());
+        let mut diagnosis = bottleneck::diagnose(&kernel, device.as_ref());
+        if let Some(b) = &busy {
+            diagnosis.evidence.push(b.how.clone());
+        }
+        let total_ns = if busy.is_some() { mean_ns * rows.durations.count as f64 } else { rows.durations.sum as f64 };
         kernels.push(KernelAnalysis {
             name: name.clone(),
             pid: *pid,
             agent_id: *agent_id,
             gpu: gpu.map(|g| g.id.clone()),
             calls: rows.durations.count,
-            total_ns: rows.durations.sum as f64,
+            total_ns,
             mean_ns,
+            time_source: busy.map(|b| b.how),
             share: 0.0,
             occupancy,
             work,
@@ -369,6 +381,7 @@ fn results_json(path: &Path, gpu: Option<&'static Gpu>, options: &Options) -> Re
             calls: 1,
             total_ns: mean_ns,
             mean_ns,
+            time_source: None,
             share: 0.0,
             occupancy: None,
             work: has_work.then_some(work),
