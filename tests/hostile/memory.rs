@@ -49,7 +49,7 @@ fn stats_and_exports_give_the_same_bytes_in_4k_of_memory() {
             ]);
             found.insert(format!("stats.{format}"), stdout);
         }
-        for format in ["rocprofv3-csv", "perfetto", "rocpd"] {
+        for format in ["rocprofv3-csv", "rocprofv3-json", "perfetto", "rocpd"] {
             let to = out.join(format);
             let output = cli()
                 .arg("export")

@@ -15,7 +15,7 @@ pub(crate) fn dataset(dir: &Path) -> std::path::PathBuf {
     out
 }
 
-const EXPORTS: [&str; 3] = ["rocprofv3-csv", "perfetto", "rocpd"];
+const EXPORTS: [&str; 4] = ["rocprofv3-csv", "rocprofv3-json", "perfetto", "rocpd"];
 
 fn export(from: &Path, format: &str, to: &Path) -> Command {
     let mut cmd = cli();

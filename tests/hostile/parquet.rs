@@ -87,6 +87,7 @@ fn read_everything(data: &Path, damaged: &Path, out: &Path, what: &str) {
     check("perfetto", rocprof_rs_analysis::export::perfetto::export(data, &out.join("t.pftrace")).map(drop));
     check("csv", rocprof_rs_analysis::export::rocprofv3::export(data, &out.join("csv")).map(drop));
     check("rocpd", rocprof_rs_analysis::export::rocpd::export(data, &out.join("rocpd")).map(drop));
+    check("json", rocprof_rs_analysis::export::results_json::export(data, &out.join("json")).map(drop));
 }
 
 #[test]
@@ -121,11 +122,12 @@ fn the_cli_names_a_corrupt_file_in_one_line_and_writes_nothing() {
     bytes[from..to].iter_mut().for_each(|b| *b = !*b);
     std::fs::write(&target, bytes).unwrap();
     let name = target.file_name().unwrap().to_string_lossy().into_owned();
-    let commands: [&[&str]; 4] = [
+    let commands: [&[&str]; 5] = [
         &["stats"],
         &["export", "--format", "perfetto", "-o"],
         &["export", "--format", "rocprofv3-csv", "-o"],
         &["export", "--format", "rocpd", "-o"],
+        &["export", "--format", "rocprofv3-json", "-o"],
     ];
     for args in commands {
         let out = dir.join("out");
