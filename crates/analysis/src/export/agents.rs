@@ -13,10 +13,7 @@
 use std::collections::HashMap;
 use std::path::Path;
 
-use rocprof_rs_format::Table;
-
 use crate::error::Result;
-use crate::read::batches;
 use crate::rocpd::agent::AgentRow;
 
 /// One agent with the numbers rocprofv3 gives it.
@@ -39,7 +36,7 @@ pub(crate) struct Agents {
 impl Agents {
     /// The dataset's agent table, numbered.
     pub fn read(dir: &Path) -> Result<Agents> {
-        Ok(Agents::number(read_rows(dir)?))
+        Ok(Agents::number(AgentRow::read_all(dir)?))
     }
 
     /// Numbers `rows` as the SDK numbers agents, process by process.
@@ -90,48 +87,6 @@ impl Agents {
         pids.dedup();
         pids
     }
-}
-
-/// The agent table's rows.
-fn read_rows(dir: &Path) -> Result<Vec<AgentRow>> {
-    let mut rows = Vec::new();
-    batches(dir, Table::Agent, |b| {
-        let c = |n| b.col(n);
-        let (id, node, logical, kind, name) =
-            (c("agent_id")?, c("node_id")?, c("logical_index")?, c("agent_type")?, c("name")?);
-        let (product, vendor, model, gfx) =
-            (c("product_name")?, c("vendor_name")?, c("model_name")?, c("gfx_target_version")?);
-        let (cu, simd, simd_cu, wave) = (c("cu_count")?, c("simd_count")?, c("simd_per_cu")?, c("wave_front_size")?);
-        let (waves, xcc, lds, clock) =
-            (c("max_waves_per_cu")?, c("num_xcc")?, c("lds_size_kb")?, c("max_engine_clock_mhz")?);
-        let (memory, device, pid) = (c("local_mem_bytes")?, c("device_id")?, c("pid")?);
-        for i in 0..b.rows() {
-            rows.push(AgentRow {
-                agent_id: id.u64(i),
-                node_id: node.u64(i) as u32,
-                logical_index: logical.i64(i) as i32,
-                agent_type: kind.text(i).to_owned(),
-                name: name.text(i).to_owned(),
-                product_name: product.text(i).to_owned(),
-                vendor_name: vendor.text(i).to_owned(),
-                model_name: model.text(i).to_owned(),
-                gfx_target_version: gfx.u64(i) as u32,
-                cu_count: cu.u64(i) as u32,
-                simd_count: simd.u64(i) as u32,
-                simd_per_cu: simd_cu.u64(i) as u32,
-                wave_front_size: wave.u64(i) as u32,
-                max_waves_per_cu: waves.u64(i) as u32,
-                num_xcc: xcc.u64(i) as u32,
-                lds_size_kb: lds.u64(i) as u32,
-                max_engine_clock_mhz: clock.u64(i) as u32,
-                local_mem_bytes: memory.u64(i),
-                device_id: device.u64(i) as u32,
-                pid: pid.u64(i) as u32,
-            });
-        }
-        Ok(())
-    })?;
-    Ok(rows)
 }
 
 #[cfg(test)]
