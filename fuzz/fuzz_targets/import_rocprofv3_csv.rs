@@ -4,7 +4,7 @@
 
 use libfuzzer_sys::fuzz_target;
 
-const NAMES: [&str; 8] = [
+const NAMES: [&str; 10] = [
     "kernel_trace.csv",
     "hip_api_trace.csv",
     "hsa_api_trace.csv",
@@ -13,6 +13,8 @@ const NAMES: [&str; 8] = [
     "memory_allocation_trace.csv",
     "scratch_memory_trace.csv",
     "counter_collection.csv",
+    "agent_info.csv",
+    "memory_allocation.csv",
 ];
 
 fuzz_target!(|data: &[u8]| {
