@@ -280,8 +280,17 @@ fn l2_bytes_are_the_copys_own_traffic_on_gfx90a_gfx942_and_gfx950() {
         }
         let report = analyze(&dataset(&format!("real-l2-{workload}"), &dispatches), &["--gpu", gpu]);
         let bytes = &only_kernel(&report)["work"]["bytes"];
-        let (l2, dram) = (bytes["l2"].as_f64().unwrap(), bytes["dram"].as_f64().unwrap());
+        let l2 = bytes["l2"].as_f64().unwrap();
         assert!(close(l2, COPY_BYTES), "{workload}: L2 {l2}, by hand {COPY_BYTES}");
+        if workload == "mi350" {
+            // gfx950's 128-byte reads are TCC_EA0_RDREQ_128B, which this workload did not collect
+            // (its TCC_BUBBLE is 0): the DRAM bytes are missing, not undercounted.
+            assert!(bytes["dram"].is_null(), "{workload}: {bytes}");
+            let missing = only_kernel(&report)["work"]["missing"].to_string();
+            assert!(missing.contains("TCC_EA0_RDREQ_128B"), "{missing}");
+            continue;
+        }
+        let dram = bytes["dram"].as_f64().unwrap();
         assert!(close(dram, mean(dispatches.iter().map(hbm_bytes))), "{workload}: DRAM {dram}");
         assert!(l2 >= 0.999 * dram, "{workload}: L2 {l2} below HBM {dram}");
     }

@@ -235,7 +235,23 @@ fn cdna_mfma(w: &mut Work, c: &dyn Counters, family: Family) {
 
 fn amd_bytes(w: &mut Work, c: &dyn Counters, family: Family) {
     let dram = match family {
-        Family::Cdna3 | Family::Cdna4 => all(
+        // gfx950 counts its reads by size; TCC_BUBBLE, gfx942's count of 128-byte reads, stays
+        // 0 there (a real MI350 copy: 65,640 reads for 8 MiB, TCC_BUBBLE 0), so without
+        // TCC_EA0_RDREQ_128B the bytes are not known rather than a quarter of them.
+        Family::Cdna4 => all(
+            c,
+            [
+                &["TCC_EA0_RDREQ_128B_sum"],
+                &["TCC_EA0_RDREQ_32B_sum"],
+                &["TCC_EA0_RDREQ_sum"],
+                &["TCC_EA0_WRREQ_sum"],
+                &["TCC_EA0_WRREQ_64B_sum"],
+            ],
+        )
+        .map(|[rd128, rd32, rd, wr, wr64]| {
+            128.0 * rd128 + 32.0 * rd32 + 64.0 * (rd - rd128 - rd32) + 32.0 * (wr - wr64) + 64.0 * wr64
+        }),
+        Family::Cdna3 => all(
             c,
             [
                 &["TCC_BUBBLE_sum"],
@@ -275,7 +291,12 @@ fn amd_bytes(w: &mut Work, c: &dyn Counters, family: Family) {
     };
     // rocprof v1's derived FETCH_SIZE and WRITE_SIZE are the same sums, in KiB.
     let dram = dram.or_else(|| all(c, [&["FETCH_SIZE"], &["WRITE_SIZE"]]).map(|[f, w]| 1024.0 * (f + w)));
-    put(w, Level::Dram, dram, "DRAM bytes: the L2's read and write requests by size");
+    let what = if family == Family::Cdna4 {
+        "DRAM bytes: the L2's read and write requests by size (gfx950's 128-byte reads are TCC_EA0_RDREQ_128B)"
+    } else {
+        "DRAM bytes: the L2's read and write requests by size"
+    };
+    put(w, Level::Dram, dram, what);
     if family == Family::Rdna {
         w.missing.push("L2, L1 and LDS bytes: RDNA's counters do not give them".into());
         return;
@@ -567,17 +588,17 @@ mod tests {
                 (format!("{prefix}_WRREQ_64B_sum"), 131_072.0),
             ]
         };
-        let copy = |read_req: f64, bubble: Option<f64>, prefix: &str, rd: f64| {
+        let copy = |read_req: f64, big_reads: Option<(&str, f64)>, prefix: &str, rd: f64| {
             let mut c = counters(&stores);
             c.insert("TCP_TCC_READ_REQ_sum".into(), read_req);
             c.extend(ea(prefix, rd));
-            c.extend(bubble.map(|b| ("TCC_BUBBLE_sum".to_owned(), b)));
+            c.extend(big_reads.map(|(name, n)| (name.to_owned(), n)));
             c
         };
         let copies = [
             (Family::Cdna2, copy(131_072.0, None, "TCC_EA", 131_086.0)),
-            (Family::Cdna3, copy(65_536.0, Some(65_536.0), "TCC_EA0", 65_757.0)),
-            (Family::Cdna4, copy(65_536.0, Some(0.0), "TCC_EA0", 65_640.0)),
+            (Family::Cdna3, copy(65_536.0, Some(("TCC_BUBBLE_sum", 65_536.0)), "TCC_EA0", 65_757.0)),
+            (Family::Cdna4, copy(65_536.0, Some(("TCC_EA0_RDREQ_128B_sum", 65_536.0)), "TCC_EA0", 65_640.0)),
         ];
         for (family, c) in copies {
             let w = work(family, 64.0, &c);
@@ -587,7 +608,27 @@ mod tests {
             if family == Family::Cdna3 {
                 assert!(close(dram, 16_791_360.0), "{dram}");
             }
+            if family == Family::Cdna4 {
+                // 8 MiB of 128-byte reads, 104 stray 64-byte ones, 8 MiB of 64-byte writes.
+                assert!(close(dram, 16_777_216.0 + 64.0 * 104.0), "{dram}");
+            }
         }
+    }
+
+    /// A real MI350 copy counts no 128-byte reads in TCC_BUBBLE: without TCC_EA0_RDREQ_128B its
+    /// DRAM bytes are missing, not a quarter of the copy's.
+    #[test]
+    fn gfx950_dram_bytes_need_the_128_byte_read_count() {
+        let c = counters(&[
+            ("TCC_BUBBLE_sum", 0.0),
+            ("TCC_EA0_RDREQ_32B_sum", 0.0),
+            ("TCC_EA0_RDREQ_sum", 65_640.0),
+            ("TCC_EA0_WRREQ_sum", 131_072.0),
+            ("TCC_EA0_WRREQ_64B_sum", 131_072.0),
+        ]);
+        let w = work(Family::Cdna4, 64.0, &c);
+        assert!(!w.bytes.contains_key(&Level::Dram), "{:?}", w.bytes);
+        assert!(w.missing.iter().any(|m| m.contains("TCC_EA0_RDREQ_128B")), "{:?}", w.missing);
     }
 
     /// gfx950: FP6/FP4 MFMA through one counter.

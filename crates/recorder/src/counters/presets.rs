@@ -172,8 +172,10 @@ pub static PRESETS: &[Preset] = &[
             one(HBM_READ_32B),
             one(HBM_WRITE),
             one(HBM_WRITE_64B),
-            // 128-byte reads, counted apart from gfx94x on.
+            // 128-byte reads, counted apart from gfx94x on: TCC_BUBBLE on gfx94x, by size on
+            // gfx950 (where TCC_BUBBLE counts none of a copy's reads).
             optional(&["TCC_BUBBLE_sum"]),
+            optional(&["TCC_EA0_RDREQ_128B_sum"]),
         ],
     },
     Preset {
