@@ -9,3 +9,5 @@ pub mod proto;
 pub mod results_json;
 pub mod rocpd;
 pub mod rocprofv3;
+mod runs;
+mod symbols;

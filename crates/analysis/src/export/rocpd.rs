@@ -7,7 +7,6 @@
 //! one transaction and renamed when complete, so a failure leaves no database behind.
 
 use rocprof_rs_format::Table;
-use rocprof_rs_format::keys;
 use rocprof_rs_format::publish::{OutputDir, OutputFile};
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::path::{Path, PathBuf};
@@ -59,28 +58,21 @@ fn export_into(dir: &Path, out: &Path) -> Result<Vec<(String, u64)>> {
         dbs.insert(pid, Db::create(path, pid, &dataset)?);
     }
     // Symbols a batch at a time, straight into their process's database.
-    batches(dir, Table::KernelSymbol, |b| {
-        let c = |n| b.col(n);
-        let (kernel, object, name, mangled, kernarg) =
-            (c("kernel_id")?, c("code_object_id")?, c("kernel_name")?, c("mangled_name")?, c("kernarg_size")?);
-        let (lds, scratch, sgpr, vgpr, accum, pid) =
-            (c("lds_size")?, c("scratch_size")?, c("sgpr")?, c("arch_vgpr")?, c("accum_vgpr")?, c("pid")?);
-        for i in 0..b.rows() {
-            let symbol = Symbol {
-                kernel_id: kernel.u64(i),
-                code_object_id: object.u64(i),
-                name: name.text(i).into(),
-                mangled: mangled.text(i).into(),
-                kernarg: kernarg.u64(i) as i64,
-                lds: lds.u64(i) as i64,
-                scratch: scratch.u64(i) as i64,
-                sgpr: sgpr.u64(i) as i64,
-                vgpr: vgpr.u64(i) as i64,
-                accum: accum.u64(i) as i64,
-            };
-            dbs.get_mut(&(pid.u64(i) as u32)).expect("a database per process").symbol(&symbol, false)?;
-        }
-        Ok(())
+    super::symbols::for_each(dir, |pid, s| {
+        let [kernarg, lds, scratch, sgpr, vgpr, accum] = s.sizes.map(|v| v as i64);
+        let symbol = Symbol {
+            kernel_id: s.kernel_id,
+            code_object_id: s.code_object_id,
+            name: s.name.into(),
+            mangled: s.mangled.into(),
+            kernarg,
+            lds,
+            scratch,
+            sgpr,
+            vgpr,
+            accum,
+        };
+        dbs.get_mut(&pid).expect("a database per process").symbol(&symbol, false)
     })?;
     progress.inc(1);
     for table in RECORD_TABLES {
@@ -123,7 +115,7 @@ struct Dataset {
     pids: BTreeSet<u32>,
     agents: Vec<AgentRow>,
     /// Per process: the command line and the run's start and end, from `*.metadata.json`.
-    runs: HashMap<u32, (String, Option<i64>, Option<i64>)>,
+    runs: HashMap<u32, super::runs::Run>,
 }
 
 impl Dataset {
@@ -145,34 +137,9 @@ impl Dataset {
                 Ok(())
             })?;
         }
-        d.runs = runs(dir);
+        d.runs = super::runs::read(dir);
         Ok(d)
     }
-}
-
-/// Command line, start and end per process from the runs' `*.metadata.json`, where present.
-fn runs(dir: &Path) -> HashMap<u32, (String, Option<i64>, Option<i64>)> {
-    let mut runs = HashMap::new();
-    let Ok(entries) = std::fs::read_dir(dir) else { return runs };
-    for entry in entries.flatten() {
-        if !entry.file_name().to_string_lossy().ends_with(keys::METADATA_FILE_SUFFIX) {
-            continue;
-        }
-        let Some(meta) = rocprof_rs_format::input::read_bytes(&entry.path(), rocprof_rs_format::input::JSON_LIMIT)
-            .ok()
-            .and_then(|t| serde_json::from_slice::<Value>(&t).ok())
-        else {
-            continue;
-        };
-        let text = |k: &str| meta.get(k).and_then(Value::as_str);
-        let Some(pid) = text(keys::PID).and_then(|p| p.parse().ok()) else { continue };
-        let time = |k: &str| text(k).and_then(|t| t.parse().ok());
-        runs.insert(
-            pid,
-            (text(keys::COMMAND_LINE).unwrap_or_default().to_owned(), time(keys::START_NS), time(keys::END_NS)),
-        );
-    }
-    runs
 }
 
 /// A kernel symbol as the database holds it.
@@ -272,7 +239,8 @@ impl Db {
             what: "create".into(),
             source,
         })?;
-        let (command, start, end) = dataset.runs.get(&pid).cloned().unwrap_or_default();
+        let super::runs::Run { command, start_ns: start, end_ns: end } =
+            dataset.runs.get(&pid).cloned().unwrap_or_default();
         let identity = Identity::new(start.unwrap_or(0).max(0) as u64, u64::from(pid));
         for (file, sql) in identity.schema() {
             conn.execute_batch(&sql).map_err(|source| Error::Database {

@@ -22,15 +22,7 @@ use crate::spill::{Key, Sorter};
 const MAX_GAP: u64 = 1 << 20;
 
 /// A kernel symbol, as the sort carries it.
-#[derive(Debug, Default, Clone, PartialEq)]
-pub(super) struct Symbol {
-    pub kernel_id: u64,
-    pub code_object_id: u64,
-    pub name: String,
-    pub mangled: String,
-    /// kernarg, LDS, scratch, SGPRs, arch VGPRs, accumulation VGPRs.
-    pub sizes: [u64; 6],
-}
+pub(super) use crate::export::symbols::KernelSymbol as Symbol;
 
 impl Symbol {
     fn encode(&self) -> Vec<u8> {

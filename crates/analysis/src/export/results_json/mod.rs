@@ -46,7 +46,7 @@ use serde::Serialize;
 use super::agents::Agents;
 use crate::error::{Error, Result};
 use crate::read::batches;
-use catalog::{Catalog, Symbol};
+use catalog::Catalog;
 use counters::Join;
 use names::Names;
 use out::Outputs;
@@ -72,7 +72,7 @@ struct Gathered {
 fn export_into(dir: &Path, out: &Path) -> Result<Vec<(String, u64)>> {
     let progress = crate::progress::bar(4, "writing rocprofv3 JSON");
     let agents = Agents::read(dir)?;
-    let runs = process::runs(dir);
+    let runs = super::runs::read(dir);
     let mut g = gather(dir)?;
     g.pids.extend(agents.pids());
     progress.inc(1);
@@ -120,24 +120,9 @@ fn gather(dir: &Path) -> Result<Gathered> {
         })?;
     }
     g.names.number();
-    batches(dir, Table::KernelSymbol, |b| {
-        let c = |n| b.col(n);
-        let (kernel, object, name, mangled, kernarg) =
-            (c("kernel_id")?, c("code_object_id")?, c("kernel_name")?, c("mangled_name")?, c("kernarg_size")?);
-        let (lds, scratch, sgpr, vgpr, accum, pid) =
-            (c("lds_size")?, c("scratch_size")?, c("sgpr")?, c("arch_vgpr")?, c("accum_vgpr")?, c("pid")?);
-        for i in 0..b.rows() {
-            let s = Symbol {
-                kernel_id: kernel.u64(i),
-                code_object_id: object.u64(i),
-                name: name.text(i).to_owned(),
-                mangled: mangled.text(i).to_owned(),
-                sizes: [kernarg.u64(i), lds.u64(i), scratch.u64(i), sgpr.u64(i), vgpr.u64(i), accum.u64(i)],
-            };
-            g.pids.insert(pid.u64(i) as u32);
-            g.catalog.symbol(pid.u64(i) as u32, &s)?;
-        }
-        Ok(())
+    crate::export::symbols::for_each(dir, |pid, s| {
+        g.pids.insert(pid);
+        g.catalog.symbol(pid, &s)
     })?;
     let counted = counters::any(dir)?;
     let mut seen = HashSet::new();

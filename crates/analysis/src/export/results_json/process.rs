@@ -6,46 +6,11 @@
 //! white space. The machine (`node`) and rocprofv3's own `config` are not recorded: `node`'s
 //! fields are empty and `config` is `{}`.
 
-use std::collections::HashMap;
-use std::path::Path;
-
-use rocprof_rs_format::keys;
 use serde::Serialize;
 use serde_json::Value;
 
 use crate::export::agents::Agent;
-
-/// What a run's metadata file says of its process.
-#[derive(Debug, Default, Clone)]
-pub(super) struct Run {
-    command: Vec<String>,
-    start: u64,
-    end: u64,
-}
-
-/// The runs' metadata files of `dir`, by process; unreadable ones are skipped, as `stats`
-/// skips them.
-pub(super) fn runs(dir: &Path) -> HashMap<u32, Run> {
-    let mut runs = HashMap::new();
-    let Ok(entries) = std::fs::read_dir(dir) else { return runs };
-    for entry in entries.flatten() {
-        if !entry.file_name().to_string_lossy().ends_with(keys::METADATA_FILE_SUFFIX) {
-            continue;
-        }
-        let Some(meta) = rocprof_rs_format::input::read_bytes(&entry.path(), rocprof_rs_format::input::JSON_LIMIT)
-            .ok()
-            .and_then(|t| serde_json::from_slice::<Value>(&t).ok())
-        else {
-            continue;
-        };
-        let text = |k: &str| meta.get(k).and_then(Value::as_str);
-        let Some(pid) = text(keys::PID).and_then(|p| p.parse().ok()) else { continue };
-        let time = |k: &str| text(k).and_then(|t| t.parse().ok()).unwrap_or(0);
-        let command = text(keys::COMMAND_LINE).unwrap_or_default().split_whitespace().map(str::to_owned).collect();
-        runs.insert(pid, Run { command, start: time(keys::START_NS), end: time(keys::END_NS) });
-    }
-    runs
-}
+use crate::export::runs::Run;
 
 /// `metadata.node`: the machine, which the dataset does not record.
 #[derive(Debug, Default, Serialize)]
@@ -74,12 +39,13 @@ pub(super) struct Metadata {
 /// Process `pid`'s `metadata`.
 pub(super) fn metadata(pid: u32, run: Option<&Run>) -> Metadata {
     let run = run.cloned().unwrap_or_default();
+    let time = |t: Option<i64>| t.map_or(0, |t| t.max(0) as u64);
     Metadata {
         node: Node::default(),
         pid,
-        init_time: run.start,
-        fini_time: run.end,
-        command: run.command,
+        init_time: time(run.start_ns),
+        fini_time: time(run.end_ns),
+        command: run.command.split_whitespace().map(str::to_owned).collect(),
         config: serde_json::Map::new(),
     }
 }
