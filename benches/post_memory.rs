@@ -101,13 +101,8 @@ fn peak(dir: &Path, command: &str, data: &Path) -> (f64, f64) {
     cmd.stdout(std::process::Stdio::null()).stderr(std::fs::File::create(&log).unwrap());
     let started = std::time::Instant::now();
     let child = cmd.spawn().unwrap();
-    let mut status = 0;
-    // SAFETY: an all-zero rusage is a valid value for wait4 to overwrite.
-    let mut usage: libc::rusage = unsafe { std::mem::zeroed() };
-    // SAFETY: waits for our own child, writing its status and usage into the locals above.
-    let waited = unsafe { libc::wait4(child.id() as i32, &mut status, 0, &mut usage) };
+    let (status, peak_kib) = common::wait_peak_rss(child.id() as libc::pid_t);
     let seconds = started.elapsed().as_secs_f64();
-    assert_eq!(waited, child.id() as i32, "wait4");
     assert!(
         libc::WIFEXITED(status) && libc::WEXITSTATUS(status) == 0,
         "{command} on {} failed: {}",
@@ -116,7 +111,7 @@ fn peak(dir: &Path, command: &str, data: &Path) -> (f64, f64) {
     );
     let _ = std::fs::remove_dir_all(&out);
     let _ = std::fs::remove_file(&out);
-    (usage.ru_maxrss as f64, seconds)
+    (peak_kib as f64, seconds)
 }
 
 /// Has a child write the dataset (see `main`).

@@ -236,14 +236,10 @@ fn run_measured(mut cmd: Command) -> (String, u64) {
             text
         })
         .unwrap();
-    let mut status = 0;
-    // SAFETY: an all-zero rusage is a valid output struct.
-    let mut usage: libc::rusage = unsafe { std::mem::zeroed() };
-    // SAFETY: waiting for our own child with valid output pointers.
-    let waited = unsafe { libc::wait4(pid, &mut status, 0, &mut usage) };
+    let (status, peak_kib) = common::wait_peak_rss(pid);
     let stderr = reader.join().unwrap();
-    assert!(waited == pid && libc::WIFEXITED(status) && libc::WEXITSTATUS(status) == 0, "run failed:\n{stderr}");
-    (stderr, usage.ru_maxrss as u64)
+    assert!(libc::WIFEXITED(status) && libc::WEXITSTATUS(status) == 0, "run failed:\n{stderr}");
+    (stderr, peak_kib)
 }
 
 fn median(mut values: Vec<f64>) -> f64 {

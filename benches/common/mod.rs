@@ -38,3 +38,15 @@ pub fn xorshift() -> impl FnMut() -> u64 {
         state
     }
 }
+
+/// Waits for the child `pid` to end: its wait status and its peak resident set, KiB
+/// (`ru_maxrss`, which only `wait4` reports per child).
+pub fn wait_peak_rss(pid: libc::pid_t) -> (libc::c_int, u64) {
+    let mut status = 0;
+    // SAFETY: an all-zero rusage is a valid value for wait4 to overwrite.
+    let mut usage: libc::rusage = unsafe { std::mem::zeroed() };
+    // SAFETY: waits for our own child, writing its status and usage into the locals above.
+    let waited = unsafe { libc::wait4(pid, &mut status, 0, &mut usage) };
+    assert_eq!(waited, pid, "wait4");
+    (status, usage.ru_maxrss as u64)
+}
