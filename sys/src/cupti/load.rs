@@ -3,6 +3,7 @@
 use std::ffi::{CStr, c_char, c_int, c_void};
 use std::path::PathBuf;
 
+use super::profiler::RangeProfilerApi;
 use super::records::CUpti_SubscriberParams;
 use crate::dylib::{self, LoadError, OpenLibrary, Origin, dynamic_api};
 
@@ -47,6 +48,8 @@ dynamic_api! {
     fn cuptiActivityFlushAll(flag: u32) -> CUptiResult;
     fn cuptiActivityRegisterTimestampCallback(callback: CUpti_TimestampCallbackFunc) -> CUptiResult;
     fn cuptiSetThreadIdType(kind: u32) -> CUptiResult;
+    /// The CUDA device of a context (`CUcontext`).
+    fn cuptiGetDeviceId(context: *mut c_void, device: *mut u32) -> CUptiResult;
 }
 
 /// `cuptiSubscribe_v2` (13.0 and later): names the client already holding the subscriber slot.
@@ -69,6 +72,9 @@ pub struct Cupti {
     /// libcupti's own `InitializeInjectionNvtx2`, which a tool that is also NVTX's injection
     /// library forwards to.
     pub nvtx_injection: Option<InitializeInjectionNvtx2>,
+    /// The range profiler's functions (CUPTI 12.6.80 and later); `None` where the library
+    /// lacks any of them.
+    pub profiler: Option<RangeProfilerApi>,
     version: u32,
     library: OpenLibrary,
 }
@@ -92,13 +98,16 @@ impl Cupti {
         // SAFETY: as above.
         let nvtx_injection =
             unsafe { library.library.get::<InitializeInjectionNvtx2>(b"InitializeInjectionNvtx2\0") }.ok().map(|s| *s);
+        // SAFETY: as above: the range profiler's symbols have the declared signatures in every
+        // release that has them (12.6.80 to 13.x), and a release without one gives `None`.
+        let profiler = unsafe { RangeProfilerApi::resolve(&library.library, &library.name) }.ok();
         let mut version = 0;
         // SAFETY: a valid out-pointer.
         let result = unsafe { (api.cuptiGetVersion)(&mut version) };
         if result != super::CUPTI_SUCCESS {
             version = 0;
         }
-        Ok(Cupti { api, subscribe_v2, nvtx_injection, version, library })
+        Ok(Cupti { api, subscribe_v2, nvtx_injection, profiler, version, library })
     }
 
     /// The functions.

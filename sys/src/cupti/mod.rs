@@ -12,9 +12,13 @@
 //! - **Functions** ([`load`]) come from the libcupti already in the process (torch links one)
 //!   or one opened by SONAME or path: a second copy breaks NVTX injection, which binds to the
 //!   first.
+//! - **Range profiler** (`profiler/`): the per-kernel metrics API of CUPTI 12.6.80 and later,
+//!   a second function table ([`Cupti::profiler`]) that is `None` where the library lacks it.
 
 mod load;
+mod profiler;
 mod records;
 
 pub use load::*;
+pub use profiler::*;
 pub use records::*;
