@@ -10,6 +10,11 @@
 #   fixtures     raw CUPTI buffers (ROCPROF_RS_CUPTI_DUMP) of capp and a tiny torch script
 #   memory       memory.py: peak RSS of mem_launch (8 threads, 2M/8M/32M empty kernels): no tool,
 #                the CUPTI floor, librocprof_rs.so (needs only the library, not the CLI)
+#   counters     issue 22: known kernels (copy, FP32 FMA, bank-conflicted shared memory, L2 reuse,
+#                a tiny synchronised kernel) and a bf16 GEMM under --preset roofline; their metric
+#                means against ncu, their classes against the answers worked out by hand; one run of
+#                a torch.compile'd ResNet-18 + transformer layer for one-run coverage (COUNTERS_MODEL=0
+#                skips it)
 #   preflight    the harness alone, no rocprof-rs needed: builds, capp, libbench, floor, Kineto
 #   all-quick    smoke, equivalence, fixtures and a shortened overhead in one command
 #
@@ -33,7 +38,7 @@ cd "$REPO"
 
 STAGE="${1:-}"
 case "$STAGE" in
-    smoke | equivalence | overhead | fixtures | memory | preflight | all-quick) ;;
+    smoke | equivalence | overhead | fixtures | memory | counters | preflight | all-quick) ;;
     *)
         sed -n '2,16p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//'
         echo "usage: bash bench/gpu/run.sh STAGE" >&2
@@ -295,6 +300,59 @@ for path in sys.argv[1:]:
     sys.exit(0 if k else 1)
 EOF
     step tar tar -C "$W" -czf "$OUT/preflight.tgz" .
+}
+
+# A command's wall time in seconds into $W/time.<name>, its output into $W/<name>.log.
+timed() {
+    local name="$1"
+    shift
+    local t0 rc=0
+    t0=$EPOCHREALTIME
+    "$@" > "$W/$name.log" 2>&1 || rc=$?
+    awk -v a="$t0" -v b="$EPOCHREALTIME" 'BEGIN { printf "%.3f\n", b - a }' > "$W/time.$name"
+    tail -n 5 "$W/$name.log"
+    return "$rc"
+}
+
+stage_counters() {
+    local W="$WORK/counters" C="$HERE/counters"
+    mkdir -p "$W"
+    local NCU
+    NCU="$(command -v ncu || echo "$CUDA_HOME/bin/ncu")"
+    step known_build "$NVCC" -O3 -std=c++17 -arch=sm_90 -o "$W/known" "$C/known.cu"
+    step known_plain timed plain timeout -k 10 "$T" "$W/known"
+    step known_timed timed timed timeout -k 10 "$T" "$ROCPROF" run --backend cupti --kernel-trace -d "$W/known_timed" -- "$W/known"
+    step known_counted timed counted timeout -k 10 "$T" env ROCPROF_RS_CUPTI_DUMP="$W/dump_known" ROCPROF_RS_CUPTI_DUMP_MAX=9000000 \
+        "$ROCPROF" run --backend cupti --kernel-trace --preset roofline -d "$W/known_counted" -- "$W/known"
+    local metrics
+    metrics="$("$PY" -c 'import sys, pyarrow.parquet as pq; print(",".join(sorted(set(pq.read_table(sys.argv[1] + "/counter").column("counter").to_pylist()))))' "$W/known_counted" 2>/dev/null)"
+    echo "metrics collected: $metrics"
+    step known_ncu timed ncu_known timeout -k 10 300 "$NCU" --metrics "$metrics" --clock-control none --csv --print-units base "$W/known"
+    cp "$W/ncu_known.log" "$W/ncu_known.csv"
+    step known_analyze sh -c "'$ROCPROF' analyze '$W/known_counted' --timings '$W/known_timed' --gpu h100_sxm5 --format json > '$W/analyze_known.json'"
+    "$ROCPROF" analyze "$W/known_counted" --timings "$W/known_timed" --gpu h100_sxm5 --top 8 > "$W/analyze_known.txt" 2>&1
+    step gemm_timed timed gemm_timed timeout -k 10 "$T" "$ROCPROF" run --backend cupti --kernel-trace -d "$W/gemm_timed" -- "$PY" "$C/gemm.py"
+    step gemm_counted timed gemm_counted timeout -k 10 "$T" env ROCPROF_RS_CUPTI_DUMP="$W/dump_gemm" ROCPROF_RS_CUPTI_DUMP_MAX=3000000 \
+        "$ROCPROF" run --backend cupti --kernel-trace --preset roofline -d "$W/gemm_counted" -- "$PY" "$C/gemm.py"
+    step gemm_ncu timed ncu_gemm timeout -k 10 300 "$NCU" --metrics "$metrics" --clock-control none --csv --print-units base -k regex:nvjet "$PY" "$C/gemm.py" 2
+    cp "$W/ncu_gemm.log" "$W/ncu_gemm.csv"
+    step gemm_analyze sh -c "'$ROCPROF' analyze '$W/gemm_counted' --timings '$W/gemm_timed' --gpu h100_sxm5 --format json > '$W/analyze_gemm.json'"
+    local model_args=()
+    if [[ "${COUNTERS_MODEL:-1}" != 0 ]]; then
+        step model_timed timed model_timed timeout -k 10 300 "$ROCPROF" run --backend cupti --kernel-trace --marker-trace -d "$W/model_timed" -- "$PY" "$C/model.py" 6
+        step model_counted timed model_counted timeout -k 10 400 "$ROCPROF" run --backend cupti --kernel-trace --marker-trace --preset roofline -d "$W/model_counted" -- "$PY" "$C/model.py" 6
+        step model_ncu timed ncu_model timeout -k 10 400 "$NCU" --metrics "$metrics" --clock-control none --csv --print-units base --nvtx --nvtx-include "step3/" "$PY" "$C/model.py" 4
+        cp "$W/ncu_model.log" "$W/ncu_model.csv"
+        "$ROCPROF" analyze "$W/model_counted" --timings "$W/model_timed" --gpu h100_sxm5 --top 10 > "$W/analyze_model.txt" 2>&1
+        "$ROCPROF" analyze "$W/model_counted" --timings "$W/model_timed" --gpu h100_sxm5 --format json > "$W/analyze_model.json" 2>&1
+        model_args=(--model "$W/model_counted" --model-ncu "$W/ncu_model.csv")
+    fi
+    step compare "$PY" "$C/compare.py" --known "$W/known_counted" --known-timed "$W/known_timed" --ncu "$W/ncu_known.csv" \
+        --analyze "$W/analyze_known.json" --expect "$W/plain.log" --gemm "$W/gemm_counted" --gemm-ncu "$W/ncu_gemm.csv" \
+        --gemm-analyze "$W/analyze_gemm.json" "${model_args[@]}" --md "$OUT/counters.md" --json "$W/compare.json"
+    VERDICTS+=("$W/compare.json")
+    { for f in "$W"/time.*; do echo "${f##*/time.} $(cat "$f")"; done; } | tee "$W/times.txt"
+    step tar tar -C "$W" --exclude=known --exclude='*.log' -czf "$OUT/counters.tgz" .
 }
 
 stage_all_quick() {

@@ -141,10 +141,6 @@ enum NotStarted {
     UnlistableTool { tool: String, why: &'static str },
     #[error(transparent)]
     Injection(#[from] backend::InjectionTaken),
-    #[error(
-        "hardware counters are not collected on NVIDIA GPUs (the CUPTI backend traces only): drop --pmc, --input and --preset"
-    )]
-    CountersOnNvidia,
 }
 
 /// The command to run and the variables it will see (for naming its output afterwards).
@@ -176,9 +172,6 @@ fn prepare(args: &RunArgs) -> Result<(Prepared<'_>, BTreeMap<String, String>), N
     let backends = backend::choose(args.backend);
     let config = Config::from_vars(&seen, &Placeholders::of_this_process(&seen))?;
     let injection = if backends.cupti { backend::cuda_injection(&tool, &config, &existing)? } else { Vec::new() };
-    if backends.cupti && !backends.rocprofiler_sdk && config.counters.is_some() {
-        return Err(NotStarted::CountersOnNvidia);
-    }
     let libraries = backends.rocprofiler_sdk.then(|| env::tool_libraries(existing(TOOL_LIBRARIES).as_deref(), &tool));
     let preload = args.preload.then(|| env::ld_preload(existing(LD_PRELOAD).as_deref(), &tool));
     let build = move |extra: &[(&str, String)]| {

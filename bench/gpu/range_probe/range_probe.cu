@@ -405,7 +405,7 @@ static bool image_init(CUpti_RangeProfiler_Object* obj, std::vector<uint8_t>& im
 }
 
 static bool set_config(CUpti_RangeProfiler_Object* obj, const std::vector<uint8_t>& cfg, std::vector<uint8_t>& img,
-                       CUpti_ProfilerRange range, CUpti_ProfilerReplayMode replay, size_t maxRanges) {
+                       CUpti_ProfilerRange range, CUpti_ProfilerReplayMode replay, size_t maxRanges, size_t passIndex = 0) {
     CUpti_RangeProfiler_SetConfig_Params p = {CUpti_RangeProfiler_SetConfig_Params_STRUCT_SIZE};
     p.pRangeProfilerObject = obj;
     p.configSize = cfg.size();
@@ -417,7 +417,7 @@ static bool set_config(CUpti_RangeProfiler_Object* obj, const std::vector<uint8_
     p.maxRangesPerPass = maxRanges;
     p.numNestingLevels = 1;
     p.minNestingLevel = 1;
-    p.passIndex = 0;
+    p.passIndex = passIndex;
     p.targetNestingLevel = 1;
     return CK(p_cuptiRangeProfilerSetConfig(&p));
 }
@@ -1048,6 +1048,103 @@ static int case_mode(const std::string& name) {
         }
         std::sort(tot.begin(), tot.end());
         printf("TIMING exp=X12 replay-sessions=%zu median_us=%.0f max_us=%.0f\n", tot.size(), tot[tot.size() / 2], tot.back());
+    } else if (name == "pass_interleave" || name == "pass_interleave_idx" || name == "pass_abandon") {
+        // X13/X14/X15: several pass sequences of ONE multi-pass config in flight at once, each with its
+        // own counter data image: the injection's rotation when kernels interleave. X13 calls SetConfig
+        // with passIndex 0 every session; X14 with the sequence's own pass number; X15 abandons one
+        // sequence after its first pass and starts it afresh later.
+        const char* label = name == "pass_interleave" ? "X13" : name == "pass_interleave_idx" ? "X14" : "X15";
+        bool explicitIdx = name != "pass_interleave";
+        std::vector<std::string> m = roofHw;
+        m.insert(m.end(), roofSass.begin(), roofSass.end());
+        std::vector<uint8_t> cfg;
+        size_t passes = build_config(m, &cfg, false);
+        printf("%s: %zu metrics, %zu passes\n", label, m.size(), passes);
+        size_t size = counter_data_size(obj, m, 1);
+        std::vector<std::vector<uint8_t>> img(2, std::vector<uint8_t>(size));
+        int next[2] = {0, 0};
+        bool okAll = image_init(obj, img[0]) && image_init(obj, img[1]);
+        // (sequence, kernel) per dispatch: the two sequences alternate, as two kernels of a model do.
+        std::vector<int> order = {0, 1, 0, 1, 0, 1, 0, 1};
+        if (name == "pass_abandon") order = {0, 1, 1, 0, 0, 1, 0};
+        std::vector<double> tot;
+        int fails = 0, decoded = 0;
+        bool restartA = name == "pass_abandon";
+        for (size_t d = 0; d < order.size() && okAll; d++) {
+            int q = order[d];
+            if (restartA && q == 0 && d == 3) {
+                // Abandon sequence 0 after one pass: re-initialize its image and begin again.
+                printf("%s: abandoning sequence 0 at pass %d\n", label, next[0]);
+                next[0] = 0;
+                image_init(obj, img[0]);
+            }
+            double t0 = now_us();
+            bool ok = set_config(obj, cfg, img[q], CUPTI_AutoRange, CUPTI_UserReplay, 1, explicitIdx ? next[q] : 0);
+            CUpti_RangeProfiler_Start_Params sp = {CUpti_RangeProfiler_Start_Params_STRUCT_SIZE};
+            sp.pRangeProfilerObject = obj;
+            ok = ok && CK(p_cuptiRangeProfilerStart(&sp));
+            launch(q);
+            StopInfo si = ok ? rp_stop(obj) : StopInfo();
+            printf("%s: dispatch %zu seq %d pass %d -> ok=%d stop.passIndex=%zu allSubmitted=%d\n", label, d, q, next[q], (int)ok,
+                   si.passIndex, si.allSubmitted);
+            next[q]++;
+            if (ok && si.r == CUPTI_SUCCESS && si.allSubmitted == 1) {
+                size_t dropped = 0;
+                std::vector<RangeValues> rv;
+                bool dk = CK(rp_decode(obj, &dropped)) && read_ranges(img[q], m, &rv, nullptr);
+                printf("%s: decode seq %d ok=%d ranges=%zu dropped=%zu\n", label, q, (int)dk, rv.size(), dropped);
+                for (auto& r : rv) print_range(label, "", 0, r, kname(q), m);
+                decoded++;
+                next[q] = 0;
+                image_init(obj, img[q]);
+            } else if (!ok || si.r != CUPTI_SUCCESS) {
+                fails++;
+            }
+            tot.push_back(now_us() - t0);
+        }
+        std::sort(tot.begin(), tot.end());
+        if (!tot.empty())
+            printf("TIMING exp=%s sessions=%zu failed=%d decoded=%d median_us=%.0f max_us=%.0f\n", label, tot.size(), fails,
+                   decoded, tot[tot.size() / 2], tot.back());
+    } else if (name == "pass_each_decoded" || name == "pass_skip_empty") {
+        // X16: one multi-pass config; every dispatch is its own session with its own image, decoded
+        // right after its Stop whatever isAllPassSubmitted says: does each pass decode alone?
+        // X17: as X16, but an empty session (Start/Stop, no launch) between dispatches: does it move
+        // the object's pass cursor on, and what does it cost?
+        bool empty = name == "pass_skip_empty";
+        const char* label = empty ? "X17" : "X16";
+        std::vector<std::string> m = roofHw;
+        m.insert(m.end(), roofSass.begin(), roofSass.end());
+        std::vector<uint8_t> cfg;
+        size_t passes = build_config(m, &cfg, false);
+        printf("%s: %zu metrics, %zu passes\n", label, m.size(), passes);
+        std::vector<int> order = empty ? std::vector<int>{0, -1, 1, -1, 1, 0, -1, 0} : std::vector<int>{0, 1, 1, 0, 0, 1, 0, 1};
+        std::vector<double> tot, emptyUs;
+        for (size_t d = 0; d < order.size(); d++) {
+            int k = order[d];
+            double t0 = now_us();
+            std::vector<uint8_t> img(counter_data_size(obj, m, 1));
+            bool ok = image_init(obj, img) && set_config(obj, cfg, img, CUPTI_AutoRange, CUPTI_UserReplay, 1);
+            CUpti_RangeProfiler_Start_Params sp = {CUpti_RangeProfiler_Start_Params_STRUCT_SIZE};
+            sp.pRangeProfilerObject = obj;
+            ok = ok && CK(p_cuptiRangeProfilerStart(&sp));
+            if (k >= 0) launch(k);
+            StopInfo si = ok ? rp_stop(obj) : StopInfo();
+            size_t dropped = 0;
+            CUptiResult dr = rp_decode(obj, &dropped);
+            std::vector<RangeValues> rv;
+            bool rk = dr == CUPTI_SUCCESS && read_ranges(img, m, &rv, nullptr);
+            double us = now_us() - t0;
+            (k >= 0 ? tot : emptyUs).push_back(us);
+            printf("%s: session %zu kernel=%s ok=%d stop.passIndex=%zu allSubmitted=%d decode=%s dropped=%zu ranges=%zu us=%.0f\n",
+                   label, d, k >= 0 ? kname(k) : "(none)", (int)ok, si.passIndex, si.allSubmitted, rstr(dr), dropped,
+                   rv.size(), us);
+            for (auto& r : rv) print_range(label, "", d, r, k >= 0 ? kname(k) : "none", m);
+        }
+        std::sort(tot.begin(), tot.end());
+        std::sort(emptyUs.begin(), emptyUs.end());
+        printf("TIMING exp=%s sessions=%zu median_us=%.0f empty=%zu empty_median_us=%.0f\n", label, tot.size(),
+               tot.empty() ? 0.0 : tot[tot.size() / 2], emptyUs.size(), emptyUs.empty() ? 0.0 : emptyUs[emptyUs.size() / 2]);
     } else {
         printf("unknown case %s\n", name.c_str());
     }

@@ -8,6 +8,7 @@
 
 pub mod avail;
 pub mod catalog;
+pub mod nvidia;
 pub mod plan;
 pub mod presets;
 pub mod selection;

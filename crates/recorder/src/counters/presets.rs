@@ -26,11 +26,11 @@ pub struct Preset {
     pub entries: &'static [Entry],
 }
 
-const fn one(names: &'static [&'static str]) -> Entry {
+pub(crate) const fn one(names: &'static [&'static str]) -> Entry {
     Entry { names, optional: false }
 }
 
-const fn optional(names: &'static [&'static str]) -> Entry {
+pub(crate) const fn optional(names: &'static [&'static str]) -> Entry {
     Entry { names, optional: true }
 }
 

@@ -12,7 +12,7 @@ use std::sync::Arc;
 
 use parquet::file::metadata::KeyValue;
 
-use super::records::{CounterDispatch, CounterValue};
+use super::records::{CounterDispatch, CounterPlan, CounterValue};
 use super::rows::Kernel;
 use crate::config::Config;
 use rocprof_rs_format as tables;
@@ -28,12 +28,20 @@ pub struct CounterNames {
     pub plan_json: String,
     /// The passes the largest plan needs.
     pub passes: usize,
+    /// The names and plans come later, as [`CounterPlan`] records (CUPTI knows them only at
+    /// the first launch on a context).
+    pub deferred: bool,
 }
+
+/// Recent CUDA kernel dispatches kept for joining counter records that arrive after them.
+const RECENT_DISPATCHES: usize = 8192;
 
 /// One dispatch's values, waiting for the rest of them.
 #[derive(Debug, Default)]
 struct Pending {
     header: Option<CounterDispatch>,
+    /// The `kernel_dispatch` row's dispatch and kernel ids, once a join found them.
+    joined: Option<(u64, u64)>,
     /// Instance values received so far.
     received: u64,
     values: Vec<CounterValue>,
@@ -60,6 +68,17 @@ pub struct CounterRows {
     dispatches: Fast<(u64, u64), u64>,
     /// Dispatches written before all their values arrived.
     pub incomplete: u64,
+    deferred: bool,
+    /// Plans per GPU label, as JSON lists of groups.
+    plans: BTreeMap<String, String>,
+    passes: usize,
+    /// CUDA kernel dispatches by correlation id: (dispatch id, kernel id), the latest few.
+    recent: Fast<u64, (u64, u64)>,
+    recent_order: std::collections::VecDeque<u64>,
+    /// Counted dispatches waiting for their kernel row, by correlation id.
+    awaiting: Fast<u64, u64>,
+    /// Counted dispatches whose kernel row never came.
+    pub unjoined: u64,
     pub values: TableWriter<tables::Counter>,
     pub kernels: TableWriter<tables::KernelCounter>,
 }
@@ -80,14 +99,79 @@ impl CounterRows {
             aggregates: BTreeMap::new(),
             dispatches: Fast::default(),
             incomplete: 0,
+            deferred: false,
+            plans: BTreeMap::new(),
+            passes: 0,
+            recent: Fast::default(),
+            recent_order: std::collections::VecDeque::new(),
+            awaiting: Fast::default(),
+            unjoined: 0,
             values: TableWriter::new(&options, Table::Counter, metadata.to_vec()),
             kernels: TableWriter::new(&options, Table::KernelCounter, metadata.to_vec()),
         }
     }
 
+    /// Counters whose names come later, as [`CounterPlan`] records.
+    pub fn deferred(mut self, deferred: bool) -> CounterRows {
+        self.deferred = deferred;
+        self
+    }
+
     /// Whether counters are collected at all (dispatch counts are kept only then).
     pub fn enabled(&self) -> bool {
-        !self.names.is_empty()
+        !self.names.is_empty() || self.deferred
+    }
+
+    /// Takes one GPU's plan: its counters' names, and its groups for the run metadata.
+    pub fn plan(&mut self, plan: &CounterPlan) {
+        for (i, metric) in plan.metrics.iter().enumerate() {
+            self.names.insert((plan.agent_id, i as u64), metric.as_str().into());
+        }
+        let groups: Vec<String> = plan
+            .groups
+            .iter()
+            .map(|g| format!("[{}]", g.iter().map(|c| json_string(c)).collect::<Vec<_>>().join(",")))
+            .collect();
+        self.plans.insert(plan.label.clone(), format!("[{}]", groups.join(",")));
+        self.passes = self.passes.max(plan.passes);
+    }
+
+    /// The groups per GPU as JSON, and the passes the largest plan needs: what the plans told.
+    pub fn plans_json(&self) -> Option<(String, usize)> {
+        if self.plans.is_empty() {
+            return None;
+        }
+        let entries: Vec<String> =
+            self.plans.iter().map(|(label, groups)| format!("{}:{groups}", json_string(label))).collect();
+        Some((format!("{{{}}}", entries.join(",")), self.passes))
+    }
+
+    /// A CUDA kernel dispatch: completes the counted dispatch waiting for it, or is kept for one
+    /// that comes later.
+    pub fn cuda_dispatch(
+        &mut self,
+        correlation_id: u64,
+        dispatch_id: u64,
+        kernel_id: u64,
+        kernels: &Fast<u64, Kernel>,
+    ) {
+        if let Some(pending_id) = self.awaiting.remove(&correlation_id) {
+            self.awaiting.retain(|_, id| *id != pending_id);
+            if let Some(pending) = self.pending.get_mut(&pending_id) {
+                pending.joined = Some((dispatch_id, kernel_id));
+                if pending.header.is_some_and(|h| pending.received >= h.records) {
+                    self.complete(pending_id, kernels);
+                }
+            }
+            return;
+        }
+        if self.recent_order.len() >= RECENT_DISPATCHES
+            && let Some(old) = self.recent_order.pop_front()
+        {
+            self.recent.remove(&old);
+        }
+        self.recent.insert(correlation_id, (dispatch_id, kernel_id));
+        self.recent_order.push_back(correlation_id);
     }
 
     /// Counts a dispatch row of `kernel_id` on `agent`.
@@ -96,11 +180,27 @@ impl CounterRows {
     }
 
     pub fn header(&mut self, header: &CounterDispatch, kernels: &Fast<u64, Kernel>) {
+        let joined = header.join.map(|ids| ids.iter().find_map(|c| self.recent.get(c).copied()));
         let pending = self.pending.entry(header.dispatch_id).or_default();
         pending.header = Some(*header);
+        match joined {
+            Some(Some(found)) => pending.joined = Some(found),
+            Some(None) => {
+                for correlation in header.join.into_iter().flatten() {
+                    self.awaiting.insert(correlation, header.dispatch_id);
+                }
+                return;
+            }
+            None => {}
+        }
         if pending.received >= header.records {
             self.complete(header.dispatch_id, kernels);
         }
+    }
+
+    /// Whether a dispatch's rows can be written: all its values in, and joined where it must be.
+    fn ready(pending: &Pending) -> bool {
+        pending.header.is_some_and(|h| pending.received >= h.records && (h.join.is_none() || pending.joined.is_some()))
     }
 
     pub fn value(&mut self, value: &CounterValue, kernels: &Fast<u64, Kernel>) {
@@ -120,7 +220,7 @@ impl CounterRows {
                 None => pending.values.push(*value),
             }
         }
-        if pending.header.is_some_and(|h| pending.received >= h.records) {
+        if Self::ready(pending) {
             self.complete(value.dispatch_id, kernels);
         }
     }
@@ -131,13 +231,21 @@ impl CounterRows {
         if pending.header.is_none_or(|h| pending.received < h.records) {
             self.incomplete += 1;
         }
-        let header = pending.header.unwrap_or(CounterDispatch {
+        let mut header = pending.header.unwrap_or(CounterDispatch {
             dispatch_id,
             agent_id: pending.values.first().map_or(0, |v| v.agent_id),
             kernel_id: 0,
             correlation_id: 0,
             records: pending.received,
+            join: None,
         });
+        if let Some((row_dispatch, kernel)) = pending.joined {
+            header.dispatch_id = row_dispatch;
+            header.kernel_id = kernel;
+        } else if header.join.is_some() {
+            self.unjoined += 1;
+        }
+        let dispatch_id = header.dispatch_id;
         let kernel_name: Arc<str> = match kernels.get(&header.kernel_id) {
             Some(kernel) => kernel.name.clone(),
             None => format!("<unregistered kernel {}>", header.kernel_id).into(),
@@ -180,6 +288,7 @@ impl CounterRows {
 
     /// At the end of the run: writes what is still open, then the per-kernel aggregates.
     pub fn finish(&mut self, kernels: &Fast<u64, Kernel>) {
+        self.awaiting.clear();
         let open: Vec<u64> = self.pending.keys().copied().collect();
         for dispatch_id in open {
             self.complete(dispatch_id, kernels);
@@ -217,4 +326,8 @@ impl CounterRows {
         let fields: Vec<String> = samples.iter().map(|(c, n)| format!("{:?}:{n}", c)).collect();
         format!("{{{}}}", fields.join(","))
     }
+}
+
+fn json_string(text: &str) -> String {
+    serde_json::Value::String(text.to_owned()).to_string()
 }

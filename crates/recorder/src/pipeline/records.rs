@@ -173,6 +173,24 @@ pub struct CounterDispatch {
     pub correlation_id: u64,
     /// Value records (one per counter instance) the SDK reports for the dispatch.
     pub records: u64,
+    /// Set where the counter records come before the kernel's own record (CUPTI): the
+    /// correlation ids of the launch (the outermost API call's, then the driver call's), by
+    /// which the writer finds the dispatch and kernel ids of its `kernel_dispatch` row.
+    pub join: Option<[u64; 2]>,
+}
+
+/// The counters one GPU collects, told to the writer once they are known (CUPTI knows them at
+/// the first launch on a context, after the tables began).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct CounterPlan {
+    pub agent_id: u64,
+    /// How messages name the GPU: `GPU 0 (GH100)`.
+    pub label: String,
+    /// The counters, indexed by the `counter_id` of its values.
+    pub metrics: Vec<String>,
+    /// The groups that each take one pass.
+    pub groups: Vec<Vec<String>>,
+    pub passes: usize,
 }
 
 /// A counter's value for a dispatch: the sum of `instances` consecutive instance records, or
@@ -201,6 +219,7 @@ pub enum Record {
     Symbol(Box<Symbol>),
     CounterDispatch(CounterDispatch),
     CounterValue(CounterValue),
+    CounterPlan(Box<CounterPlan>),
     CudaKernel(CudaKernel),
     NvtxEdge(Box<NvtxEdge>),
     Device(Box<Device>),
@@ -212,7 +231,7 @@ impl Record {
     /// device, sent when code is loaded). Dropped, a run's dispatches would lose their names.
     /// (The libraries' drop counts never travel as records: see [`super::queue::Queue`].)
     pub fn must_keep(&self) -> bool {
-        matches!(self, Record::Symbol(_) | Record::Device(_))
+        matches!(self, Record::Symbol(_) | Record::Device(_) | Record::CounterPlan(_))
     }
 
     /// Whether this record is traced activity, which becomes a row (or half of one, for an
@@ -232,7 +251,11 @@ impl Record {
             Record::Marker(r) => Some(r.start_ns),
             Record::CudaKernel(r) => Some(r.start_ns),
             Record::NvtxEdge(r) => Some(r.timestamp_ns),
-            Record::Symbol(_) | Record::CounterDispatch(_) | Record::CounterValue(_) | Record::Device(_) => None,
+            Record::Symbol(_)
+            | Record::CounterDispatch(_)
+            | Record::CounterValue(_)
+            | Record::CounterPlan(_)
+            | Record::Device(_) => None,
         }
     }
 }

@@ -134,7 +134,7 @@ impl Tables {
             marker: TableWriter::new(&options, Table::Marker, metadata.clone()),
             symbol: TableWriter::new(&options, Table::KernelSymbol, metadata.clone()),
             agent: TableWriter::with_rows(&options, Table::Agent, metadata.clone(), agents),
-            counters: CounterRows::new(&config, counters.names, &metadata),
+            counters: CounterRows::new(&config, counters.names, &metadata).deferred(counters.deferred),
             operations,
             kernels: HashMap::default(),
             iterations: HashMap::new(),
@@ -171,7 +171,12 @@ impl Tables {
         let pid = self.pid;
         match record {
             Record::Dispatch(d) => self.add_dispatch(&DispatchRow::amd(d)),
-            Record::CudaKernel(k) => self.add_dispatch(&DispatchRow::cuda(k)),
+            Record::CudaKernel(k) => {
+                if self.counters.enabled() {
+                    self.counters.cuda_dispatch(k.correlation_id, k.grid_id, k.kernel_id, &self.kernels);
+                }
+                self.add_dispatch(&DispatchRow::cuda(k));
+            }
             Record::Api(a) => self.add_api(a),
             Record::Copy(c) => {
                 let op =
@@ -249,7 +254,18 @@ impl Tables {
             Record::Symbol(s) => self.add_symbol(s),
             Record::CounterDispatch(h) => self.counters.header(h, &self.kernels),
             Record::CounterValue(v) => self.counters.value(v, &self.kernels),
+            Record::CounterPlan(plan) => self.add_counter_plan(plan),
         }
+    }
+
+    /// A GPU's counter plan: names for its values, and the groups and passes in the run
+    /// metadata (replacing what an earlier plan said).
+    fn add_counter_plan(&mut self, plan: &super::records::CounterPlan) {
+        self.counters.plan(plan);
+        let Some((groups, passes)) = self.counters.plans_json() else { return };
+        self.static_metadata.retain(|kv| kv.key != keys::COUNTER_GROUPS && kv.key != keys::COUNTER_PASSES);
+        self.static_metadata.push(KeyValue::new(keys::COUNTER_GROUPS.into(), groups));
+        self.static_metadata.push(KeyValue::new(keys::COUNTER_PASSES.into(), passes.to_string()));
     }
 
     /// Inlined into each vendor's call, so the row's values go from the record into the
@@ -550,6 +566,9 @@ impl Tables {
         if self.counters.enabled() {
             fields.push(format!("\"counter_samples\":{}", self.counters.coverage_json()));
             fields.push(format!("\"counter_dispatches_incomplete\":{}", self.counters.incomplete));
+            if self.counters.unjoined > 0 {
+                fields.push(format!("\"counter_dispatches_unjoined\":{}", self.counters.unjoined));
+            }
         }
         if self.nvtx.unclosed() > 0 {
             fields.push(format!("\"unclosed_nvtx_ranges\":{}", self.nvtx.unclosed()));

@@ -398,6 +398,7 @@ impl Accumulator {
                         kernel_id: r.dispatch_info.kernel_id,
                         correlation_id: r.correlation_id.internal,
                         records: r.num_records,
+                        join: None,
                     }),
                 );
             }

@@ -6,6 +6,7 @@
 
 use std::cell::Cell;
 use std::ffi::{CStr, c_char, c_void};
+use std::sync::atomic::{AtomicBool, Ordering};
 
 use rocprofiler_sdk_sys::cupti::{self as sys, Cupti};
 
@@ -51,9 +52,14 @@ pub(super) fn subscribe(cupti: &Cupti) -> Result<usize, CuptiError> {
     }
 }
 
-/// Turns the callbacks on: always the two that must flush, and the launch calls when asked.
+/// Whether launch calls become `cuda_api` rows (they may be on for counting alone).
+static TRACE_LAUNCHES: AtomicBool = AtomicBool::new(false);
+
+/// Turns the callbacks on: always the two that must flush, and the launch calls when traced or
+/// counted.
 pub(super) fn enable(cupti: &Cupti, subscriber: usize, launches: bool) {
-    set(cupti, subscriber, 1, launches);
+    TRACE_LAUNCHES.store(launches, Ordering::Relaxed);
+    set(cupti, subscriber, 1, launches || super::counting::enabled());
 }
 
 /// Turns every callback off, at the end of the run.
@@ -84,6 +90,9 @@ fn set(cupti: &Cupti, subscriber: usize, on: u32, launches: bool) {
 thread_local! {
     /// Runtime launch calls open on this thread: the driver launch inside one is the same call.
     static RUNTIME_DEPTH: Cell<u32> = const { Cell::new(0) };
+    /// The correlation id of the runtime launch call open on this thread, which the kernel's
+    /// activity record carries.
+    static RUNTIME_CORRELATION: Cell<Option<u32>> = const { Cell::new(None) };
 }
 
 /// `CUpti_CallbackFunc`, on the application's threads.
@@ -117,7 +126,19 @@ fn api_call(domain: u32, cbid: u32, data: &sys::CUpti_CallbackData) {
     let enter = data.callbackSite == sys::CUPTI_API_ENTER;
     if runtime {
         RUNTIME_DEPTH.with(|d| d.set(if enter { d.get() + 1 } else { d.get().saturating_sub(1) }));
-    } else if RUNTIME_DEPTH.with(Cell::get) > 0 {
+        RUNTIME_CORRELATION.with(|c| c.set(enter.then_some(data.correlationId)));
+    } else {
+        // Counting opens its session around the driver call, the one that launches.
+        if enter {
+            super::counting::enter(cbid, data, RUNTIME_CORRELATION.with(Cell::get));
+        } else {
+            super::counting::exit(data);
+        }
+        if RUNTIME_DEPTH.with(Cell::get) > 0 {
+            return;
+        }
+    }
+    if !TRACE_LAUNCHES.load(Ordering::Relaxed) {
         return;
     }
     if data.correlationData.is_null() {

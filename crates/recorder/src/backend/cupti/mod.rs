@@ -21,6 +21,7 @@
 
 mod buffers;
 mod callbacks;
+pub mod counting;
 pub mod decode;
 pub mod error;
 mod flush;
@@ -120,10 +121,14 @@ fn initialize() -> Result<(), CuptiError> {
         return Ok(());
     }
     let config = Config::from_process_env()?;
-    if config.counters.is_some() {
-        crate::say!("rocprof-rs: hardware counters are not collected on NVIDIA GPUs (CUPTI backend); tracing only");
-    }
     let cupti = load()?;
+    let counting = match counting::setup(cupti, &config) {
+        Ok(on) => on,
+        Err(e) => {
+            crate::say!("rocprof-rs: NVIDIA counters are off: {e}; tracing goes on");
+            false
+        }
+    };
     let version = cupti.version();
     let subscriber = callbacks::subscribe(cupti)?;
     let api = cupti.api();
@@ -152,7 +157,8 @@ fn initialize() -> Result<(), CuptiError> {
     let seed = Seed {
         operations: operations::operations(),
         library: Library::Cupti { api_version: version, library },
-        counters: None,
+        counters: counting
+            .then(|| crate::pipeline::counter_rows::CounterNames { deferred: true, ..Default::default() }),
     };
     start(config, seed)?;
     crate::signals::install();
@@ -256,6 +262,7 @@ pub(super) fn finish() {
     if let Some(cupti) = cupti() {
         callbacks::disable(cupti, cuda.subscriber);
     }
+    counting::finish();
     flush(true);
     let bad = cuda.bad_timestamps.load(Ordering::Relaxed);
     if bad > 0 {

@@ -1,0 +1,167 @@
+//! Which pass each counted dispatch takes.
+//!
+//! CUPTI's range profiler keeps ONE pass cursor per context: every session (Start..Stop) runs the
+//! next pass of the configuration, whatever kernel it holds, and after the last pass the cursor
+//! wraps to the first (measured on the H100: `bench/gpu/range_probe`, experiments X13 to X17).
+//! A session can be decoded on its own, so a dispatch counted in pass `p` yields exactly the
+//! metrics CUPTI scheduled in pass `p`: the pass is the group.
+//!
+//! So the groups take turns per kernel and grid, as on AMD, by steering the cursor: a dispatch
+//! takes the cursor's pass when its kernel and grid have collected that pass no more often than
+//! any other, else empty sessions (no launch inside, 2 to 27 ms each) move the cursor on to the
+//! pass that shape has collected least. A shape dispatched at least as many times as there are
+//! passes therefore collects every pass, whatever else runs between its dispatches.
+
+use std::collections::HashMap;
+
+/// Shapes (kernel and grid) whose turns are kept. Beyond this, a new shape is not counted:
+/// the table must not grow without bound inside the application.
+pub const MAX_SHAPES: usize = 1 << 16;
+
+/// The per-shape tally of passes collected, and the context's pass cursor.
+#[derive(Debug)]
+pub struct Turns {
+    passes: usize,
+    /// The pass the next session runs.
+    cursor: usize,
+    collected: HashMap<u64, Vec<u32>>,
+}
+
+/// What to do for one dispatch.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Plan {
+    /// Run `skip` empty sessions first, then count the dispatch in pass `pass`.
+    Count { skip: usize, pass: usize },
+    /// The shape table is full: leave the dispatch uncounted.
+    Full,
+}
+
+impl Turns {
+    /// Turns for a configuration of `passes` passes (at least 1).
+    pub fn new(passes: usize) -> Turns {
+        Turns { passes: passes.max(1), cursor: 0, collected: HashMap::new() }
+    }
+
+    /// The number of passes.
+    pub fn passes(&self) -> usize {
+        self.passes
+    }
+
+    /// The pass the next session runs.
+    pub fn cursor(&self) -> usize {
+        self.cursor
+    }
+
+    /// Plans the dispatch of `shape`: the pass it takes and the empty sessions before it.
+    pub fn plan(&mut self, shape: u64) -> Plan {
+        let passes = self.passes;
+        if !self.collected.contains_key(&shape) && self.collected.len() >= MAX_SHAPES {
+            return Plan::Full;
+        }
+        let collected = self.collected.entry(shape).or_insert_with(|| vec![0; passes]);
+        let least = collected.iter().copied().min().unwrap_or(0);
+        // The first pass at or after the cursor that this shape has collected least.
+        let skip = (0..passes).find(|s| collected[(self.cursor + s) % passes] == least).unwrap_or(0);
+        Plan::Count { skip, pass: (self.cursor + skip) % passes }
+    }
+
+    /// Records that a session ran (empty or not) and moved the cursor on.
+    pub fn advance(&mut self) {
+        self.cursor = (self.cursor + 1) % self.passes;
+    }
+
+    /// Records that `shape` collected `pass`.
+    pub fn collected(&mut self, shape: u64, pass: usize) {
+        if let Some(c) = self.collected.get_mut(&shape).and_then(|c| c.get_mut(pass)) {
+            *c += 1;
+        }
+    }
+
+    /// Puts the cursor where CUPTI says it is (a session's Stop reports the next pass).
+    pub fn resync(&mut self, next_pass: usize) {
+        self.cursor = next_pass % self.passes;
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Runs `dispatches` (shapes in order) through the turns as the tool does; returns the pass
+    /// each took and the empty sessions spent.
+    fn simulate(passes: usize, dispatches: &[u64]) -> (Vec<usize>, usize) {
+        let mut turns = Turns::new(passes);
+        let mut taken = Vec::new();
+        let mut empty = 0;
+        for &shape in dispatches {
+            let Plan::Count { skip, pass } = turns.plan(shape) else { panic!("full") };
+            for _ in 0..skip {
+                turns.advance();
+            }
+            empty += skip;
+            assert_eq!(turns.cursor(), pass);
+            turns.advance();
+            turns.collected(shape, pass);
+            taken.push(pass);
+        }
+        (taken, empty)
+    }
+
+    #[test]
+    fn one_shape_alone_takes_the_passes_in_turn_without_empty_sessions() {
+        let (taken, empty) = simulate(3, &[7; 7]);
+        assert_eq!(taken, [0, 1, 2, 0, 1, 2, 0]);
+        assert_eq!(empty, 0);
+    }
+
+    /// Two kernels alternating, as in a model's step: each still gets both passes in two
+    /// dispatches (a global cursor alone would give A pass 0 and B pass 1 forever).
+    #[test]
+    fn alternating_shapes_each_collect_every_pass() {
+        let (taken, _) = simulate(2, &[1, 2, 1, 2, 1, 2, 1, 2]);
+        let a: Vec<usize> = taken.iter().step_by(2).copied().collect();
+        let b: Vec<usize> = taken.iter().skip(1).step_by(2).copied().collect();
+        for got in [a, b] {
+            assert!(got[..2].contains(&0) && got[..2].contains(&1), "{taken:?}");
+            assert!(got[2..4].contains(&0) && got[2..4].contains(&1), "{taken:?}");
+        }
+    }
+
+    /// Any order: a shape dispatched `passes` times has collected every pass once.
+    #[test]
+    fn every_shape_dispatched_passes_times_is_covered_whatever_runs_between() {
+        let mut x: u64 = 0x2545_f491_4f6c_dd1d;
+        let mut order = Vec::new();
+        for _ in 0..5000 {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            order.push(x % 37);
+        }
+        for passes in 1..=4 {
+            let (taken, empty) = simulate(passes, &order);
+            let mut per_shape: HashMap<u64, Vec<usize>> = HashMap::new();
+            for (shape, pass) in order.iter().zip(&taken) {
+                per_shape.entry(*shape).or_default().push(*pass);
+            }
+            for (shape, got) in per_shape {
+                for chunk in got.chunks_exact(passes) {
+                    let mut sorted = chunk.to_vec();
+                    sorted.sort_unstable();
+                    assert_eq!(sorted, (0..passes).collect::<Vec<_>>(), "shape {shape}, {passes} passes");
+                }
+            }
+            assert!(empty <= order.len() * (passes - 1));
+        }
+    }
+
+    #[test]
+    fn a_full_table_leaves_new_shapes_uncounted() {
+        let mut turns = Turns::new(2);
+        for shape in 0..MAX_SHAPES as u64 {
+            assert!(matches!(turns.plan(shape), Plan::Count { .. }));
+        }
+        assert_eq!(turns.plan(u64::MAX), Plan::Full);
+        assert!(matches!(turns.plan(3), Plan::Count { .. }), "known shapes still count");
+    }
+}
