@@ -196,10 +196,6 @@ fn dataset(dir: &Path, db: &'static Database, forced: Option<&'static Gpu>, opti
             _ => (Vec::new(), None),
         };
         let get = |names: &[&str]| roofline::any(&rows.counters, names);
-        let ratio = |num: &[&str], den: &[&str]| {
-            let (n, d) = (get(num)?, get(den)?);
-            (d > 0.0).then(|| n / d)
-        };
         let l2_hit = match (get(&["TCC_HIT_sum", "GL2C_HIT_sum"]), get(&["TCC_MISS_sum", "GL2C_MISS_sum"])) {
             (Some(h), Some(m)) if h + m > 0.0 => Some(h / (h + m)),
             _ => None,
@@ -213,10 +209,7 @@ fn dataset(dir: &Path, db: &'static Database, forced: Option<&'static Gpu>, opti
             idle_ns: (rows.idle.count > 0).then(|| rows.idle.quantile(0.5) as f64),
             occupancy: occupancy.clone(),
             points: points.clone(),
-            lds_conflicts: ratio(
-                &["SQ_LDS_BANK_CONFLICT", "SQC_LDS_BANK_CONFLICT"],
-                &["SQ_LDS_IDX_ACTIVE", "SQC_LDS_IDX_ACTIVE"],
-            ),
+            lds_conflicts: roofline::lds_conflicts(family, &rows.counters),
             l2_hit,
             zero_flops: zero_flops.clone(),
             inputs: Inputs {

@@ -125,6 +125,9 @@ pub enum Provenance {
     Derived,
     /// A constant of AMD's own performance model (rocprofiler-compute), not a datasheet figure.
     ToolModel,
+    /// Measured by us on the part (a profiler's sustained peak, a benchmark); `src` names the
+    /// run and `formula` how the figure follows from what it printed.
+    Measured,
     /// Unknown, or not applicable; the note says which.
     Null,
 }
@@ -427,8 +430,11 @@ mod tests {
     fn every_number_names_a_source_the_database_lists() {
         for gpu in &db().gpus {
             for (key, metric) in gpu.metrics() {
-                if metric.kind == Provenance::Published {
-                    assert!(!metric.src.is_empty(), "{}.{key}: published without a source", gpu.id);
+                if matches!(metric.kind, Provenance::Published | Provenance::Measured) {
+                    assert!(!metric.src.is_empty(), "{}.{key}: {:?} without a source", gpu.id, metric.kind);
+                }
+                if metric.kind == Provenance::Measured {
+                    assert!(metric.formula.is_some(), "{}.{key}: measured without the formula from the run", gpu.id);
                 }
                 if metric.kind == Provenance::Derived {
                     assert!(
@@ -533,6 +539,27 @@ mod tests {
         assert!(close(die.compute_units, 110.0, 1e-9));
         assert!(close(die.peak(Precision::Fp64, Pipe::Vector).unwrap(), 47.9 / 2.0, 0.01));
         assert!(close(die.bandwidth(Level::Dram).unwrap(), 3.2768 / 2.0, 1e-9));
+    }
+
+    /// H100 SXM5's levels as ncu 2025.3.1 reported them (peak_sustained × the unit's clock, at
+    /// 1.978 GHz for the L1 and shared memory, where the database's clock is 1980 MHz); the PCIe
+    /// card takes the same per-SM rates at its own SMs and clock, and no L2 figure; the H200 the
+    /// SXM5's L2.
+    #[test]
+    fn hopper_levels_are_the_measured_peaks() {
+        let sxm = Device::datasheet(db().get("h100_sxm5").unwrap());
+        assert!(close(sxm.bandwidth(Level::Dram).unwrap(), 3.35, 1e-9));
+        assert!(close(sxm.bandwidth(Level::L2).unwrap(), 7680.0 * 1.7086e9 / 1e12, 0.001));
+        assert!(close(sxm.bandwidth(Level::L1).unwrap(), 133.7, 0.002));
+        assert!(close(sxm.bandwidth(Level::Lds).unwrap(), 33.4, 0.002));
+        assert!(close(sxm.bandwidth(Level::Lds).unwrap(), 132.0 * 1980.0 * 128.0 / 1e6, 1e-9));
+        let pcie = Device::datasheet(db().get("h100_pcie").unwrap());
+        assert!(close(pcie.bandwidth(Level::L1).unwrap(), 114.0 * 1755.0 * 512.0 / 1e6, 1e-9));
+        assert!(close(pcie.bandwidth(Level::Lds).unwrap(), 114.0 * 1755.0 * 128.0 / 1e6, 1e-9));
+        assert_eq!(pcie.bandwidth(Level::L2), None, "its L2 clock was not measured");
+        let h200 = Device::datasheet(db().get("h200_sxm").unwrap());
+        assert!(close(h200.bandwidth(Level::L2).unwrap(), 13.12, 1e-9));
+        assert!(close(h200.bandwidth(Level::L1).unwrap(), sxm.bandwidth(Level::L1).unwrap(), 1e-9));
     }
 
     #[test]
