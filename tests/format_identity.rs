@@ -129,6 +129,7 @@ fn amd_records(n: usize) -> Vec<Record> {
                 kernel_id: 1 + (i % KERNELS.len()) as u64,
                 correlation_id: id,
                 records: 2,
+                join: None,
             }));
             for counter_id in [1, 2] {
                 records.push(Record::CounterValue(CounterValue {
@@ -294,7 +295,7 @@ fn counter_names() -> CounterNames {
             .into_iter()
             .map(|(agent, id, name)| ((agent, id), Arc::from(name)))
             .collect();
-    CounterNames { names, plan_json: r#"{"gfx942":[["SQ_WAVES"],["GRBM_COUNT"]]}"#.into(), passes: 2 }
+    CounterNames { names, plan_json: r#"{"gfx942":[["SQ_WAVES"],["GRBM_COUNT"]]}"#.into(), passes: 2, deferred: false }
 }
 
 /// Every file under `dir`, by path relative to it.
