@@ -330,12 +330,33 @@ fn amd_bytes(w: &mut Work, c: &dyn Counters, family: Family) {
 /// GEMM of 2·2048³ FLOPs in bf16, fp16, tf32 and fp64 alike (bench/gpu/range_probe,
 /// gemm_probe.py). `sm__inst_executed_pipe_tensor_op_hmma` is no FLOP count: it also counts
 /// non-tensor `HFMA2.MMA` instructions.
-const NVIDIA_TENSOR: [(Precision, &str); 4] = [
-    (Precision::Fp16, "sm__ops_path_tensor_src_fp16.sum"),
-    (Precision::Bf16, "sm__ops_path_tensor_src_bf16_dst_fp32.sum"),
-    (Precision::Tf32, "sm__ops_path_tensor_src_tf32_dst_fp32.sum"),
-    (Precision::Fp64, "sm__ops_path_tensor_src_fp64.sum"),
+///
+/// Each precision has alternatives, each a set of metrics summed, the first fully collected
+/// taken. FP16 comes by path where the total cannot be had: `sm__ops_path_tensor_src_fp16`
+/// needs two passes by itself on GH100, so the CUPTI preset collects Hopper's HGMMA and the HMMA
+/// of either accumulator instead, and GA100 names its two HMMA paths by destination.
+const NVIDIA_TENSOR: [(Precision, &[&[&str]]); 4] = [
+    (
+        Precision::Fp16,
+        &[
+            &["sm__ops_path_tensor_src_fp16.sum"],
+            &[
+                "sm__ops_path_tensor_op_hgmma_src_fp16.sum",
+                "sm__ops_path_tensor_op_hmma_src_fp16_dst_fp16.sum",
+                "sm__ops_path_tensor_op_hmma_src_fp16_dst_fp32.sum",
+            ],
+            &["sm__ops_path_tensor_src_fp16_dst_fp16.sum", "sm__ops_path_tensor_src_fp16_dst_fp32.sum"],
+        ],
+    ),
+    (Precision::Bf16, &[&["sm__ops_path_tensor_src_bf16_dst_fp32.sum"]]),
+    (Precision::Tf32, &[&["sm__ops_path_tensor_src_tf32_dst_fp32.sum"]]),
+    (Precision::Fp64, &[&["sm__ops_path_tensor_src_fp64.sum"]]),
 ];
+
+/// The sum of the first of `alternatives` whose every metric was collected.
+fn first_sum(c: &dyn Counters, alternatives: &[&[&str]]) -> Option<f64> {
+    alternatives.iter().find_map(|set| set.iter().map(|name| any(c, &[name])).sum::<Option<f64>>())
+}
 
 /// The tensor-core metrics only some architectures have (FP8 from Ada and Hopper on), taken when
 /// collected. One op is assumed to be one FLOP (one operation for INT8), as for the others: not
@@ -365,12 +386,14 @@ fn nvidia_flops(w: &mut Work, c: &dyn Counters) {
             None => w.missing.push(format!("{} FLOPs: {f}, {a} or {m} missing", precision.name())),
         }
     }
-    for (precision, name) in NVIDIA_TENSOR {
-        match any(c, &[name]) {
+    for (precision, alternatives) in NVIDIA_TENSOR {
+        match first_sum(c, alternatives) {
             Some(ops) => {
                 w.ops.insert((precision, Pipe::Matrix), ops);
             }
-            None => w.missing.push(format!("{} tensor FLOPs: {name} missing", precision.name())),
+            None => {
+                w.missing.push(format!("{} tensor FLOPs: {} missing", precision.name(), alternatives[0].join(" + ")))
+            }
         }
     }
     let mut absent = Vec::new();
@@ -601,13 +624,38 @@ mod tests {
             .iter()
             .map(|op| (format!("smsp__sass_thread_inst_executed_op_{op}_pred_on.sum"), 0.0))
             .collect();
-        c.extend(NVIDIA_TENSOR.iter().map(|&(_, name)| (name.to_owned(), 0.0)));
+        c.extend(
+            NVIDIA_TENSOR.iter().flat_map(|&(_, alternatives)| alternatives[0].iter().map(|n| ((*n).to_owned(), 0.0))),
+        );
         c.extend(counters(more));
         c
     }
 
     fn h100() -> Device<'static> {
         Device::datasheet(Database::builtin().unwrap().get("h100_sxm5").unwrap())
+    }
+
+    /// GH100's FP16 tensor work by path (the total needs two passes there), GA100's by
+    /// destination: each sums to the same FLOPs.
+    #[test]
+    fn fp16_tensor_flops_sum_their_paths_where_the_total_is_not_collected() {
+        let mut c = nvidia(&[]);
+        c.remove("sm__ops_path_tensor_src_fp16.sum");
+        c.insert("sm__ops_path_tensor_op_hgmma_src_fp16.sum".into(), 3e9);
+        c.insert("sm__ops_path_tensor_op_hmma_src_fp16_dst_fp16.sum".into(), 1e9);
+        c.insert("sm__ops_path_tensor_op_hmma_src_fp16_dst_fp32.sum".into(), 2e9);
+        let w = work(Family::Nvidia, 32.0, &c);
+        assert_eq!(w.ops[&(Precision::Fp16, Pipe::Matrix)], 6e9);
+        assert!(w.flops_counted, "{:?}", w.missing);
+        let mut c = nvidia(&[]);
+        c.remove("sm__ops_path_tensor_src_fp16.sum");
+        c.insert("sm__ops_path_tensor_src_fp16_dst_fp16.sum".into(), 1e9);
+        c.insert("sm__ops_path_tensor_src_fp16_dst_fp32.sum".into(), 4e9);
+        assert_eq!(work(Family::Nvidia, 32.0, &c).ops[&(Precision::Fp16, Pipe::Matrix)], 5e9);
+        let mut c = nvidia(&[]);
+        c.remove("sm__ops_path_tensor_src_fp16.sum");
+        let w = work(Family::Nvidia, 32.0, &c);
+        assert!(!w.flops_counted && w.missing.iter().any(|m| m.contains("fp16 tensor FLOPs")), "{:?}", w.missing);
     }
 
     #[test]
