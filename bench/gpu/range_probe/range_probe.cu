@@ -1145,6 +1145,106 @@ static int case_mode(const std::string& name) {
         std::sort(emptyUs.begin(), emptyUs.end());
         printf("TIMING exp=%s sessions=%zu median_us=%.0f empty=%zu empty_median_us=%.0f\n", label, tot.size(),
                tot.empty() ? 0.0 : tot[tot.size() / 2], emptyUs.size(), emptyUs.empty() ? 0.0 : emptyUs[emptyUs.size() / 2]);
+    } else if (name == "split_paths") {
+        // X22: the roofline set with the tensor metrics that decoded only across passes (X18b)
+        // replaced by their per-path parts: which metrics decode from one pass alone?
+        std::vector<std::string> m = {
+            "smsp__sass_thread_inst_executed_op_ffma_pred_on.sum", "sm__ops_path_tensor_src_fp64.sum",
+            "sm__ops_path_tensor_op_hgmma_src_fp16.sum", "sm__ops_path_tensor_op_hmma_src_fp16_dst_fp16.sum",
+            "sm__ops_path_tensor_op_hmma_src_fp16_dst_fp32.sum", "sm__ops_path_tensor_op_hgmma_src_bf16_dst_fp32.sum",
+            "sm__ops_path_tensor_op_hmma_src_bf16_dst_fp32.sum", "sm__ops_path_tensor_op_hgmma_src_tf32_dst_fp32.sum",
+            "sm__ops_path_tensor_op_hmma_src_tf32_dst_fp32.sum", "sm__ops_path_tensor_src_fp8.sum", "dram__bytes_read.sum",
+            "dram__bytes_write.sum", "lts__t_bytes.sum", "l1tex__t_bytes.sum"};
+        std::vector<uint8_t> cfg;
+        size_t passes = build_config(m, &cfg, false);
+        printf("X22: %zu metrics, %zu passes\n", m.size(), passes);
+        for (size_t p = 0; p < passes; p++) {
+            std::vector<uint8_t> img(counter_data_size(obj, m, 1));
+            bool ok = image_init(obj, img) && set_config(obj, cfg, img, CUPTI_AutoRange, CUPTI_UserReplay, 1);
+            CUpti_RangeProfiler_Start_Params sp = {CUpti_RangeProfiler_Start_Params_STRUCT_SIZE};
+            sp.pRangeProfilerObject = obj;
+            ok = ok && CK(p_cuptiRangeProfilerStart(&sp));
+            launch(1);
+            StopInfo si = ok ? rp_stop(obj) : StopInfo();
+            size_t dropped = 0;
+            rp_decode(obj, &dropped);
+            printf("X22: pass %zu next=%zu all=%d\n", p, si.passIndex, si.allSubmitted);
+            std::vector<RangeValues> rv;
+            if (read_ranges(img, m, &rv, nullptr))
+                for (auto& r : rv) print_range("X22", "", p, r, "fma", m);
+        }
+    } else if (name == "pass_accumulate" || name == "mixed_switch") {
+        // X18: the whole roofline preset as the tool packs it on GH100 (5 passes): one image kept
+        // across the passes (decoded after each, never re-initialized) over successive dispatches
+        // of the fma kernel, evaluated at the end; then X18b, a fresh image per pass, to list which
+        // metrics each pass decodes alone.
+        // X21: switching between a SASS+hardware 2-pass config and a hardware-only 1-pass config.
+        std::vector<std::string> full = {
+            "smsp__sass_thread_inst_executed_op_dadd_pred_on.sum", "smsp__sass_thread_inst_executed_op_dmul_pred_on.sum",
+            "smsp__sass_thread_inst_executed_op_dfma_pred_on.sum", "smsp__sass_thread_inst_executed_op_fadd_pred_on.sum",
+            "smsp__sass_thread_inst_executed_op_fmul_pred_on.sum", "smsp__sass_thread_inst_executed_op_ffma_pred_on.sum",
+            "smsp__sass_thread_inst_executed_op_hadd_pred_on.sum", "smsp__sass_thread_inst_executed_op_hmul_pred_on.sum",
+            "smsp__sass_thread_inst_executed_op_hfma_pred_on.sum", "sm__ops_path_tensor_src_fp64.sum",
+            "sm__ops_path_tensor_op_hgmma_src_fp16.sum", "sm__ops_path_tensor_op_hmma_src_fp16_dst_fp16.sum",
+            "sm__ops_path_tensor_src_fp8.sum", "dram__bytes_read.sum", "dram__bytes_write.sum", "lts__t_bytes.sum",
+            "l1tex__t_bytes.sum", "l1tex__data_pipe_lsu_wavefronts_mem_shared.sum",
+            "l1tex__data_bank_conflicts_pipe_lsu_mem_shared.sum", "sm__ops_path_tensor_op_hmma_src_fp16_dst_fp32.sum",
+            "sm__ops_path_tensor_src_bf16_dst_fp32.sum", "sm__ops_path_tensor_src_tf32_dst_fp32.sum"};
+        if (name == "pass_accumulate") {
+            std::vector<uint8_t> cfg;
+            size_t passes = build_config(full, &cfg, false);
+            printf("X18: %zu metrics, %zu passes\n", full.size(), passes);
+            for (int variant = 0; variant < 2; variant++) {
+                const char* label = variant == 0 ? "X18" : "X18b";
+                std::vector<uint8_t> img(counter_data_size(obj, full, 1));
+                image_init(obj, img);
+                for (size_t p = 0; p < passes; p++) {
+                    if (variant == 1 && p > 0) {
+                        img.assign(counter_data_size(obj, full, 1), 0);
+                        image_init(obj, img);
+                    }
+                    bool ok = set_config(obj, cfg, img, CUPTI_AutoRange, CUPTI_UserReplay, 1);
+                    CUpti_RangeProfiler_Start_Params sp = {CUpti_RangeProfiler_Start_Params_STRUCT_SIZE};
+                    sp.pRangeProfilerObject = obj;
+                    ok = ok && CK(p_cuptiRangeProfilerStart(&sp));
+                    launch(1);
+                    StopInfo si = ok ? rp_stop(obj) : StopInfo();
+                    size_t dropped = 0;
+                    CUptiResult dr = rp_decode(obj, &dropped);
+                    printf("%s: pass %zu ok=%d next=%zu all=%d decode=%s\n", label, p, (int)ok, si.passIndex, si.allSubmitted, rstr(dr));
+                    if (variant == 1 || p + 1 == passes) {
+                        std::vector<RangeValues> rv;
+                        if (read_ranges(img, full, &rv, nullptr))
+                            for (auto& r : rv) print_range(label, "", p, r, "fma", full);
+                    }
+                }
+            }
+        } else {
+            std::vector<std::string> mixed = roofSass;
+            mixed.insert(mixed.end(), roofHw.begin(), roofHw.end());
+            std::vector<std::string> hwOnly = {"sm__ops_path_tensor_src_bf16_dst_fp32.sum", "dram__bytes_read.sum"};
+            std::vector<uint8_t> cm, ch;
+            printf("X21: mixed %zu passes, hw-only %zu passes\n", build_config(mixed, &cm, false), build_config(hwOnly, &ch, false));
+            int seq[] = {0, 0, 1, 0, 0, 1, 1, 0, 0};  // 0: mixed (two sessions make its passes), 1: hw-only
+            for (int i = 0; i < 9; i++) {
+                auto& m = seq[i] == 0 ? mixed : hwOnly;
+                auto& c = seq[i] == 0 ? cm : ch;
+                std::vector<uint8_t> img(counter_data_size(obj, m, 1));
+                bool ok = image_init(obj, img) && set_config(obj, c, img, CUPTI_AutoRange, CUPTI_UserReplay, 1);
+                CUpti_RangeProfiler_Start_Params sp = {CUpti_RangeProfiler_Start_Params_STRUCT_SIZE};
+                sp.pRangeProfilerObject = obj;
+                ok = ok && CK(p_cuptiRangeProfilerStart(&sp));
+                launch(1);
+                StopInfo si = ok ? rp_stop(obj) : StopInfo();
+                size_t dropped = 0;
+                CUptiResult dr = rp_decode(obj, &dropped);
+                printf("X21: session %d config=%s ok=%d next=%zu all=%d decode=%s\n", i, seq[i] ? "hw" : "mixed", (int)ok, si.passIndex,
+                       si.allSubmitted, rstr(dr));
+                std::vector<RangeValues> rv;
+                if (read_ranges(img, m, &rv, nullptr))
+                    for (auto& r : rv) print_range("X21", "", i, r, "fma", m);
+            }
+        }
     } else {
         printf("unknown case %s\n", name.c_str());
     }
