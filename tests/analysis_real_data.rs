@@ -218,7 +218,8 @@ fn assert_no_flops(dispatches: &[Dispatch]) {
 
 /// MI300X: a copy with every FLOP counter at zero moves about 16.8 MB per dispatch in under
 /// 10 µs, about a third of the 5.3 TB/s HBM roof. Intensity 0 puts it on the memory roof: it is
-/// MEMORY, with its launch-boundness a secondary finding, not LATENCY.
+/// MEMORY, not LATENCY by its short dispatches. Its GPU idles between them, but in a run that
+/// counted them, which serializes dispatches: its launches are not judged, so no LATENCY finding.
 #[test]
 fn a_short_copy_with_zero_flops_near_the_hbm_roof_is_memory_bound() {
     let dispatches = long("vcopy-MI300X_A1_rocpd");
@@ -238,8 +239,8 @@ fn a_short_copy_with_zero_flops_near_the_hbm_roof_is_memory_bound() {
     assert!((efficiency - share).abs() < 1e-9, "{efficiency} against {share} by hand");
     let evidence = k["diagnosis"]["evidence"].to_string();
     assert!(evidence.contains("zero") && evidence.contains("dram"), "{evidence}");
-    let latency = k["diagnosis"]["also"].as_array().unwrap().iter().find(|f| f["class"] == "LATENCY");
-    assert!(latency.is_some_and(|f| f["evidence"].to_string().contains("launch-bound")), "{:#}", k["diagnosis"]);
+    let also = k["diagnosis"]["also"].as_array().unwrap();
+    assert!(also.iter().all(|f| f["class"] != "LATENCY"), "{:#}", k["diagnosis"]);
 }
 
 /// MI200 (an MI210, 1.64 TB/s): the same copy at about half the HBM roof, its queue idle

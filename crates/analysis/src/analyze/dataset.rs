@@ -5,8 +5,13 @@
 //! rotating over a kernel's dispatches each counter sees a share of them, so the roofline is
 //! the average dispatch's, held against the average dispatch time.
 //!
-//! Idle time needs each queue's dispatches in order: they are kept as 16 bytes each (start,
-//! duration, kernel), so a 10M-dispatch trace takes about 160 MB here.
+//! Idle time before a dispatch is the time, after its queue's previous dispatch ended, in which
+//! no kernel ran on its GPU: its queue waited, and no other queue of the GPU had work, so the GPU
+//! waited on the host. Only dispatches with timestamps that follow another timed one on their
+//! queue have one; the first on a queue has none. Copies are not seen: a queue that waits on a
+//! copy reads as waiting on the host. It needs each queue's dispatches in order, kept as 16
+//! bytes each (start, duration, kernel), and each GPU's busy spans, merged from 16 bytes a
+//! dispatch: a 10M-dispatch trace takes about 320 MB here at most.
 
 use rocprof_rs_format::Table;
 use std::collections::{BTreeMap, HashMap};
@@ -37,7 +42,8 @@ pub struct KernelRows {
     pub accum_vgprs: u32,
     pub sgprs: u32,
     pub lds_bytes: u32,
-    /// Idle time of its queue before each dispatch (after the queue's previous dispatch ended).
+    /// Idle time of its GPU before each dispatch that follows another on its queue: after the
+    /// queue's previous dispatch ended, the time no kernel ran on the GPU.
     pub idle: Summary,
     /// Counter values per counted dispatch, by counter name.
     pub counters: BTreeMap<String, f64>,
@@ -129,12 +135,28 @@ impl Dataset {
             }
             Ok(())
         })?;
-        for mut dispatches in queues.into_values() {
+        let mut spans: HashMap<(u32, u64), Vec<(i64, i64)>> = HashMap::new();
+        for (&(process, agent, _), dispatches) in &queues {
+            let timed = dispatches
+                .iter()
+                .filter(|d| timed(d))
+                .map(|&(start, duration, _)| (start, start + i64::from(duration)));
+            spans.entry((process, agent)).or_default().extend(timed);
+        }
+        let busy: HashMap<(u32, u64), Busy> =
+            spans.into_iter().map(|(agent, spans)| (agent, Busy::new(spans))).collect();
+        for ((process, agent, _), mut dispatches) in queues {
+            let Some(busy) = busy.get(&(process, agent)) else { continue };
             dispatches.sort_unstable_by_key(|d| d.0);
             let mut previous_end: Option<i64> = None;
-            for (start, duration, k) in dispatches {
+            for d @ (start, duration, k) in dispatches {
+                // Where a dispatch has no time, the queue's timeline breaks: the next has no gap.
+                if !timed(&d) {
+                    previous_end = None;
+                    continue;
+                }
                 if let Some(end) = previous_end {
-                    let idle = (start - end).max(0) as u64;
+                    let idle = if start > end { busy.idle(end, start) } else { 0 };
                     if let Some(rows) = data.kernels.get_mut(&names[k as usize]) {
                         rows.idle.add(idle);
                     }
@@ -155,5 +177,69 @@ impl Dataset {
             Ok(())
         })?;
         Ok(data)
+    }
+}
+
+/// Whether the dispatch has timestamps (rows that lost theirs hold 0 for both).
+fn timed(&(start, duration, _): &Slot) -> bool {
+    start != 0 || duration != 0
+}
+
+/// One GPU's busy time: the union of its dispatches' spans, in order, with the busy time before
+/// each.
+struct Busy {
+    spans: Vec<(i64, i64)>,
+    before: Vec<i64>,
+}
+
+impl Busy {
+    fn new(mut spans: Vec<(i64, i64)>) -> Busy {
+        spans.sort_unstable();
+        let mut merged: Vec<(i64, i64)> = Vec::new();
+        for (start, end) in spans {
+            match merged.last_mut() {
+                Some(last) if start <= last.1 => last.1 = last.1.max(end),
+                _ => merged.push((start, end)),
+            }
+        }
+        let mut total = 0;
+        let before = merged
+            .iter()
+            .map(|&(start, end)| {
+                let b = total;
+                total += end - start;
+                b
+            })
+            .collect();
+        Busy { spans: merged, before }
+    }
+
+    /// Busy time before `t`.
+    fn until(&self, t: i64) -> i64 {
+        let i = self.spans.partition_point(|&(start, _)| start < t);
+        match i.checked_sub(1) {
+            Some(i) => self.before[i] + self.spans[i].1.min(t) - self.spans[i].0,
+            None => 0,
+        }
+    }
+
+    /// The time in `from..to` when nothing ran.
+    fn idle(&self, from: i64, to: i64) -> u64 {
+        (to - from - (self.until(to) - self.until(from))).max(0) as u64
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn idle_time_is_what_no_span_covers() {
+        let busy = Busy::new(vec![(10, 20), (15, 30), (40, 50), (60, 61)]);
+        assert_eq!(busy.spans, [(10, 30), (40, 50), (60, 61)]);
+        assert_eq!(busy.idle(0, 100), 100 - 20 - 10 - 1);
+        assert_eq!(busy.idle(30, 40), 10);
+        assert_eq!(busy.idle(25, 45), 10);
+        assert_eq!(busy.idle(12, 18), 0);
     }
 }

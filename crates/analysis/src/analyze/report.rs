@@ -6,7 +6,7 @@ use std::path::Path;
 
 use serde::{Deserialize, Serialize};
 
-use super::bottleneck::{self, Diagnosis, Inputs, Kernel};
+use super::bottleneck::{self, Diagnosis, Idle, Inputs, Kernel};
 use super::dataset::{AgentRow, Dataset};
 use super::occupancy::{self, Occupancy, Resources, Target};
 use super::roofline::{self, Family, Point, Work, ZeroFlops};
@@ -201,12 +201,14 @@ fn dataset(dir: &Path, db: &'static Database, forced: Option<&'static Gpu>, opti
             _ => None,
         };
         let bandwidth = bandwidths(work.as_ref(), mean_ns, device.as_ref());
+        // Its times, idle included, came from the run --timings named.
+        let timed_elsewhere = joined.as_ref().is_some_and(|j| !j.unmatched.contains(name));
         let kernel = Kernel {
             busiest: busiest(&bandwidth),
             name: name.clone(),
             calls: rows.durations.count,
             mean_ns,
-            idle_ns: (rows.idle.count > 0).then(|| rows.idle.quantile(0.5) as f64),
+            idle: idle(rows, !rows.counters.is_empty() && !timed_elsewhere),
             occupancy: occupancy.clone(),
             points: points.clone(),
             lds_conflicts: roofline::lds_conflicts(family, &rows.counters),
@@ -248,6 +250,20 @@ fn dataset(dir: &Path, db: &'static Database, forced: Option<&'static Gpu>, opti
         notes.push("no counters in this dataset: run with --preset roofline for roofline positions".into());
     }
     Ok(Analysis { kernels, devices: devices.into_values().collect(), notes, timings: joined })
+}
+
+/// How long a kernel's GPU sat idle before its dispatches, where the trace measures it;
+/// `counted`: in a run that collected its counters.
+fn idle(rows: &super::dataset::KernelRows, counted: bool) -> Idle {
+    if rows.idle.count > 0 {
+        Idle::Measured { median_ns: rows.idle.quantile(0.5) as f64, gaps: rows.idle.count, counted }
+    } else if rows.durations.mean() <= 0.0 {
+        Idle::Unmeasured("its rows have no timestamps")
+    } else if rows.durations.count <= 1 {
+        Idle::Unmeasured("its one dispatch is the first on its queue")
+    } else {
+        Idle::Unmeasured("none of its dispatches follows another on its queue")
+    }
 }
 
 /// An agent as the trace names it: `agent 2 (gfx942, AMD Instinct MI300X)`.
@@ -321,14 +337,19 @@ fn results_json(path: &Path, gpu: Option<&'static Gpu>, options: &Options) -> Re
         device.as_ref().map_or(String::new(), |d| format!(", against {}", d.gpu.name))
     )];
     // What the pipeline takes beyond its components is time between them: launches and gaps.
+    // It is measured for the whole pipeline, not before each component, so no component is
+    // judged launch-bound by it.
     let components_us: f64 = results.components.values().map(|c| c.mean_us).sum();
-    let gap_ns = results
-        .full_pipeline
-        .as_ref()
-        .map(|p| (p.mean_us - components_us) * 1e3 / results.components.len().max(1) as f64)
-        .filter(|&g| g > 0.0);
-    if let Some(g) = gap_ns {
-        notes.push(format!("the full pipeline takes {:.1} µs beyond its components per component", g / 1e3));
+    if let Some(p) = results.full_pipeline.as_ref().filter(|p| p.mean_us > components_us) {
+        let gap = p.mean_us - components_us;
+        notes.push(format!(
+            "the full pipeline takes {gap:.1} µs ({:.0}% of its {:.1} µs) beyond its {} components: time between them \
+             (launches, the host), which fusing them or a graph saves at best; the file does not say before which \
+             component",
+            100.0 * gap / p.mean_us,
+            p.mean_us,
+            results.components.len()
+        ));
     }
     let mut kernels = Vec::new();
     for (name, c) in &results.components {
@@ -360,7 +381,7 @@ fn results_json(path: &Path, gpu: Option<&'static Gpu>, options: &Options) -> Re
             name: name.clone(),
             calls: 1,
             mean_ns,
-            idle_ns: gap_ns,
+            idle: Idle::Unmeasured("a results JSON times its components, not the gaps before them"),
             points: points.clone(),
             busiest: busiest(&bandwidth),
             inputs: Inputs { estimates: true, ..Inputs::default() },
