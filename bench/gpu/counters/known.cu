@@ -82,7 +82,7 @@ int main(int argc, char** argv) {
     CK(cudaMemset(l2buf, 0, l2_bytes));
     CK(cudaMemset(small, 0, 4096));
     const int fma_iters = 4096, shared_iters = 4096, l2_rounds = 2, tiny_reps = 50;
-    int copy_blocks = sms * 16, fma_blocks = sms * 8, shared_blocks = sms * 4, l2_blocks = sms * 2;
+    int copy_blocks = sms * 16, fma_blocks = sms * 8, shared_blocks = sms * 4, l2_blocks = sms * 8;
     CK(cudaDeviceSynchronize());
     for (int r = 0; r < reps; r++) {
         copy<<<copy_blocks, 256>>>(src, dst, n4);

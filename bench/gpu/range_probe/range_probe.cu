@@ -140,6 +140,7 @@ static void cuda_check(cudaError_t e, const char* what) {
     X(cuptiSubscribe)                                                                           \
     X(cuptiUnsubscribe)                                                                         \
     X(cuptiEnableDomain)                                                                        \
+    X(cuptiEnableCallback)                                                                      \
     X(cuptiActivityRegisterCallbacks)                                                           \
     X(cuptiActivityEnable)                                                                      \
     X(cuptiActivityDisable)                                                                     \
@@ -777,6 +778,7 @@ static void cb_close_session(CbState& s) {
     }
     s.active = false;
     s.sessions++;
+    if (getenv("RP_TOGGLE_ACTIVITY")) CK(p_cuptiActivityEnable(CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL));
 }
 
 static void CUPTIAPI on_callback(void*, CUpti_CallbackDomain domain, CUpti_CallbackId, const void* data) {
@@ -791,6 +793,9 @@ static void CUPTIAPI on_callback(void*, CUpti_CallbackDomain domain, CUpti_Callb
     if (cd->callbackSite == CUPTI_API_ENTER) {
         s.launches++;
         if (!s.active) {
+            // RP_TOGGLE_ACTIVITY=1: kernel activity off during each session (issue 22: does that
+            // let SASS metrics count, and which kernel records go missing?).
+            if (getenv("RP_TOGGLE_ACTIVITY")) CK(p_cuptiActivityDisable(CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL));
             s.t_start = now_us();
             s.cur_group = s.sessions % (int)s.groups.size();
             s.in_session = 0;
@@ -819,9 +824,16 @@ static int callbacks_mode(const std::vector<std::string>& roofReq) {
     if (!load_cupti()) return 1;
     CUpti_SubscriberHandle sub;
     if (!CK(p_cuptiSubscribe(&sub, (CUpti_CallbackFunc)on_callback, nullptr))) return 1;
-    CK(p_cuptiEnableDomain(1, sub, CUPTI_CB_DOMAIN_DRIVER_API));
-    CK(p_cuptiActivityRegisterCallbacks(buf_req, buf_done));
-    CK(p_cuptiActivityEnable(CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL));
+    // RP_LAUNCH_ONLY=1: only cuLaunchKernel's callback, not the whole driver domain;
+    // RP_NO_ACTIVITY=1: no activity tracing (what blocks SASS metrics, issue 22).
+    if (getenv("RP_LAUNCH_ONLY"))
+        CK(p_cuptiEnableCallback(1, sub, CUPTI_CB_DOMAIN_DRIVER_API, CUPTI_DRIVER_TRACE_CBID_cuLaunchKernel));
+    else
+        CK(p_cuptiEnableDomain(1, sub, CUPTI_CB_DOMAIN_DRIVER_API));
+    if (!getenv("RP_NO_ACTIVITY")) {
+        CK(p_cuptiActivityRegisterCallbacks(buf_req, buf_done));
+        CK(p_cuptiActivityEnable(CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL));
+    }
     if (!profiler_setup()) return 1;
     if (const char* e = getenv("RP_CB_RANGES")) g_cb_ranges = (size_t)atoi(e);
     printf("callback sessions: image and maxRangesPerPass for %zu ranges\n", g_cb_ranges);

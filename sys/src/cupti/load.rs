@@ -39,6 +39,7 @@ dynamic_api! {
     ) -> CUptiResult;
     fn cuptiEnableCallback(enable: u32, subscriber: CUpti_SubscriberHandle, domain: u32, cbid: u32) -> CUptiResult;
     fn cuptiActivityEnable(kind: u32) -> CUptiResult;
+    fn cuptiActivityDisable(kind: u32) -> CUptiResult;
     fn cuptiActivityRegisterCallbacks(
         request: CUpti_BuffersCallbackRequestFunc,
         complete: CUpti_BuffersCallbackCompleteFunc,

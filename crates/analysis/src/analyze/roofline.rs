@@ -60,6 +60,13 @@ impl Family {
             "gfx950" => Family::Cdna4,
             t if t.starts_with("gfx10") || t.starts_with("gfx11") || t.starts_with("gfx12") => Family::Rdna,
             t if t.split('.').count() == 2 && t.split('.').all(|p| p.parse::<u32>().is_ok()) => Family::Nvidia,
+            // The CUPTI backend's agent rows name the target as CUDA does: `sm_90`.
+            t if t
+                .strip_prefix("sm_")
+                .is_some_and(|cc| !cc.is_empty() && cc.trim_end_matches(['a', 'f']).parse::<u32>().is_ok()) =>
+            {
+                Family::Nvidia
+            }
             _ => Family::Unknown,
         }
     }
@@ -346,11 +353,29 @@ const NVIDIA_TENSOR: [(Precision, &[&[&str]]); 4] = [
                 "sm__ops_path_tensor_op_hmma_src_fp16_dst_fp32.sum",
             ],
             &["sm__ops_path_tensor_src_fp16_dst_fp16.sum", "sm__ops_path_tensor_src_fp16_dst_fp32.sum"],
+            // GH100 per dispatch (the CUPTI preset): HMMA with an FP32 accumulator is not
+            // countable there, so Ampere-style FP16 MMA is left out (see NVIDIA_PARTIAL_PATHS).
+            &["sm__ops_path_tensor_op_hgmma_src_fp16.sum", "sm__ops_path_tensor_op_hmma_src_fp16_dst_fp16.sum"],
         ],
     ),
-    (Precision::Bf16, &[&["sm__ops_path_tensor_src_bf16_dst_fp32.sum"]]),
-    (Precision::Tf32, &[&["sm__ops_path_tensor_src_tf32_dst_fp32.sum"]]),
+    (
+        Precision::Bf16,
+        &[&["sm__ops_path_tensor_src_bf16_dst_fp32.sum"], &["sm__ops_path_tensor_op_hgmma_src_bf16_dst_fp32.sum"]],
+    ),
+    (
+        Precision::Tf32,
+        &[&["sm__ops_path_tensor_src_tf32_dst_fp32.sum"], &["sm__ops_path_tensor_op_hgmma_src_tf32_dst_fp32.sum"]],
+    ),
     (Precision::Fp64, &[&["sm__ops_path_tensor_src_fp64.sum"]]),
+];
+
+/// Where a precision's tensor FLOPs were counted by Hopper's HGMMA path alone (what the CUPTI
+/// preset can count per dispatch on GH100): HMMA (`mma.sync`) kernels of that precision are not
+/// in it, which the work's notes say.
+const NVIDIA_PARTIAL_PATHS: [&str; 3] = [
+    "sm__ops_path_tensor_op_hgmma_src_bf16_dst_fp32.sum",
+    "sm__ops_path_tensor_op_hgmma_src_tf32_dst_fp32.sum",
+    "sm__ops_path_tensor_op_hmma_src_fp16_dst_fp16.sum",
 ];
 
 /// The sum of the first of `alternatives` whose every metric was collected.
@@ -385,6 +410,15 @@ fn nvidia_flops(w: &mut Work, c: &dyn Counters) {
             }
             None => w.missing.push(format!("{} FLOPs: {f}, {a} or {m} missing", precision.name())),
         }
+    }
+    if NVIDIA_PARTIAL_PATHS.iter().any(|m| c.get(m).is_some())
+        && any(c, &["sm__ops_path_tensor_src_bf16_dst_fp32.sum"]).is_none()
+    {
+        w.notes.push(
+            "bf16, tf32 and FP32-accumulate fp16 tensor FLOPs are Hopper's HGMMA path alone (the only one \
+             countable per dispatch on GH100): mma.sync (HMMA) kernels' tensor work in them is not counted"
+                .to_owned(),
+        );
     }
     for (precision, alternatives) in NVIDIA_TENSOR {
         match first_sum(c, alternatives) {
@@ -660,6 +694,9 @@ mod tests {
 
     #[test]
     fn families_come_from_targets_and_compute_capabilities() {
+        assert_eq!(Family::of("sm_90"), Family::Nvidia);
+        assert_eq!(Family::of("sm_90a"), Family::Nvidia);
+        assert_eq!(Family::of("sm_"), Family::Unknown);
         assert_eq!(Family::of("gfx942"), Family::Cdna3);
         assert_eq!(Family::of("gfx950"), Family::Cdna4);
         assert_eq!(Family::of("gfx90a"), Family::Cdna2);

@@ -30,15 +30,17 @@ pub static PRESETS: &[Preset] = &[
             one(&["smsp__sass_thread_inst_executed_op_hmul_pred_on.sum"]),
             one(&["smsp__sass_thread_inst_executed_op_hfma_pred_on.sum"]),
             one(&["sm__ops_path_tensor_src_fp64.sum"]),
-            // FP16 by path: `sm__ops_path_tensor_src_fp16` needs two passes by itself on GH100
-            // (and a metric split over passes never decodes from one), so its one-pass parts:
-            // Hopper's warpgroup HGMMA and the HMMA of either accumulator; GA100 names the
-            // latter two by source and destination.
+            // Tensor ops by path where the total cannot be counted per dispatch: on GH100
+            // `sm__ops_path_tensor_src_fp16` needs two passes by itself, and CUPTI spreads
+            // `src_bf16_dst_fp32`, `src_tf32_dst_fp32` and every HMMA FP32-accumulate path over
+            // several passes, so no single session decodes them (`bench/gpu/range_probe`, X18b,
+            // X22). Hopper's warpgroup HGMMA paths decode alone; GA100 has no HGMMA and names its
+            // paths by source and destination.
             optional(&["sm__ops_path_tensor_op_hgmma_src_fp16.sum"]),
             one(&["sm__ops_path_tensor_op_hmma_src_fp16_dst_fp16.sum", "sm__ops_path_tensor_src_fp16_dst_fp16.sum"]),
-            one(&["sm__ops_path_tensor_op_hmma_src_fp16_dst_fp32.sum", "sm__ops_path_tensor_src_fp16_dst_fp32.sum"]),
-            one(&["sm__ops_path_tensor_src_bf16_dst_fp32.sum"]),
-            one(&["sm__ops_path_tensor_src_tf32_dst_fp32.sum"]),
+            optional(&["sm__ops_path_tensor_src_fp16_dst_fp32.sum"]),
+            one(&["sm__ops_path_tensor_op_hgmma_src_bf16_dst_fp32.sum", "sm__ops_path_tensor_src_bf16_dst_fp32.sum"]),
+            one(&["sm__ops_path_tensor_op_hgmma_src_tf32_dst_fp32.sum", "sm__ops_path_tensor_src_tf32_dst_fp32.sum"]),
             // Not INT8: `sm__ops_path_tensor_src_int8` needs two passes by itself.
             optional(&["sm__ops_path_tensor_src_fp8.sum"]),
             one(&["dram__bytes_read.sum"]),

@@ -14,6 +14,12 @@
 //!   Another thread waits at most [`WAIT`] for it, then launches uncounted.
 //! - The counter records come before the kernel's activity record: the writer joins them to
 //!   its `kernel_dispatch` row by the launch's correlation id.
+//! - SASS metrics (`smsp__sass_*`, instrumented) read 0 while kernel activity tracing is on
+//!   (`bench/gpu/range_probe`, the callbacks mode): a pass that counts them runs with
+//!   CONCURRENT_KERNEL activity off, so its dispatch has no `kernel_dispatch` row (its
+//!   instrumented run time would not be the kernel's anyway). Its counter rows name the kernel
+//!   through a symbol of their own, and the run metadata counts these dispatches. A pass is taken
+//!   for one until its first decode shows otherwise.
 //!
 //! What could not be counted is counted: `uncounted` in the closing line.
 
@@ -58,6 +64,8 @@ pub struct Counting {
     state: Mutex<State>,
     /// Launches left uncounted: waited too long, too many shapes, or a failed session.
     uncounted: AtomicU64,
+    /// Counted launches that ran with kernel activity off (SASS passes): no `kernel_dispatch` row.
+    untraced: AtomicU64,
 }
 
 impl std::fmt::Debug for Counting {
@@ -76,6 +84,8 @@ struct State {
     /// Numbers for counted dispatches until the writer joins them to their kernel rows.
     next_dispatch: u64,
     iterations: HashMap<String, u64>,
+    /// Kernel names announced as symbols for dispatches without an activity record.
+    announced: std::collections::HashSet<u64>,
     /// `ROCPROF_RS_CUPTI_DUMP`: images for test fixtures.
     dump: Option<dump::Dump>,
 }
@@ -90,6 +100,11 @@ struct Chip {
     passes: usize,
     /// The group number of a pass (the application pass taken, in whole-application mode).
     first_group: usize,
+    /// Per pass, whether it counts SASS metrics (and so must run with kernel activity off);
+    /// `None` until its first decode.
+    sass: Vec<Option<bool>>,
+    /// Which metrics are SASS metrics.
+    is_sass: Vec<bool>,
 }
 
 struct Context {
@@ -107,6 +122,8 @@ struct Open {
     shape: u64,
     pass: usize,
     correlation: [u64; 2],
+    /// Kernel activity was turned off for this session.
+    activity_off: bool,
 }
 
 thread_local! {
@@ -128,6 +145,7 @@ pub fn setup(cupti: &'static Cupti, config: &Config) -> Result<bool, CuptiError>
         config: config.clone(),
         state: Mutex::new(State { dump: dump::Dump::from_config(config), ..State::default() }),
         uncounted: AtomicU64::new(0),
+        untraced: AtomicU64::new(0),
     };
     Ok(COUNTING.set(counting).is_ok())
 }
@@ -208,8 +226,65 @@ pub fn finish() {
     }
     let uncounted = counting.uncounted.load(Ordering::Relaxed);
     if uncounted > 0 {
-        crate::say!("rocprof-rs: {uncounted} kernel launches were not counted (see the run metadata)");
+        crate::say!("rocprof-rs: {uncounted} kernel launches were not counted");
     }
+    let untraced = counting.untraced.load(Ordering::Relaxed);
+    if untraced > 0 {
+        crate::say!(
+            "rocprof-rs: {untraced} counted launches ran with kernel activity off (SASS metrics read 0 beside it): they have counter rows but no kernel_dispatch row"
+        );
+    }
+}
+
+/// Turns CONCURRENT_KERNEL activity on or off.
+fn set_kernel_activity(cupti: &Cupti, on: bool) {
+    let api = cupti.api();
+    let kind = sys::CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL;
+    let rc = if on {
+        // SAFETY: a plain enum argument.
+        unsafe { (api.cuptiActivityEnable)(kind) }
+    } else {
+        // SAFETY: a plain enum argument.
+        unsafe { (api.cuptiActivityDisable)(kind) }
+    };
+    if rc != sys::CUPTI_SUCCESS && on {
+        crate::say!("rocprof-rs: CUPTI would not turn kernel activity back on: {}", cupti.result_text(rc));
+    }
+}
+
+/// Symbols the tool announces for kernels of untraced dispatches: ids apart from CUPTI's
+/// name pointers.
+const UNTRACED_SYMBOL: u64 = 3 << 62;
+
+/// The kernel id that names this launch's kernel, announcing it once.
+fn untraced_symbol(
+    announced: &mut std::collections::HashSet<u64>,
+    data: &sys::CUpti_CallbackData,
+    queue: &crate::pipeline::queue::Queue,
+    batch: &mut crate::pipeline::queue::Batch,
+) -> u64 {
+    let name = if data.symbolName.is_null() {
+        String::from("<unnamed kernel>")
+    } else {
+        // SAFETY: CUPTI's NUL-terminated symbol name, live during the callback.
+        unsafe { std::ffi::CStr::from_ptr(data.symbolName) }.to_string_lossy().into_owned()
+    };
+    let id = UNTRACED_SYMBOL | (launch::shape(name.as_bytes(), [0; 3]) >> 2);
+    if announced.len() < turns::MAX_SHAPES && announced.insert(id) {
+        let symbol = crate::pipeline::records::Symbol {
+            kernel_id: id,
+            code_object_id: 0,
+            mangled: name.into(),
+            kernarg_size: 0,
+            group_segment_size: 0,
+            private_segment_size: 0,
+            sgpr: 0,
+            arch_vgpr: 0,
+            accum_vgpr: 0,
+        };
+        queue.push(batch, Record::Symbol(Box::new(symbol)));
+    }
+    id
 }
 
 impl Counting {
@@ -259,8 +334,17 @@ impl Counting {
             c.turns.resync(stopped.next_pass);
         }
         debug_assert_eq!(c.turns.cursor(), pass);
-        c.object.start()?;
-        Ok(Some(Open { context, shape, pass, correlation }))
+        let activity_off = state.chips[c.chip].sass.get(pass).copied().flatten() != Some(false);
+        if activity_off {
+            set_kernel_activity(self.cupti, false);
+        }
+        if let Err(e) = c.object.start() {
+            if activity_off {
+                set_kernel_activity(self.cupti, true);
+            }
+            return Err(e);
+        }
+        Ok(Some(Open { context, shape, pass, correlation, activity_off }))
     }
 
     /// Ends the session, evaluates its range and sends the values.
@@ -270,7 +354,11 @@ impl Counting {
             COUNTED_DISPATCH | state.next_dispatch
         };
         let c = &mut state.contexts[open.context];
-        let stopped = c.object.stop()?;
+        let stopped = c.object.stop();
+        if open.activity_off {
+            set_kernel_activity(self.cupti, true);
+        }
+        let stopped = stopped?;
         c.turns.resync(stopped.next_pass);
         if c.object.ranges()? == 0 {
             // The launch failed, or its kernel never ran: the pass went by with nothing in it.
@@ -278,8 +366,21 @@ impl Counting {
             return Ok(());
         }
         c.turns.collected(open.shape, open.pass);
-        let chip = &state.chips[c.chip];
-        let values = chip.evaluator.evaluate(c.object.image(), 0, &chip.metrics)?;
+        let (device, chip_index) = (c.device, c.chip);
+        let chip = &mut state.chips[chip_index];
+        let values = chip.evaluator.evaluate(state.contexts[open.context].object.image(), 0, &chip.metrics)?;
+        let counts_sass = values.iter().zip(&chip.is_sass).any(|(v, sass)| *sass && v.is_finite());
+        if values.iter().all(|v| !v.is_finite()) {
+            state.contexts[open.context].turns.silence(open.pass);
+        }
+        if let Some(known) = chip.sass.get_mut(open.pass) {
+            *known = Some(counts_sass);
+        }
+        if open.activity_off {
+            self.untraced.fetch_add(1, Ordering::Relaxed);
+        }
+        let c = &state.contexts[open.context];
+        let chip = &state.chips[chip_index];
         let group = (chip.first_group + open.pass) as u32;
         if let Some(dump) = &state.dump {
             dump.session(chip, c.object.image(), open.pass, data, &values);
@@ -288,15 +389,19 @@ impl Counting {
         let queue = tool.queue();
         let mut batch = queue.batch();
         let measured: Vec<(usize, f64)> = values.iter().copied().enumerate().filter(|(_, v)| v.is_finite()).collect();
+        // Without an activity record there is no row to join: the kernel is named by a symbol
+        // of the tool's own.
+        let kernel_id =
+            if open.activity_off { untraced_symbol(&mut state.announced, data, queue, &mut batch) } else { 0 };
         queue.push(
             &mut batch,
             Record::CounterDispatch(CounterDispatch {
                 dispatch_id,
-                agent_id: u64::from(c.device),
-                kernel_id: 0,
+                agent_id: u64::from(device),
+                kernel_id,
                 correlation_id: open.correlation[0],
                 records: measured.len() as u64,
-                join: Some(open.correlation),
+                join: (!open.activity_off).then_some(open.correlation),
             }),
         );
         for (index, value) in measured {
@@ -304,7 +409,7 @@ impl Counting {
                 &mut batch,
                 Record::CounterValue(CounterValue {
                     dispatch_id,
-                    agent_id: u64::from(c.device),
+                    agent_id: u64::from(device),
                     counter_id: index as u64,
                     value,
                     instances: 1,
@@ -390,6 +495,7 @@ impl Counting {
         if let Some(dump) = dump {
             dump.chip(name, availability, &ordered, &config);
         }
+        let is_sass = ordered.iter().map(|m| m.starts_with("smsp__sass_")).collect();
         let plan = CounterPlan {
             agent_id: u64::from(device),
             label: format!("GPU {device} ({name})"),
@@ -403,7 +509,17 @@ impl Counting {
             queue.push(&mut batch, Record::CounterPlan(Box::new(plan)));
             queue.send(batch);
         }
-        Ok(Chip { name: name.to_owned(), evaluator, metrics, config, passes: passes.max(1), first_group })
+        let sass = vec![None; passes.max(1)];
+        Ok(Chip {
+            name: name.to_owned(),
+            evaluator,
+            metrics,
+            config,
+            passes: passes.max(1),
+            first_group,
+            sass,
+            is_sass,
+        })
     }
 
     /// Packs `metrics` into groups that each need one pass, first fit in order.

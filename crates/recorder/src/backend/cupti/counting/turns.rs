@@ -25,6 +25,9 @@ pub struct Turns {
     /// The pass the next session runs.
     cursor: usize,
     collected: HashMap<u64, Vec<u32>>,
+    /// Passes whose sessions decode no value alone (CUPTI spreads some metrics over several
+    /// passes): never worth a dispatch.
+    silent: Vec<bool>,
 }
 
 /// What to do for one dispatch.
@@ -39,7 +42,7 @@ pub enum Plan {
 impl Turns {
     /// Turns for a configuration of `passes` passes (at least 1).
     pub fn new(passes: usize) -> Turns {
-        Turns { passes: passes.max(1), cursor: 0, collected: HashMap::new() }
+        Turns { passes: passes.max(1), cursor: 0, collected: HashMap::new(), silent: vec![false; passes.max(1)] }
     }
 
     /// The number of passes.
@@ -59,9 +62,15 @@ impl Turns {
             return Plan::Full;
         }
         let collected = self.collected.entry(shape).or_insert_with(|| vec![0; passes]);
-        let least = collected.iter().copied().min().unwrap_or(0);
+        let silent = &self.silent;
+        let least = (0..passes).filter(|&p| !silent[p]).map(|p| collected[p]).min().unwrap_or(0);
         // The first pass at or after the cursor that this shape has collected least.
-        let skip = (0..passes).find(|s| collected[(self.cursor + s) % passes] == least).unwrap_or(0);
+        let skip = (0..passes)
+            .find(|s| {
+                let p = (self.cursor + s) % passes;
+                !silent[p] && collected[p] == least
+            })
+            .unwrap_or(0);
         Plan::Count { skip, pass: (self.cursor + skip) % passes }
     }
 
@@ -74,6 +83,17 @@ impl Turns {
     pub fn collected(&mut self, shape: u64, pass: usize) {
         if let Some(c) = self.collected.get_mut(&shape).and_then(|c| c.get_mut(pass)) {
             *c += 1;
+        }
+    }
+
+    /// Records that `pass` decodes nothing alone: it is skipped from now on (unless every pass
+    /// is, which cannot happen for a configuration that counts anything).
+    pub fn silence(&mut self, pass: usize) {
+        if let Some(s) = self.silent.get_mut(pass) {
+            *s = true;
+        }
+        if self.silent.iter().all(|s| *s) {
+            self.silent.iter_mut().for_each(|s| *s = false);
         }
     }
 
@@ -152,6 +172,30 @@ mod tests {
                 }
             }
             assert!(empty <= order.len() * (passes - 1));
+        }
+    }
+
+    /// Passes that decode nothing alone are skipped: the others still take turns per shape.
+    #[test]
+    fn silent_passes_are_skipped() {
+        let mut turns = Turns::new(5);
+        for p in [1, 2, 3] {
+            turns.silence(p);
+        }
+        let mut taken = Vec::new();
+        for shape in [7, 8, 7, 8, 7, 8] {
+            let Plan::Count { skip, pass } = turns.plan(shape) else { panic!("full") };
+            for _ in 0..skip {
+                turns.advance();
+            }
+            turns.advance();
+            turns.collected(shape, pass);
+            taken.push((shape, pass));
+        }
+        assert!(taken.iter().all(|&(_, p)| p == 0 || p == 4), "{taken:?}");
+        for shape in [7, 8] {
+            let got: Vec<usize> = taken.iter().filter(|t| t.0 == shape).map(|t| t.1).take(2).collect();
+            assert!(got.contains(&0) && got.contains(&4), "{taken:?}");
         }
     }
 
