@@ -62,6 +62,16 @@ __global__ void l2_reuse(const float4* __restrict__ buf, float* out, size_t n, i
 
 __global__ void tiny(int* p) { p[threadIdx.x] += 1; }
 
+// Reads 128 MiB before each measured kernel so that it starts with no dirty line in the 50 MiB
+// L2, as ncu's cache flush has it: otherwise the previous kernel's writes are written back
+// inside the next one and its DRAM writes are not its own.
+__global__ void l2_flush(const float4* __restrict__ p, size_t n, float* out) {
+    float s = 0.0f;
+    size_t stride = (size_t)gridDim.x * blockDim.x;
+    for (size_t i = (size_t)blockIdx.x * blockDim.x + threadIdx.x; i < n; i += stride) s += p[i].x;
+    if (s == 1.5f) out[0] = s;
+}
+
 int main(int argc, char** argv) {
     int reps = 6;
     for (int i = 1; i < argc; i++)
@@ -70,12 +80,15 @@ int main(int argc, char** argv) {
     CK(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, 0));
     const size_t copy_bytes = 256ull << 20, n4 = copy_bytes / sizeof(float4);
     const size_t l2_bytes = 16ull << 20, l2n = l2_bytes / sizeof(float4);
-    float4 *src, *dst, *l2buf;
+    float4 *src, *dst, *l2buf, *flushbuf;
+    const size_t flush_bytes = 128ull << 20;
     float* out;
     int* small;
     CK(cudaMalloc(&src, copy_bytes));
     CK(cudaMalloc(&dst, copy_bytes));
     CK(cudaMalloc(&l2buf, l2_bytes));
+    CK(cudaMalloc(&flushbuf, flush_bytes));
+    CK(cudaMemset(flushbuf, 0, flush_bytes));
     CK(cudaMalloc(&out, 1 << 20));
     CK(cudaMalloc(&small, 4096));
     CK(cudaMemset(src, 1, copy_bytes));
@@ -85,9 +98,14 @@ int main(int argc, char** argv) {
     int copy_blocks = sms * 16, fma_blocks = sms * 8, shared_blocks = sms * 4, l2_blocks = sms * 8;
     CK(cudaDeviceSynchronize());
     for (int r = 0; r < reps; r++) {
+        const size_t fn = flush_bytes / sizeof(float4);
+        l2_flush<<<sms * 8, 256>>>(flushbuf, fn, out);
         copy<<<copy_blocks, 256>>>(src, dst, n4);
+        l2_flush<<<sms * 8, 256>>>(flushbuf, fn, out);
         fma<<<fma_blocks, 256>>>(out, fma_iters, 1.0001f, 0.5f);
+        l2_flush<<<sms * 8, 256>>>(flushbuf, fn, out);
         shared_conf<<<shared_blocks, 256>>>(out, shared_iters);
+        l2_flush<<<sms * 8, 256>>>(flushbuf, fn, out);
         l2_reuse<<<l2_blocks, 256>>>(l2buf, out, l2n, l2_rounds);
         CK(cudaGetLastError());
         CK(cudaDeviceSynchronize());

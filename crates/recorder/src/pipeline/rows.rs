@@ -54,6 +54,8 @@ pub struct Tables {
     nvtx: super::nvtx::Pairing,
     metadata_path: PathBuf,
     static_metadata: Vec<KeyValue>,
+    /// CUPTI's range profiler's own kernels, left out (see [`Tables::profiler_kernel`]).
+    profiler_kernels: u64,
     dispatch: TableWriter<tables::KernelDispatch>,
     apis: [TableWriter<tables::ApiCall>; 4],
     copy: TableWriter<tables::MemoryCopy>,
@@ -126,6 +128,7 @@ impl Tables {
             pid: std::process::id(),
             metadata_path: config.output_dir.join(keys::metadata_file_name(&config.output_name)),
             static_metadata: metadata.clone(),
+            profiler_kernels: 0,
             dispatch: TableWriter::new(&options, Table::KernelDispatch, metadata.clone()),
             apis: [api(0), api(1), api(2), api(3)],
             copy: TableWriter::new(&options, Table::MemoryCopy, metadata.clone()),
@@ -173,6 +176,10 @@ impl Tables {
             Record::Dispatch(d) => self.add_dispatch(&DispatchRow::amd(d)),
             Record::CudaKernel(k) => {
                 if self.counters.enabled() {
+                    if self.profiler_kernel(k) {
+                        self.profiler_kernels += 1;
+                        return;
+                    }
                     self.counters.cuda_dispatch(k.correlation_id, k.grid_id, k.kernel_id, &self.kernels);
                 }
                 self.add_dispatch(&DispatchRow::cuda(k));
@@ -256,6 +263,14 @@ impl Tables {
             Record::CounterValue(v) => self.counters.value(v, &self.kernels),
             Record::CounterPlan(plan) => self.add_counter_plan(plan),
         }
+    }
+
+    /// Whether a CUDA kernel record is CUPTI's range profiler's own: a `WaitNs` kernel it runs
+    /// inside each counted launch (the launch's correlation id, one thread, ~80 µs on an H100).
+    /// It is no kernel of the application's and must neither be a row nor take the counters.
+    fn profiler_kernel(&self, k: &super::records::CudaKernel) -> bool {
+        self.counters.counted(k.correlation_id)
+            && self.kernels.get(&k.kernel_id).is_some_and(|kernel| &*kernel.symbol.mangled == "WaitNs")
     }
 
     /// A GPU's counter plan: names for its values, and the groups and passes in the run
@@ -566,6 +581,9 @@ impl Tables {
         if self.counters.enabled() {
             fields.push(format!("\"counter_samples\":{}", self.counters.coverage_json()));
             fields.push(format!("\"counter_dispatches_incomplete\":{}", self.counters.incomplete));
+            if self.profiler_kernels > 0 {
+                fields.push(format!("\"counter_profiler_kernels_left_out\":{}", self.profiler_kernels));
+            }
             if self.counters.unjoined > 0 {
                 fields.push(format!("\"counter_dispatches_unjoined\":{}", self.counters.unjoined));
             }
@@ -708,6 +726,104 @@ mod tests {
         let mut held: Vec<Table> = tables.files().iter().map(|(t, _)| *t).collect();
         held.sort();
         assert_eq!(held, Table::ALL, "a table of the format the tool never writes");
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+
+    fn symbol(kernel_id: u64, mangled: &str) -> Record {
+        Record::Symbol(Box::new(Symbol {
+            kernel_id,
+            code_object_id: 0,
+            mangled: mangled.into(),
+            kernarg_size: 0,
+            group_segment_size: 0,
+            private_segment_size: 0,
+            sgpr: 0,
+            arch_vgpr: 0,
+            accum_vgpr: 0,
+        }))
+    }
+
+    fn kernel(kernel_id: u64, correlation_id: u64, grid_id: u64) -> Record {
+        Record::CudaKernel(super::super::records::CudaKernel {
+            start_ns: 1_000 * grid_id,
+            end_ns: 1_000 * grid_id + 500,
+            correlation_id,
+            grid_id,
+            graph_node_id: 0,
+            kernel_id,
+            device_id: 0,
+            stream_id: 7,
+            graph_id: 0,
+            grid: [1, 1, 1],
+            block: [32, 1, 1],
+            cluster: [0; 3],
+            static_shared: 0,
+            dynamic_shared: 0,
+            local_per_thread: 0,
+            registers: 16,
+        })
+    }
+
+    fn counted(dispatch_id: u64, correlation: u64, value: f64) -> [Record; 2] {
+        use super::super::records::{CounterDispatch, CounterValue};
+        [
+            Record::CounterDispatch(CounterDispatch {
+                dispatch_id,
+                agent_id: 0,
+                kernel_id: 0,
+                correlation_id: correlation,
+                records: 1,
+                join: Some([correlation, correlation + 1000]),
+            }),
+            Record::CounterValue(CounterValue {
+                dispatch_id,
+                agent_id: 0,
+                counter_id: 0,
+                value,
+                instances: 1,
+                group: 0,
+                instance: None,
+            }),
+        ]
+    }
+
+    /// CUPTI's counter records come before or after the kernel's activity record: either way
+    /// the row goes to the kernel with the launch's correlation id, never to the range
+    /// profiler's own `WaitNs` kernel of the same launch, which is no row at all.
+    #[test]
+    fn cupti_counter_rows_join_their_kernel_and_the_profiler_kernel_is_left_out() {
+        use rocprof_rs_format::columns::Rows as _;
+        let dir = std::env::temp_dir().join(format!("rocprof-rs-rows-join-{}", std::process::id()));
+        let vars = [("ROCPROF_RS_OUTPUT_DIR".to_owned(), dir.display().to_string())].into();
+        let config = Config::from_vars(&vars, &crate::config::Placeholders::of_this_process(&vars)).unwrap();
+        let seed = Seed {
+            operations: OperationNames::new(),
+            library: Library::Cupti { api_version: 130001, library: String::new() },
+            counters: Some(super::super::counter_rows::CounterNames { deferred: true, ..Default::default() }),
+        };
+        let mut tables = Tables::new(config, seed, Default::default(), 0).unwrap();
+        let plan = super::super::records::CounterPlan {
+            agent_id: 0,
+            label: "GPU 0 (GH100)".into(),
+            metrics: vec!["dram__bytes_read.sum".into()],
+            groups: vec![vec!["dram__bytes_read.sum".into()]],
+            passes: 1,
+        };
+        let mut records = vec![Record::CounterPlan(Box::new(plan)), symbol(0xa, "copy"), symbol(0xb, "WaitNs")];
+        // Counters first, then the profiler's kernel and the application's.
+        records.extend(counted(1 << 62 | 1, 5, 111.0));
+        records.extend([kernel(0xb, 5, 10), kernel(0xa, 5, 11)]);
+        // The application's kernel first, then its counters (joined by the driver correlation).
+        records.push(kernel(0xa, 1006, 12));
+        records.extend(counted(1 << 62 | 2, 6, 222.0));
+        tables.add(&records).unwrap();
+        assert_eq!(tables.profiler_kernels, 1);
+        assert_eq!(tables.dispatch.rows.len(), 2, "the two copies, not WaitNs");
+        let kernels = tables.kernels.clone();
+        tables.counters.finish(&kernels);
+        let rows = &tables.counters.values.rows;
+        assert_eq!(rows.len(), 2);
+        assert_eq!(tables.counters.unjoined, 0);
         let _ = std::fs::remove_dir_all(&dir);
     }
 }
