@@ -107,6 +107,10 @@ pub struct Work {
     /// Every FLOP counter the architecture has was collected, so that zero operations are
     /// measured, not unknown.
     pub flops_counted: bool,
+    /// Tensor-core instructions ran whose FLOPs the counters cannot give (HMMA with an FP32
+    /// accumulator on GH100, per dispatch): the kernel's FLOPs are unknown, so it has no point.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub uncounted_tensor: Option<f64>,
 }
 
 impl Work {
@@ -420,6 +424,20 @@ fn nvidia_flops(w: &mut Work, c: &dyn Counters) {
                 .to_owned(),
         );
     }
+    let partial = any(c, &["sm__ops_path_tensor_src_bf16_dst_fp32.sum"]).is_none()
+        && any(c, &["sm__ops_path_tensor_op_hgmma_src_bf16_dst_fp32.sum"]).is_some();
+    let hmma = all(
+        c,
+        [&["sm__inst_executed_pipe_tensor_op_hmma.sum"], &["sm__inst_executed_pipe_tensor_op_hmma_type_hfma2.sum"]],
+    )
+    .map(|[hmma, hfma2]| (hmma - hfma2).max(0.0));
+    if partial && let Some(n) = hmma.filter(|&n| n > 0.0) {
+        w.uncounted_tensor = Some(n);
+        w.missing.push(format!(
+            "tensor FLOPs: {n:.0} HMMA (mma.sync) instructions ran, whose FP32-accumulate FLOPs CUPTI cannot count \
+             per dispatch on this GPU"
+        ));
+    }
     for (precision, alternatives) in NVIDIA_TENSOR {
         match first_sum(c, alternatives) {
             Some(ops) => {
@@ -574,6 +592,10 @@ pub fn zero_flops(work: &Work, seconds: f64, device: &Device<'_>) -> Option<Zero
 
 /// The kernel's points: one per precision and pipe that did work, largest first.
 pub fn position(work: &Work, seconds: f64, device: &Device<'_>) -> Vec<Point> {
+    if work.uncounted_tensor.is_some() {
+        // Its FLOPs are not all counted: any point would understate its intensity.
+        return Vec::new();
+    }
     let mut points: Vec<Point> = work
         .ops
         .iter()
@@ -667,6 +689,32 @@ mod tests {
 
     fn h100() -> Device<'static> {
         Device::datasheet(Database::builtin().unwrap().get("h100_sxm5").unwrap())
+    }
+
+    /// HMMA instructions beyond the non-tensor HFMA2.MMA ones, where only the HGMMA paths were
+    /// counted: the FLOPs are unknown and the kernel gets no point.
+    #[test]
+    fn uncounted_hmma_work_leaves_a_kernel_without_a_point() {
+        let mut c = nvidia(&[
+            ("sm__inst_executed_pipe_tensor_op_hmma.sum", 1_000_000.0),
+            ("sm__inst_executed_pipe_tensor_op_hmma_type_hfma2.sum", 8_448.0),
+            ("dram__bytes_read.sum", 1e6),
+            ("dram__bytes_write.sum", 1e6),
+            ("smsp__sass_thread_inst_executed_op_ffma_pred_on.sum", 1e6),
+        ]);
+        for total in ["sm__ops_path_tensor_src_bf16_dst_fp32.sum", "sm__ops_path_tensor_src_tf32_dst_fp32.sum"] {
+            c.remove(total);
+        }
+        c.insert("sm__ops_path_tensor_op_hgmma_src_bf16_dst_fp32.sum".into(), 0.0);
+        c.insert("sm__ops_path_tensor_op_hgmma_src_tf32_dst_fp32.sum".into(), 0.0);
+        let w = work(Family::Nvidia, 32.0, &c);
+        assert_eq!(w.uncounted_tensor, Some(991_552.0));
+        assert!(!w.flops_counted);
+        assert!(position(&w, 1e-3, &h100()).is_empty());
+        c.insert("sm__inst_executed_pipe_tensor_op_hmma.sum".into(), 8_448.0);
+        let w = work(Family::Nvidia, 32.0, &c);
+        assert_eq!(w.uncounted_tensor, None, "HFMA2.MMA alone is no tensor work");
+        assert!(!position(&w, 1e-3, &h100()).is_empty());
     }
 
     /// GH100's FP16 tensor work by path (the total needs two passes there), GA100's by
