@@ -426,11 +426,21 @@ fn nvidia_flops(w: &mut Work, c: &dyn Counters) {
     }
     let partial = any(c, &["sm__ops_path_tensor_src_bf16_dst_fp32.sum"]).is_none()
         && any(c, &["sm__ops_path_tensor_op_hgmma_src_bf16_dst_fp32.sum"]).is_some();
+    // `..._op_hmma` counts warpgroup GMMA and the non-tensor HFMA2.MMA too (a bf16 nvjet GEMM
+    // shows as many HMMA as GMMA instructions on an H100): what is left is mma.sync. Without the
+    // GMMA count, only a kernel whose HGMMA paths counted nothing is taken for HMMA work.
+    let hgmma_flops: f64 = ["bf16_dst_fp32", "tf32_dst_fp32", "fp16"]
+        .iter()
+        .filter_map(|p| any(c, &[&format!("sm__ops_path_tensor_op_hgmma_src_{p}.sum")]))
+        .sum();
     let hmma = all(
         c,
         [&["sm__inst_executed_pipe_tensor_op_hmma.sum"], &["sm__inst_executed_pipe_tensor_op_hmma_type_hfma2.sum"]],
     )
-    .map(|[hmma, hfma2]| (hmma - hfma2).max(0.0));
+    .and_then(|[hmma, hfma2]| match any(c, &["sm__inst_executed_pipe_tensor_op_gmma.sum"]) {
+        Some(gmma) => Some((hmma - hfma2 - gmma).max(0.0)),
+        None => (hgmma_flops == 0.0).then_some((hmma - hfma2).max(0.0)),
+    });
     if partial && let Some(n) = hmma.filter(|&n| n > 0.0) {
         w.uncounted_tensor = Some(n);
         w.missing.push(format!(
@@ -715,6 +725,13 @@ mod tests {
         let w = work(Family::Nvidia, 32.0, &c);
         assert_eq!(w.uncounted_tensor, None, "HFMA2.MMA alone is no tensor work");
         assert!(!position(&w, 1e-3, &h100()).is_empty());
+        // A Hopper GEMM: its HMMA count is its GMMA instructions, and its HGMMA paths counted.
+        c.insert("sm__inst_executed_pipe_tensor_op_hmma.sum".into(), 2_097_152.0);
+        c.insert("sm__inst_executed_pipe_tensor_op_hmma_type_hfma2.sum".into(), 0.0);
+        c.insert("sm__ops_path_tensor_op_hgmma_src_bf16_dst_fp32.sum".into(), 137_438_953_472.0);
+        assert_eq!(work(Family::Nvidia, 32.0, &c).uncounted_tensor, None);
+        c.insert("sm__inst_executed_pipe_tensor_op_gmma.sum".into(), 2_000_000.0);
+        assert_eq!(work(Family::Nvidia, 32.0, &c).uncounted_tensor, Some(97_152.0), "mixed: the GMMA count tells");
     }
 
     /// GH100's FP16 tensor work by path (the total needs two passes there), GA100's by

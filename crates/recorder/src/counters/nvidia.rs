@@ -45,6 +45,8 @@ pub static PRESETS: &[Preset] = &[
             // FLOPs the paths above cannot count on GH100, which analyze must know of.
             optional(&["sm__inst_executed_pipe_tensor_op_hmma.sum"]),
             optional(&["sm__inst_executed_pipe_tensor_op_hmma_type_hfma2.sum"]),
+            // ... and warpgroup GMMA, which the HMMA count includes on GH100.
+            optional(&["sm__inst_executed_pipe_tensor_op_gmma.sum"]),
             // Not INT8: `sm__ops_path_tensor_src_int8` needs two passes by itself.
             optional(&["sm__ops_path_tensor_src_fp8.sum"]),
             one(&["dram__bytes_read.sum"]),
