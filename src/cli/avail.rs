@@ -32,10 +32,17 @@ pub struct AvailArgs {
     /// The rocprofiler-sdk library to ask (default: the one the dynamic loader finds).
     #[arg(long, value_name = "PATH")]
     sdk: Option<PathBuf>,
+    /// NVIDIA: list this chip's metrics and presets (GH100, GA100, ...) with CUPTI's host API,
+    /// with no GPU needed. Without it, the GPUs CUPTI sees are listed where no rocprofiler-sdk is.
+    #[arg(long, value_name = "CHIP")]
+    chip: Option<String>,
 }
 
 /// Runs `avail`.
 pub fn avail(args: AvailArgs) -> ExitCode {
+    if args.chip.is_some() {
+        return nvidia(&args, None);
+    }
     let sdk = match &args.sdk {
         Some(path) => rocprof_rs::sdk::sdk_from(path),
         None => rocprof_rs::sdk::sdk(),
@@ -43,6 +50,8 @@ pub fn avail(args: AvailArgs) -> ExitCode {
     let result = sdk.map_err(rocprof_rs::Error::from).and_then(inventory);
     let mut inventory = match result {
         Ok(inventory) => inventory,
+        // No AMD profiler here: NVIDIA's, if CUPTI sees a GPU.
+        Err(e) if args.sdk.is_none() => return nvidia(&args, Some(e.to_string())),
         Err(e) => {
             eprintln!("rocprof-rs: cannot list counters: {e}; `rocprof-rs doctor` says what is missing");
             return ExitCode::FAILURE;
@@ -133,6 +142,70 @@ pub fn render(inventory: &Inventory) -> String {
         for c in counters {
             let kind = if c.derived { "derived".to_owned() } else { c.block.clone() };
             list.add_row(vec![c.name.clone(), kind, c.instances.to_string(), c.description.clone()]);
+        }
+        let _ = writeln!(out, "{list}\n");
+    }
+    out
+}
+
+/// `avail` on NVIDIA: the chip named, or every GPU CUPTI sees. `amd` is why the AMD listing
+/// failed, said where NVIDIA's fails too.
+fn nvidia(args: &AvailArgs, amd: Option<String>) -> ExitCode {
+    use rocprof_rs::backend::cupti::{counting::avail, load_for_listing};
+    let fail = |why: String| {
+        let amd = amd.as_deref().map(|a| format!("no AMD counters ({a}); ")).unwrap_or_default();
+        eprintln!("rocprof-rs: cannot list counters: {amd}{why}; `rocprof-rs doctor` says what is missing");
+        ExitCode::FAILURE
+    };
+    let cupti = match load_for_listing() {
+        Ok(cupti) => cupti,
+        Err(e) => return fail(format!("no NVIDIA counters ({e})")),
+    };
+    let chips = match &args.chip {
+        Some(chip) => vec![(chip.clone(), chip.clone())],
+        None => avail::gpus(cupti),
+    };
+    if chips.is_empty() {
+        return fail("CUPTI sees no NVIDIA GPU (name a chip with --chip to list its metrics)".into());
+    }
+    let mut reports = Vec::new();
+    for (label, chip) in chips {
+        match avail::chip(cupti, label, &chip, args.filter.as_deref()) {
+            Ok(report) => reports.push(report),
+            Err(e) => return fail(format!("{chip}: {e}")),
+        }
+    }
+    if args.json || args.format == TextOrJson::Json {
+        match serde_json::to_string_pretty(&reports) {
+            Ok(text) => println!("{text}"),
+            Err(e) => return fail(format!("cannot encode the inventory as JSON: {e}")),
+        }
+    } else {
+        print!("{}", render_nvidia(&reports));
+    }
+    ExitCode::SUCCESS
+}
+
+/// NVIDIA chips as text: presets per chip, then each chip's metrics.
+fn render_nvidia(chips: &[rocprof_rs::backend::cupti::counting::avail::Chip]) -> String {
+    let mut out = String::new();
+    for chip in chips {
+        let _ = writeln!(out, "{}: {} metrics (CUPTI)\n", chip.label, chip.metrics.len());
+        let mut presets = table(&["preset", "runs", "passes", "about"]);
+        for p in &chip.presets {
+            let runs = if p.complete { format!("full ({})", p.metrics.len()) } else { p.notes.join("; ") };
+            presets.add_row(vec![p.name.to_owned(), runs, p.passes.to_string(), p.about.to_owned()]);
+        }
+        let _ = writeln!(out, "{presets}\n");
+        let mut list = table(&["metric", "unit", "hw unit", "passes", "description"]);
+        for m in &chip.metrics {
+            list.add_row(vec![
+                m.name.clone(),
+                m.unit.clone(),
+                m.hw_unit.clone(),
+                m.passes.to_string(),
+                m.description.clone(),
+            ]);
         }
         let _ = writeln!(out, "{list}\n");
     }

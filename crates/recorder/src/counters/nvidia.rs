@@ -18,7 +18,7 @@ const SASS_OPS: [&str; 9] = ["dadd", "dmul", "dfma", "fadd", "fmul", "ffma", "ha
 pub static PRESETS: &[Preset] = &[
     Preset {
         name: "roofline",
-        about: "FLOPs per precision (vector FP64/FP32/FP16 by SASS op, tensor FP64/FP16/BF16/TF32/FP8/INT8) and bytes at DRAM, L2, L1 and shared memory",
+        about: "FLOPs per precision (vector FP64/FP32/FP16 by SASS op; tensor FP64, FP16, BF16, TF32, FP8) and bytes at DRAM, L2, L1 and shared memory",
         entries: &[
             one(&["smsp__sass_thread_inst_executed_op_dadd_pred_on.sum"]),
             one(&["smsp__sass_thread_inst_executed_op_dmul_pred_on.sum"]),

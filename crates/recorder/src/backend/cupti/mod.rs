@@ -70,6 +70,21 @@ fn load() -> Result<&'static Cupti, CuptiError> {
     CUPTI.get_or_init(|| Cupti::load(&library_paths())).as_ref().map_err(CuptiError::Load)
 }
 
+/// The process's libcupti for a command-line tool (`avail`): loaded as the injection loads it,
+/// and with `libnvperf_host.so` from its own directory mapped first, which CUPTI's profiler
+/// opens by bare name (a pip wheel's directory is on no search path).
+pub fn load_for_listing() -> Result<&'static Cupti, CuptiError> {
+    let cupti = load()?;
+    if let Some(dir) = cupti.path().as_deref().and_then(std::path::Path::parent)
+        && let Ok(host) = std::ffi::CString::new(dir.join("libnvperf_host.so").display().to_string())
+    {
+        // SAFETY: a NUL-terminated path; NVIDIA's library, whose initialisers need nothing, is
+        // left loaded for the process (its handle is not closed).
+        unsafe { libc::dlopen(host.as_ptr(), libc::RTLD_NOW | libc::RTLD_GLOBAL) };
+    }
+    Ok(cupti)
+}
+
 /// Where libcupti is looked for after the process's own copy and the SONAMEs: the CLI's pick,
 /// then the toolkit's two layouts (the H100 image has it only under `targets/`).
 fn library_paths() -> Vec<PathBuf> {

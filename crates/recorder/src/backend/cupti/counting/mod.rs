@@ -23,6 +23,7 @@
 //!
 //! What could not be counted is counted: `uncounted` in the closing line.
 
+pub mod avail;
 pub mod choose;
 mod dump;
 pub mod launch;

@@ -193,6 +193,20 @@ impl<'a> Host<'a> {
         Ok(MetricProperties { description: text(p.pDescription), hw_unit: text(p.pHwUnit), unit: text(p.pDimUnit) })
     }
 
+    /// The kind of base metric `base` (`CUPTI_METRIC_TYPE_*`), if the chip has it.
+    pub fn kind(&self, base: &str) -> Option<u32> {
+        let name = CString::new(base).ok()?;
+        let mut p = params!(
+            CUpti_Profiler_Host_GetMetricProperties_Params,
+            CUpti_Profiler_Host_GetMetricProperties_Params_STRUCT_SIZE
+        );
+        p.pHostObject = self.object;
+        p.pMetricName = name.as_ptr();
+        // SAFETY: as above.
+        let rc = unsafe { (self.api().cuptiProfilerHostGetMetricProperties)(&mut p) };
+        (rc == sys::CUPTI_SUCCESS).then_some(p.metricType)
+    }
+
     /// Adds `metrics` (full names, `dram__bytes_read.sum`) to the object's config.
     pub fn add_metrics(&self, metrics: &[CString]) -> Result<(), CuptiError> {
         let mut names: Vec<*const c_char> = metrics.iter().map(|m| m.as_ptr()).collect();

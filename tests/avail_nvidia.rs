@@ -1,0 +1,57 @@
+//! `rocprof-rs avail --chip`: an NVIDIA chip's metrics and presets from CUPTI's host API, with no
+//! GPU, through NVIDIA's pip wheel (installed by the test command from tests/verify/requirements.txt;
+//! CI must have it, elsewhere the test is skipped without it).
+
+mod common;
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+fn wheel_libcupti() -> Option<PathBuf> {
+    let out =
+        Command::new("python3").args(["-c", "import nvidia; print('\\n'.join(nvidia.__path__))"]).output().ok()?;
+    let found = String::from_utf8(out.stdout)
+        .ok()?
+        .lines()
+        .map(|dir| Path::new(dir).join("cu13/lib/libcupti.so.13"))
+        .find(|lib| lib.exists());
+    if found.is_none() {
+        assert!(
+            std::env::var_os("CI").is_none(),
+            "CI must have NVIDIA's libcupti wheel (tests/verify/requirements.txt)"
+        );
+    }
+    found
+}
+
+#[test]
+fn a_chip_s_metrics_and_presets_are_listed_without_a_gpu() {
+    let Some(lib) = wheel_libcupti() else { return };
+    let out = Command::new(env!("CARGO_BIN_EXE_rocprof-rs"))
+        .args(["avail", "--chip", "GH100", "--filter", "dram__bytes_", "--format", "json"])
+        .env("ROCPROF_RS_CUPTI_LIBRARY", &lib)
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", common::stderr(&out));
+    let json: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let chip = &json[0];
+    assert_eq!(chip["chip"], "GH100");
+    let metrics: Vec<&str> = chip["metrics"].as_array().unwrap().iter().map(|m| m["name"].as_str().unwrap()).collect();
+    assert_eq!(metrics, ["dram__bytes_read.sum", "dram__bytes_write.sum"]);
+    let read = &chip["metrics"][0];
+    assert_eq!(
+        (read["unit"].as_str(), read["hw_unit"].as_str(), read["passes"].as_u64()),
+        (Some("byte"), Some("dram"), Some(1))
+    );
+    assert!(read["description"].as_str().unwrap().contains("read from DRAM"));
+    let roofline = chip["presets"].as_array().unwrap().iter().find(|p| p["name"] == "roofline").unwrap();
+    assert_eq!(roofline["complete"], true, "{roofline}");
+    assert!(roofline["passes"].as_u64().unwrap() >= 2, "SASS and hardware metrics never share a pass");
+    let out = Command::new(env!("CARGO_BIN_EXE_rocprof-rs"))
+        .args(["avail", "--chip", "NOSUCHCHIP"])
+        .env("ROCPROF_RS_CUPTI_LIBRARY", &lib)
+        .output()
+        .unwrap();
+    assert!(!out.status.success());
+    assert!(common::stderr(&out).contains("NOSUCHCHIP"), "{}", common::stderr(&out));
+}
