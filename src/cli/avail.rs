@@ -163,7 +163,10 @@ fn nvidia(args: &AvailArgs, amd: Option<String>) -> ExitCode {
     };
     let chips = match &args.chip {
         Some(chip) => vec![(chip.clone(), chip.clone())],
-        None => avail::gpus(cupti),
+        None => match avail::gpus(cupti) {
+            Ok(chips) => chips,
+            Err(e) => return fail(format!("no NVIDIA GPU to list ({e}; name a chip with --chip)")),
+        },
     };
     if chips.is_empty() {
         return fail("CUPTI sees no NVIDIA GPU (name a chip with --chip to list its metrics)".into());

@@ -98,14 +98,44 @@ pub fn chip(cupti: &Cupti, label: String, chip: &str, filter: Option<&str>) -> R
     Ok(Chip { label, chip: chip.to_owned(), metrics, presets: reports })
 }
 
-/// The chips of the GPUs CUPTI sees, as `GPU i (chip)`.
-pub fn gpus(cupti: &Cupti) -> Vec<(String, String)> {
-    let mut found = Vec::new();
-    for device in 0..64 {
-        match profiler::chip_name(cupti, device) {
-            Ok(chip) => found.push((format!("GPU {device} ({chip})"), chip)),
-            Err(_) => break,
-        }
+/// The chips of the GPUs the CUDA driver has, as `GPU i (chip)`: `cuInit` and
+/// `cuDeviceGetCount` from libcuda (loaded at run time), then CUPTI's profiler, which must be
+/// initialised before it names a chip (asked before, CUPTI 13.0 crashes).
+pub fn gpus(cupti: &Cupti) -> Result<Vec<(String, String)>, CuptiError> {
+    let devices = cuda_devices().ok_or(CuptiError::Refused {
+        what: "the GPU list",
+        text: "no CUDA driver (libcuda.so.1) or it found no GPU".into(),
+    })?;
+    profiler::initialize(cupti)?;
+    (0..devices)
+        .map(|d| {
+            let chip = profiler::chip_name(cupti, d)?;
+            Ok((format!("GPU {d} ({chip})"), chip))
+        })
+        .collect()
+}
+
+/// How many GPUs the CUDA driver has, if it loads and initialises.
+fn cuda_devices() -> Option<u32> {
+    type Init = unsafe extern "C" fn(u32) -> i32;
+    type Count = unsafe extern "C" fn(*mut i32) -> i32;
+    // SAFETY: a NUL-terminated name; the driver stays loaded for the process.
+    let lib = unsafe { libc::dlopen(c"libcuda.so.1".as_ptr(), libc::RTLD_NOW | libc::RTLD_GLOBAL) };
+    if lib.is_null() {
+        return None;
     }
-    found
+    // SAFETY: an open library and a NUL-terminated symbol name.
+    let init = unsafe { libc::dlsym(lib, c"cuInit".as_ptr()) };
+    // SAFETY: as above.
+    let count = unsafe { libc::dlsym(lib, c"cuDeviceGetCount".as_ptr()) };
+    if init.is_null() || count.is_null() {
+        return None;
+    }
+    // SAFETY: the driver API's `CUresult cuInit(unsigned int)`, resolved from libcuda itself.
+    let init = unsafe { std::mem::transmute::<*mut libc::c_void, Init>(init) };
+    // SAFETY: the driver API's `CUresult cuDeviceGetCount(int *)`, likewise.
+    let count = unsafe { std::mem::transmute::<*mut libc::c_void, Count>(count) };
+    let mut n = 0;
+    // SAFETY: as above, with a valid out-pointer.
+    (unsafe { init(0) } == 0 && unsafe { count(&mut n) } == 0 && n > 0).then_some(n as u32)
 }
