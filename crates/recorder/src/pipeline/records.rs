@@ -163,6 +163,23 @@ pub struct Symbol {
     pub accum_vgpr: u32,
 }
 
+impl Symbol {
+    /// A symbol known only by its name (no code object, sizes or registers).
+    pub fn named(kernel_id: u64, mangled: std::sync::Arc<str>) -> Symbol {
+        Symbol {
+            kernel_id,
+            code_object_id: 0,
+            mangled,
+            kernarg_size: 0,
+            group_segment_size: 0,
+            private_segment_size: 0,
+            sgpr: 0,
+            arch_vgpr: 0,
+            accum_vgpr: 0,
+        }
+    }
+}
+
 /// A counted dispatch, from the counting service's header record: how many value records
 /// belong to it, and the kernel they are joined to.
 #[derive(Debug, Clone, Copy)]

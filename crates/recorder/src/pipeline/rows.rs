@@ -437,17 +437,7 @@ impl Tables {
     /// dispatches still get rows, named by id.
     #[cold]
     fn register_unannounced(&mut self, kernel_id: u64) {
-        let symbol = Symbol {
-            kernel_id,
-            code_object_id: 0,
-            mangled: format!("<unregistered kernel {kernel_id}>").into(),
-            kernarg_size: 0,
-            group_segment_size: 0,
-            private_segment_size: 0,
-            sgpr: 0,
-            arch_vgpr: 0,
-            accum_vgpr: 0,
-        };
+        let symbol = Symbol::named(kernel_id, format!("<unregistered kernel {kernel_id}>").into());
         self.add_symbol(&symbol);
         if let Some(kernel) = self.kernels.get_mut(&kernel_id) {
             kernel.announced = false;
@@ -730,17 +720,7 @@ mod tests {
     }
 
     fn symbol(kernel_id: u64, mangled: &str) -> Record {
-        Record::Symbol(Box::new(Symbol {
-            kernel_id,
-            code_object_id: 0,
-            mangled: mangled.into(),
-            kernarg_size: 0,
-            group_segment_size: 0,
-            private_segment_size: 0,
-            sgpr: 0,
-            arch_vgpr: 0,
-            accum_vgpr: 0,
-        }))
+        Record::Symbol(Box::new(Symbol::named(kernel_id, mangled.into())))
     }
 
     fn kernel(kernel_id: u64, correlation_id: u64, grid_id: u64) -> Record {

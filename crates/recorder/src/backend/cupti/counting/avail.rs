@@ -47,14 +47,12 @@ pub struct Chip {
     pub presets: Vec<PresetOnChip>,
 }
 
-/// The rollup a base metric is asked for with, by its kind.
-fn rollup(base: &str, host: &Host<'_>) -> String {
-    // Counters take `.sum`; ratios and throughputs their own (`.ratio`, `.pct`).
-    match host.kind(base) {
-        Some(rocprofiler_sdk_sys::cupti::CUPTI_METRIC_TYPE_RATIO) => format!("{base}.ratio"),
-        Some(rocprofiler_sdk_sys::cupti::CUPTI_METRIC_TYPE_THROUGHPUT) => {
-            format!("{base}.avg.pct_of_peak_sustained_elapsed")
-        }
+/// The rollup a base metric of `kind` is asked for with: counters `.sum`, ratios and throughputs
+/// their own.
+fn rollup(base: &str, kind: u32) -> String {
+    match kind {
+        rocprofiler_sdk_sys::cupti::CUPTI_METRIC_TYPE_RATIO => format!("{base}.ratio"),
+        rocprofiler_sdk_sys::cupti::CUPTI_METRIC_TYPE_THROUGHPUT => format!("{base}.avg.pct_of_peak_sustained_elapsed"),
         _ => format!("{base}.sum"),
     }
 }
@@ -70,7 +68,7 @@ pub fn chip(cupti: &Cupti, label: String, chip: &str, filter: Option<&str>) -> R
             continue;
         }
         let p = host.properties(base)?;
-        let name = rollup(base, &host);
+        let name = rollup(base, p.kind);
         let passes = CString::new(name.as_str())
             .ok()
             .and_then(|n| profiler::passes_of(cupti, chip, None, &[n]).ok())

@@ -23,6 +23,17 @@
 //!
 //! What could not be counted is counted: `uncounted` in the closing line.
 
+/// A zeroed params struct of CUPTI's profiler API with its `structSize` set.
+macro_rules! params {
+    ($ty:ident, $size:ident) => {{
+        // SAFETY: the profiler's params structs hold integers and raw pointers only, for which
+        // all-zero is a valid value (and what the headers ask callers to start from).
+        let mut p: rocprofiler_sdk_sys::cupti::$ty = unsafe { std::mem::zeroed() };
+        p.structSize = rocprofiler_sdk_sys::cupti::$size;
+        p
+    }};
+}
+
 pub mod avail;
 pub mod choose;
 mod dump;
@@ -272,17 +283,7 @@ fn untraced_symbol(
     };
     let id = UNTRACED_SYMBOL | (launch::shape(name.as_bytes(), [0; 3]) >> 2);
     if announced.len() < turns::MAX_SHAPES && announced.insert(id) {
-        let symbol = crate::pipeline::records::Symbol {
-            kernel_id: id,
-            code_object_id: 0,
-            mangled: name.into(),
-            kernarg_size: 0,
-            group_segment_size: 0,
-            private_segment_size: 0,
-            sgpr: 0,
-            arch_vgpr: 0,
-            accum_vgpr: 0,
-        };
+        let symbol = crate::pipeline::records::Symbol::named(id, name.into());
         queue.push(batch, Record::Symbol(Box::new(symbol)));
     }
     id
@@ -548,6 +549,11 @@ impl Counting {
             .map_err(|e| CuptiError::Refused { what: "counters", text: e.to_string() })?;
         Ok(groups.into_iter().map(|g| g.counters).collect())
     }
+}
+
+/// A profiler call's result as an error naming what was being done, with CUPTI's own text.
+fn check(cupti: &Cupti, rc: sys::CUptiResult, what: &'static str) -> Result<(), CuptiError> {
+    if rc == sys::CUPTI_SUCCESS { Ok(()) } else { Err(CuptiError::Refused { what, text: cupti.result_text(rc) }) }
 }
 
 /// Dispatch ids the tool gives counted dispatches until their kernel rows are known.

@@ -9,17 +9,7 @@ use std::ffi::{CStr, CString, c_char, c_void};
 use rocprofiler_sdk_sys::cupti::{self as sys, Cupti, RangeProfilerApi};
 
 use super::super::error::CuptiError;
-
-/// A zeroed params struct with its `structSize` set.
-macro_rules! params {
-    ($ty:ident, $size:ident) => {{
-        // SAFETY: the profiler's params structs hold integers and raw pointers only, for which
-        // all-zero is a valid value (and what the headers ask callers to start from).
-        let mut p: sys::$ty = unsafe { std::mem::zeroed() };
-        p.structSize = sys::$size;
-        p
-    }};
-}
+use super::check;
 
 /// The profiler functions of `cupti`, or why there are none.
 pub fn api(cupti: &Cupti) -> Result<&RangeProfilerApi, CuptiError> {
@@ -30,10 +20,6 @@ pub fn api(cupti: &Cupti) -> Result<&RangeProfilerApi, CuptiError> {
             cupti.version()
         ),
     })
-}
-
-fn check(cupti: &Cupti, rc: sys::CUptiResult, what: &'static str) -> Result<(), CuptiError> {
-    if rc == sys::CUPTI_SUCCESS { Ok(()) } else { Err(CuptiError::Refused { what, text: cupti.result_text(rc) }) }
 }
 
 /// `cuptiProfilerInitialize`: once per process, before anything else here.
@@ -110,6 +96,8 @@ pub struct MetricProperties {
     pub hw_unit: String,
     /// Its unit (`byte`, `inst`, `cycle`...).
     pub unit: String,
+    /// `CUPTI_METRIC_TYPE_*`: a counter, a ratio or a throughput.
+    pub kind: u32,
 }
 
 /// A host object: one chip's metric catalogue, and the metrics added to it for one config.
@@ -190,21 +178,12 @@ impl<'a> Host<'a> {
         // SAFETY: as above.
         let rc = unsafe { (self.api().cuptiProfilerHostGetMetricProperties)(&mut p) };
         check(self.cupti, rc, "a metric's properties")?;
-        Ok(MetricProperties { description: text(p.pDescription), hw_unit: text(p.pHwUnit), unit: text(p.pDimUnit) })
-    }
-
-    /// The kind of base metric `base` (`CUPTI_METRIC_TYPE_*`), if the chip has it.
-    pub fn kind(&self, base: &str) -> Option<u32> {
-        let name = CString::new(base).ok()?;
-        let mut p = params!(
-            CUpti_Profiler_Host_GetMetricProperties_Params,
-            CUpti_Profiler_Host_GetMetricProperties_Params_STRUCT_SIZE
-        );
-        p.pHostObject = self.object;
-        p.pMetricName = name.as_ptr();
-        // SAFETY: as above.
-        let rc = unsafe { (self.api().cuptiProfilerHostGetMetricProperties)(&mut p) };
-        (rc == sys::CUPTI_SUCCESS).then_some(p.metricType)
+        Ok(MetricProperties {
+            description: text(p.pDescription),
+            hw_unit: text(p.pHwUnit),
+            unit: text(p.pDimUnit),
+            kind: p.metricType,
+        })
     }
 
     /// Adds `metrics` (full names, `dram__bytes_read.sum`) to the object's config.

@@ -10,18 +10,8 @@ use std::ffi::{CString, c_char, c_void};
 use rocprofiler_sdk_sys::cupti::{self as sys, Cupti};
 
 use super::super::error::CuptiError;
+use super::check;
 use super::profiler::api;
-
-/// A zeroed params struct with its `structSize` set.
-macro_rules! params {
-    ($ty:ident, $size:ident) => {{
-        // SAFETY: the profiler's params structs hold integers and raw pointers only, for which
-        // all-zero is a valid value.
-        let mut p: sys::$ty = unsafe { std::mem::zeroed() };
-        p.structSize = sys::$size;
-        p
-    }};
-}
 
 /// What a session's Stop said.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -50,10 +40,6 @@ impl std::fmt::Debug for RangeObject {
 // SAFETY: the object is used only under the counting mutex, one thread at a time; CUPTI does
 // not tie it to the thread that enabled it (sessions run on whichever thread launches).
 unsafe impl Send for RangeObject {}
-
-fn check(cupti: &Cupti, rc: sys::CUptiResult, what: &'static str) -> Result<(), CuptiError> {
-    if rc == sys::CUPTI_SUCCESS { Ok(()) } else { Err(CuptiError::Refused { what, text: cupti.result_text(rc) }) }
-}
 
 impl RangeObject {
     /// Enables range profiling on `ctx` for `config` (of `metrics`).
