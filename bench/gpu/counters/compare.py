@@ -126,8 +126,7 @@ def check_class(name, k):
         top = pts[0] if pts else {}
         pipe = "vector" if name == "fma" else "matrix"
         prec = "fp32" if name == "fma" else "bf16"
-        ok = ok and top.get("pipe") == pipe.capitalize() or ok and top.get("pipe", "").lower() == pipe
-        ok = ok and top.get("precision", "").lower() == prec
+        ok = ok and top.get("pipe", "").lower() == pipe and top.get("precision", "").lower() == prec
     return ok, d["class"], "; ".join(d["evidence"])[:300], shows
 
 

@@ -139,7 +139,7 @@ impl CounterRows {
             .map(|g| format!("[{}]", g.iter().map(|c| json_string(c)).collect::<Vec<_>>().join(",")))
             .collect();
         self.plans.insert(plan.label.clone(), format!("[{}]", groups.join(",")));
-        self.passes = self.passes.max(plan.passes);
+        self.passes = self.passes.max(plan.groups.len());
     }
 
     /// The groups per GPU as JSON, and the passes the largest plan needs: what the plans told.
@@ -209,12 +209,27 @@ impl CounterRows {
                 for correlation in header.join.into_iter().flatten() {
                     self.awaiting.insert(correlation, header.dispatch_id);
                 }
+                if self.awaiting.len() > 2 * RECENT_DISPATCHES {
+                    self.give_up_waiting(kernels);
+                }
                 return;
             }
             None => {}
         }
         if pending.received >= header.records {
             self.complete(header.dispatch_id, kernels);
+        }
+    }
+
+    /// Writes every dispatch still waiting for its kernel row, unjoined: their activity
+    /// records were lost (dropped under the drop policy), and waiting must not grow without
+    /// bound.
+    fn give_up_waiting(&mut self, kernels: &Fast<u64, Kernel>) {
+        let mut waiting: Vec<u64> = self.awaiting.drain().map(|(_, id)| id).collect();
+        waiting.sort_unstable();
+        waiting.dedup();
+        for dispatch_id in waiting {
+            self.complete(dispatch_id, kernels);
         }
     }
 

@@ -205,9 +205,8 @@ pub struct CounterPlan {
     pub label: String,
     /// The counters, indexed by the `counter_id` of its values.
     pub metrics: Vec<String>,
-    /// The groups that each take one pass.
+    /// The groups that each take one pass (one application run each, in whole-application mode).
     pub groups: Vec<Vec<String>>,
-    pub passes: usize,
 }
 
 /// A counter's value for a dispatch: the sum of `instances` consecutive instance records, or

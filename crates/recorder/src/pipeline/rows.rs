@@ -787,7 +787,6 @@ mod tests {
             label: "GPU 0 (GH100)".into(),
             metrics: vec!["dram__bytes_read.sum".into()],
             groups: vec![vec!["dram__bytes_read.sum".into()]],
-            passes: 1,
         };
         let mut records = vec![Record::CounterPlan(Box::new(plan)), symbol(0xa, "copy"), symbol(0xb, "WaitNs")];
         // Counters first, then the profiler's kernel and the application's.
@@ -804,6 +803,27 @@ mod tests {
         let rows = &tables.counters.values.rows;
         assert_eq!(rows.len(), 2);
         assert_eq!(tables.counters.unjoined, 0);
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+
+    /// Counter records whose kernel rows never come (lost activity records) are written
+    /// unjoined once too many wait: the writer's memory stays bounded.
+    #[test]
+    fn counter_rows_waiting_for_lost_kernel_rows_do_not_pile_up() {
+        let dir = std::env::temp_dir().join(format!("rocprof-rs-rows-waiting-{}", std::process::id()));
+        let vars = [("ROCPROF_RS_OUTPUT_DIR".to_owned(), dir.display().to_string())].into();
+        let config = Config::from_vars(&vars, &crate::config::Placeholders::of_this_process(&vars)).unwrap();
+        let seed = Seed {
+            operations: OperationNames::new(),
+            library: Library::Cupti { api_version: 130001, library: String::new() },
+            counters: Some(super::super::counter_rows::CounterNames { deferred: true, ..Default::default() }),
+        };
+        let mut tables = Tables::new(config, seed, Default::default(), 0).unwrap();
+        for i in 0..10_000u64 {
+            tables.add(&counted(1 << 62 | i, 4_000 * i + 1, 1.0)).unwrap();
+        }
+        assert!(tables.counters.unjoined > 0, "the waiting ones were written");
+        assert!(tables.counters.unjoined < 10_000, "only once too many waited");
         let _ = std::fs::remove_dir_all(&dir);
     }
 }

@@ -78,6 +78,8 @@ pub struct Counting {
     uncounted: AtomicU64,
     /// Counted launches that ran with kernel activity off (SASS passes): no `kernel_dispatch` row.
     untraced: AtomicU64,
+    /// The process that set CUPTI up: a forked child must never call it.
+    pid: u32,
 }
 
 impl std::fmt::Debug for Counting {
@@ -140,6 +142,9 @@ struct Open {
 
 thread_local! {
     static OPEN: Cell<Option<Open>> = const { Cell::new(None) };
+    /// Launch calls made inside the open session's launch (the driver's own): their EXITs are
+    /// not the session's.
+    static NESTED: Cell<u32> = const { Cell::new(0) };
     /// Inside our own profiler calls, whose driver calls come back to the callback.
     static INSIDE: Cell<bool> = const { Cell::new(false) };
 }
@@ -158,6 +163,7 @@ pub fn setup(cupti: &'static Cupti, config: &Config) -> Result<bool, CuptiError>
         state: Mutex::new(State { dump: dump::Dump::from_config(config), ..State::default() }),
         uncounted: AtomicU64::new(0),
         untraced: AtomicU64::new(0),
+        pid: std::process::id(),
     };
     Ok(COUNTING.set(counting).is_ok())
 }
@@ -175,7 +181,15 @@ pub fn uncounted() -> u64 {
 /// At a driver launch's ENTER: opens a session around it when it is counted.
 pub fn enter(cbid: u32, data: &sys::CUpti_CallbackData, outer_correlation: Option<u32>) {
     let Some(counting) = COUNTING.get() else { return };
-    if INSIDE.with(Cell::get) || OPEN.with(Cell::get).is_some() {
+    if INSIDE.with(Cell::get) {
+        return;
+    }
+    if OPEN.with(Cell::get).is_some() {
+        NESTED.with(|n| n.set(n.get() + 1));
+        return;
+    }
+    // A tool turned off (or a forked child, where CUPTI is unusable) serialises nothing.
+    if running().is_none() || std::process::id() != counting.pid {
         return;
     }
     // SAFETY: the callback data of a driver launch callback of `cbid`, live for the call.
@@ -214,6 +228,12 @@ pub fn enter(cbid: u32, data: &sys::CUpti_CallbackData, outer_correlation: Optio
 /// At a driver launch's EXIT: closes this thread's session, if any, and sends its values.
 pub fn exit(data: &sys::CUpti_CallbackData) {
     let Some(counting) = COUNTING.get() else { return };
+    if INSIDE.with(Cell::get) || OPEN.with(Cell::get).is_none() {
+        return;
+    }
+    if NESTED.with(|n| n.replace(n.get().saturating_sub(1))) > 0 {
+        return;
+    }
     let Some(open) = OPEN.with(Cell::take) else { return };
     // SAFETY: this thread took the lock at the launch's ENTER and forgot its guard (`OPEN` is
     // set only then); the guard made here releases it.
@@ -503,7 +523,6 @@ impl Counting {
             label: format!("GPU {device} ({name})"),
             metrics: ordered,
             groups: groups.clone(),
-            passes: groups.len(),
         };
         if let Some(tool) = running() {
             let queue = tool.queue();
