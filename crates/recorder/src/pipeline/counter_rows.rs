@@ -77,10 +77,6 @@ pub struct CounterRows {
     recent_order: std::collections::VecDeque<u64>,
     /// Counted dispatches waiting for their kernel row, by correlation id.
     awaiting: Fast<u64, u64>,
-    /// The correlation ids of recent counted launches (CUPTI), to tell the range profiler's own
-    /// kernel from the application's.
-    counted: Fast<u64, ()>,
-    counted_order: std::collections::VecDeque<u64>,
     /// Counted dispatches whose kernel row never came.
     pub unjoined: u64,
     pub values: TableWriter<tables::Counter>,
@@ -109,8 +105,6 @@ impl CounterRows {
             recent: Fast::default(),
             recent_order: std::collections::VecDeque::new(),
             awaiting: Fast::default(),
-            counted: Fast::default(),
-            counted_order: std::collections::VecDeque::new(),
             unjoined: 0,
             values: TableWriter::new(&options, Table::Counter, metadata.to_vec()),
             kernels: TableWriter::new(&options, Table::KernelCounter, metadata.to_vec()),
@@ -185,21 +179,7 @@ impl CounterRows {
         *self.dispatches.entry((kernel_id, agent)).or_default() += 1;
     }
 
-    /// Whether `correlation_id` is a counted launch's (one of the latest few thousand).
-    pub fn counted(&self, correlation_id: u64) -> bool {
-        self.counted.contains_key(&correlation_id)
-    }
-
     pub fn header(&mut self, header: &CounterDispatch, kernels: &Fast<u64, Kernel>) {
-        for correlation in header.join.into_iter().flatten() {
-            if self.counted_order.len() >= RECENT_DISPATCHES
-                && let Some(old) = self.counted_order.pop_front()
-            {
-                self.counted.remove(&old);
-            }
-            self.counted.insert(correlation, ());
-            self.counted_order.push_back(correlation);
-        }
         let joined = header.join.map(|ids| ids.iter().find_map(|c| self.recent.get(c).copied()));
         let pending = self.pending.entry(header.dispatch_id).or_default();
         pending.header = Some(*header);

@@ -268,8 +268,11 @@ impl Tables {
     /// Whether a CUDA kernel record is CUPTI's range profiler's own: a `WaitNs` kernel it runs
     /// inside each counted launch (the launch's correlation id, one thread, ~80 µs on an H100).
     /// It is no kernel of the application's and must neither be a row nor take the counters.
+    /// Its record can come before the launch's counter records (a flush between the session's
+    /// start and end), so it is known by its name and its single thread alone.
     fn profiler_kernel(&self, k: &super::records::CudaKernel) -> bool {
-        self.counters.counted(k.correlation_id)
+        k.grid == [1, 1, 1]
+            && k.block == [1, 1, 1]
             && self.kernels.get(&k.kernel_id).is_some_and(|kernel| &*kernel.symbol.mangled == "WaitNs")
     }
 
@@ -744,6 +747,13 @@ mod tests {
         })
     }
 
+    /// CUPTI's `WaitNs`: one thread.
+    fn wait_ns(kernel_id: u64, correlation_id: u64, grid_id: u64) -> Record {
+        let Record::CudaKernel(mut k) = kernel(kernel_id, correlation_id, grid_id) else { unreachable!() };
+        k.block = [1, 1, 1];
+        Record::CudaKernel(k)
+    }
+
     fn counted(dispatch_id: u64, correlation: u64, value: f64) -> [Record; 2] {
         use super::super::records::{CounterDispatch, CounterValue};
         [
@@ -791,17 +801,22 @@ mod tests {
         let mut records = vec![Record::CounterPlan(Box::new(plan)), symbol(0xa, "copy"), symbol(0xb, "WaitNs")];
         // Counters first, then the profiler's kernel and the application's.
         records.extend(counted(1 << 62 | 1, 5, 111.0));
-        records.extend([kernel(0xb, 5, 10), kernel(0xa, 5, 11)]);
+        records.extend([wait_ns(0xb, 5, 10), kernel(0xa, 5, 11)]);
         // The application's kernel first, then its counters (joined by the driver correlation).
         records.push(kernel(0xa, 1006, 12));
         records.extend(counted(1 << 62 | 2, 6, 222.0));
+        // The profiler's kernel before the launch's counters (a flush inside the session), then
+        // the application's kernel.
+        records.push(wait_ns(0xb, 7, 13));
+        records.extend(counted(1 << 62 | 3, 7, 333.0));
+        records.push(kernel(0xa, 7, 14));
         tables.add(&records).unwrap();
-        assert_eq!(tables.profiler_kernels, 1);
-        assert_eq!(tables.dispatch.rows.len(), 2, "the two copies, not WaitNs");
+        assert_eq!(tables.profiler_kernels, 2);
+        assert_eq!(tables.dispatch.rows.len(), 3, "the three copies, not WaitNs");
         let kernels = tables.kernels.clone();
         tables.counters.finish(&kernels);
         let rows = &tables.counters.values.rows;
-        assert_eq!(rows.len(), 2);
+        assert_eq!(rows.len(), 3);
         assert_eq!(tables.counters.unjoined, 0);
         let _ = std::fs::remove_dir_all(&dir);
     }

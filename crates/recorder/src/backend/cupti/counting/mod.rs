@@ -78,6 +78,8 @@ pub struct Counting {
     uncounted: AtomicU64,
     /// Counted launches that ran with kernel activity off (SASS passes): no `kernel_dispatch` row.
     untraced: AtomicU64,
+    /// Launches left uncounted right after a SASS pass, which needed only DRAM passes.
+    rested: AtomicU64,
     /// The process that set CUPTI up: a forked child must never call it.
     pid: u32,
 }
@@ -119,6 +121,8 @@ struct Chip {
     sass: Vec<Option<bool>>,
     /// Which metrics are SASS metrics.
     is_sass: Vec<bool>,
+    /// Which metrics count DRAM traffic.
+    is_dram: Vec<bool>,
 }
 
 struct Context {
@@ -127,6 +131,8 @@ struct Context {
     chip: usize,
     object: RangeObject,
     turns: Turns,
+    /// The last session ran a SASS pass: its dirty L2 lines are still there ([`turns`]).
+    after_sass: bool,
 }
 
 /// A session open on this thread, between a launch's ENTER and EXIT.
@@ -163,6 +169,7 @@ pub fn setup(cupti: &'static Cupti, config: &Config) -> Result<bool, CuptiError>
         state: Mutex::new(State { dump: dump::Dump::from_config(config), ..State::default() }),
         uncounted: AtomicU64::new(0),
         untraced: AtomicU64::new(0),
+        rested: AtomicU64::new(0),
         pid: std::process::id(),
     };
     Ok(COUNTING.set(counting).is_ok())
@@ -257,8 +264,11 @@ pub fn finish() {
         INSIDE.with(|i| i.set(false));
     }
     let uncounted = counting.uncounted.load(Ordering::Relaxed);
+    let rested = counting.rested.load(Ordering::Relaxed);
     if uncounted > 0 {
-        crate::say!("rocprof-rs: {uncounted} kernel launches were not counted");
+        crate::say!(
+            "rocprof-rs: {uncounted} kernel launches were not counted ({rested} of them right after a SASS pass, whose dirty L2 lines a DRAM pass would have charged to them)"
+        );
     }
     let untraced = counting.untraced.load(Ordering::Relaxed);
     if untraced > 0 {
@@ -349,7 +359,14 @@ impl Counting {
     ) -> Result<Option<Open>, CuptiError> {
         let context = self.context(state, ctx)?;
         let c = &mut state.contexts[context];
-        let Plan::Count { skip, pass } = c.turns.plan(shape) else { return Ok(None) };
+        let (skip, pass) = match c.turns.plan(shape, std::mem::take(&mut c.after_sass)) {
+            Plan::Count { skip, pass } => (skip, pass),
+            Plan::Rest => {
+                self.rested.fetch_add(1, Ordering::Relaxed);
+                return Ok(None);
+            }
+            Plan::Full => return Ok(None),
+        };
         for _ in 0..skip {
             c.object.start()?;
             let stopped = c.object.stop()?;
@@ -397,6 +414,12 @@ impl Counting {
         }
         if let Some(known) = chip.sass.get_mut(open.pass) {
             *known = Some(counts_sass);
+        }
+        let counts_dram = values.iter().zip(&chip.is_dram).any(|(v, dram)| *dram && v.is_finite());
+        let context = &mut state.contexts[open.context];
+        context.after_sass = counts_sass;
+        if counts_dram {
+            context.turns.counts_dram(open.pass);
         }
         if open.activity_off {
             self.untraced.fetch_add(1, Ordering::Relaxed);
@@ -469,7 +492,8 @@ impl Counting {
         };
         let spec = &state.chips[chip];
         let object = RangeObject::enable(self.cupti, ctx, spec.config.clone(), spec.metrics.clone())?;
-        state.contexts.push(Context { ctx: ctx as usize, device, chip, object, turns: Turns::new(spec.passes) });
+        let turns = Turns::new(spec.passes);
+        state.contexts.push(Context { ctx: ctx as usize, device, chip, object, turns, after_sass: false });
         Ok(state.contexts.len() - 1)
     }
 
@@ -518,6 +542,7 @@ impl Counting {
             dump.chip(name, availability, &ordered, &config);
         }
         let is_sass = ordered.iter().map(|m| m.starts_with("smsp__sass_")).collect();
+        let is_dram = ordered.iter().map(|m| m.starts_with("dram__") || m.starts_with("fbpa__")).collect();
         let plan = CounterPlan {
             agent_id: u64::from(device),
             label: format!("GPU {device} ({name})"),
@@ -540,6 +565,7 @@ impl Counting {
             first_group,
             sass,
             is_sass,
+            is_dram,
         })
     }
 
