@@ -257,7 +257,7 @@ fn the_seed_app_becomes_the_same_tables_as_an_amd_run() {
     bad[16..24].copy_from_slice(&0u64.to_le_bytes());
     assert!(matches!(decode::decode(&bad, &mut FixtureNames(&f.names)), Activity::BadTimestamps));
     tables.add(&batch).unwrap();
-    tables.finish(&[]).unwrap();
+    tables.finish(&[], &rocprof_rs::pipeline::summary::Summary::default()).unwrap();
 
     let dispatch = read(&dir, "kernel_dispatch");
     let names = strings(&dispatch, "kernel_name");

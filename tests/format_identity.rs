@@ -30,12 +30,13 @@ use rocprofiler_sdk_sys as sys;
 mod common;
 
 /// Key-value metadata whose values differ from run to run.
-const VOLATILE: [&str; 7] = [
+const VOLATILE: [&str; 8] = [
     // What the queue and the library's buffers held at their fullest depends on scheduling.
     "memory",
     "rocprof_rs.pid",
     "rocprof_rs.command_line",
     "rocprof_rs.start_ns",
+    "rocprof_rs.start_unix_ns",
     "rocprof_rs.end_ns",
     "rocprof_rs.imported_from",
     "rocprof_rs.cupti_library",
@@ -51,11 +52,16 @@ fn config(dir: &Path) -> Config {
         ("ROCPROF_RS_OUTPUT_NAME", "golden".into()),
         ("ROCPROF_RS_ROW_GROUP_ROWS", "1024".into()),
         ("ROCPROF_RS_ROTATE_ROWS", "2500".into()),
+        // The origin columns, fixed: a rank of a job on a host of a fixed name.
+        ("RANK", "3".into()),
+        ("LOCAL_RANK", "1".into()),
+        ("WORLD_SIZE", "8".into()),
     ]
     .into_iter()
     .map(|(k, v)| (k.to_owned(), v))
     .collect();
-    Config::from_vars(&vars, &Placeholders::of_this_process(&vars)).unwrap()
+    let placeholders = Placeholders { hostname: "golden-host".into(), ..Placeholders::of_this_process(&vars) };
+    Config::from_vars(&vars, &placeholders).unwrap()
 }
 
 const KERNELS: [&str; 4] = [
@@ -320,6 +326,10 @@ fn files(dir: &Path) -> BTreeMap<String, PathBuf> {
 /// input cannot repeat in another process.
 const PID: &str = "pid";
 
+/// The `process` table's columns that describe the writing process itself (its id, command
+/// line, clock readings and metadata): compared by shape only.
+const PROCESS_VOLATILE: [&str; 6] = ["pid", "command_line", "start_ns", "end_ns", "start_unix_ns", "metadata"];
+
 /// A Parquet file as the comparison sees it: the bytes of every column chunk (pages,
 /// dictionaries) with its encodings, sizes and statistics, and the footer's schema and
 /// key-value metadata with volatile values masked. The `pid` column's chunks are compared by
@@ -360,7 +370,8 @@ fn comparable_parquet(bytes: &[u8], name: &str) -> Vec<String> {
                 column.compression(),
                 column.num_values()
             );
-            if path == PID {
+            let process_table = name.contains("/process/") || name.starts_with("process/");
+            if path == PID || (process_table && PROCESS_VOLATILE.contains(&path.as_str())) {
                 parts.push(shape);
                 continue;
             }

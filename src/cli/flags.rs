@@ -140,6 +140,10 @@ pub struct RunArgs {
     /// Start a new file for a table after this many seconds (0: never).
     #[arg(long, value_name = "N", help_heading = "Output")]
     rotate_seconds: Option<String>,
+    /// flat: every process's files in the table's folder; hive: under host=…/rank=… folders,
+    /// which engines prune.
+    #[arg(long, value_name = "flat|hive", help_heading = "Output")]
+    layout: Option<String>,
     /// Do not print the tool's one-line summary when the application exits.
     #[arg(long, help_heading = "Output")]
     quiet: bool,
@@ -233,6 +237,7 @@ impl RunArgs {
             (config::ROW_GROUP_ROWS, &self.row_group_rows),
             (config::ROTATE_ROWS, &self.rotate_rows),
             (config::ROTATE_SECONDS, &self.rotate_seconds),
+            (config::LAYOUT, &self.layout),
             (config::POLICY, &self.policy),
             (config::BUFFER_SIZE, &self.buffer_size),
             (config::QUEUE_BATCHES, &self.queue_batches),
@@ -362,6 +367,8 @@ mod tests {
             "1000000",
             "--rotate-seconds",
             "60",
+            "--layout",
+            "hive",
             "--quiet",
         ]);
         assert_eq!(
@@ -373,6 +380,7 @@ mod tests {
                 (config::KERNEL_EXCLUDE, "copy"),
                 (config::KERNEL_INCLUDE, "gemm|conv"),
                 (config::KERNEL_ITERATIONS, "[1-5],[10]"),
+                (config::LAYOUT, "hive"),
                 (config::OUTPUT_NAME, "stem"),
                 (config::OUTPUT_DIR, "out/%rank%"),
                 (config::POLICY, "drop"),

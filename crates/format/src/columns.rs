@@ -377,16 +377,19 @@ macro_rules! columns {
         }
 
         impl $name {
-            /// The Arrow schema of the table.
+            /// The Arrow schema of the table: its rows' columns, then the origin's
+            /// ([`crate::origin::Origin`]), which its writer adds per batch.
             pub fn schema() -> arrow_schema::Schema {
                 use $crate::columns::Column as _;
-                arrow_schema::Schema::new(vec![
+                let mut fields = vec![
                     $(arrow_schema::Field::new(
                         stringify!($field),
                         <$crate::columns::$kind as $crate::columns::Column>::data_type(),
                         $crate::columns::$kind::NULLABLE,
                     ),)*
-                ])
+                ];
+                fields.extend($crate::origin::Origin::fields());
+                arrow_schema::Schema::new(fields)
             }
 
             /// Appends one row. Always inlined: the row's values then go from the producer's

@@ -22,15 +22,26 @@ pub fn table_files(dir: &Path, table: Table) -> Result<Vec<PathBuf>> {
     Ok(list(dir, table)?.files)
 }
 
-/// The complete and incomplete files of `table` under `dir`.
+/// Levels of hive partition folders (`host=…/rank=…`) read under a table's folder: the
+/// tool writes two; a few more allow a dataset re-partitioned by an engine.
+const PARTITION_DEPTH: usize = 4;
+
+/// The complete and incomplete files of `table` under `dir`: in the table's folder, and in
+/// hive partition folders (`key=value`) under it, as the hive layout and engines write them.
 pub fn list(dir: &Path, table: Table) -> Result<Listing> {
-    let folder = dir.join(table.name());
-    let entries = match std::fs::read_dir(&folder) {
+    let mut listing = Listing::default();
+    collect(&dir.join(table.name()), PARTITION_DEPTH, &mut listing)?;
+    listing.files.sort();
+    listing.incomplete.sort();
+    Ok(listing)
+}
+
+fn collect(folder: &Path, depth: usize, listing: &mut Listing) -> Result<()> {
+    let entries = match std::fs::read_dir(folder) {
         Ok(entries) => entries,
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(Listing::default()),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(()),
         Err(source) => return Err(Error::Io { path: folder.display().to_string(), source }),
     };
-    let mut listing = Listing::default();
     for entry in entries {
         let entry = entry.map_err(|source| Error::Io { path: folder.display().to_string(), source })?;
         let name = entry.file_name().to_string_lossy().into_owned();
@@ -38,11 +49,17 @@ pub fn list(dir: &Path, table: Table) -> Result<Listing> {
             listing.incomplete.push(entry.path());
         } else if name.ends_with(".parquet") && !name.starts_with(['.', '_']) {
             listing.files.push(entry.path());
+        } else if depth > 0 && is_partition(&name) && entry.file_type().is_ok_and(|t| t.is_dir()) {
+            collect(&entry.path(), depth - 1, listing)?;
         }
     }
-    listing.files.sort();
-    listing.incomplete.sort();
-    Ok(listing)
+    Ok(())
+}
+
+/// Whether a folder name is a hive partition, `key=value`, that readers descend into (not a
+/// hidden or `_`-prefixed one, which engines skip too).
+fn is_partition(name: &str) -> bool {
+    !name.starts_with(['.', '_']) && name.split_once('=').is_some_and(|(key, _)| !key.is_empty())
 }
 
 /// Refuses a `dir` that is not a dataset: missing, not a folder, or without a single table

@@ -28,6 +28,7 @@ use parquet::schema::types::SchemaDescPtr;
 use crate::Table;
 use crate::chunk::{Codec, ColumnChunk, Kind};
 use crate::error::{Error, Result};
+use crate::origin::Origin;
 
 /// Parquet page compression.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -54,6 +55,33 @@ pub struct WriteOptions {
     pub row_group_rows: usize,
     /// When a table's file is closed and the next one begun.
     pub rotation: Rotation,
+    /// The process the rows come from: the columns every table ends with.
+    pub origin: Origin,
+    /// Whether each table's files sit in its folder or in hive partitions under it.
+    pub layout: Layout,
+}
+
+/// Where a table's files go under its folder.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub enum Layout {
+    /// `<table>/<stem>-NNNNN.parquet`: every process's files side by side. The default: one
+    /// level for every reader (a glob, pyarrow, pandas), and the origin is in the columns.
+    #[default]
+    Flat,
+    /// `<table>/host=<host>/rank=<rank>/<stem>-NNNNN.parquet`: engines that read partitions
+    /// (Spark, DuckDB, DataFusion, polars) skip other hosts' and ranks' files unread.
+    Hive,
+}
+
+impl Layout {
+    /// The layout called `name` (`flat`, `hive`).
+    pub fn from_name(name: &str) -> Option<Layout> {
+        match name {
+            "flat" => Some(Layout::Flat),
+            "hive" => Some(Layout::Hive),
+            _ => None,
+        }
+    }
 }
 
 impl WriteOptions {
@@ -73,6 +101,8 @@ impl WriteOptions {
             compression: Self::DEFAULT_COMPRESSION,
             row_group_rows: Self::DEFAULT_ROW_GROUP_ROWS,
             rotation: Self::DEFAULT_ROTATION,
+            origin: Origin::default(),
+            layout: Layout::Flat,
         }
     }
 }
@@ -102,6 +132,7 @@ struct ColumnPlan {
 /// A table's files: the open one, if any, and how many have been completed.
 pub struct TableFiles {
     dir: PathBuf,
+    origin: Origin,
     stem: String,
     schema: Arc<Schema>,
     parquet_schema: SchemaDescPtr,
@@ -204,13 +235,18 @@ impl TableFiles {
                 let name = field.name();
                 let kind = Kind::of(field.data_type(), is_delta_encoded(name))
                     .unwrap_or_else(|| panic!("column {name} of {}: no encoder", field.data_type()));
-                // Min/max per row group where readers filter (time windows, id ranges).
-                let statistics = name.ends_with("_ns") || name.ends_with("_id");
+                // Min/max per row group where readers filter (time windows, id ranges, ranks).
+                let statistics = name.ends_with("_ns") || name.ends_with("_id") || name == "rank";
                 ColumnPlan { kind, nullable: field.is_nullable(), statistics }
             })
             .collect();
+        let mut dir = options.dir.join(name);
+        if options.layout == Layout::Hive {
+            dir.extend(options.origin.partition());
+        }
         TableFiles {
-            dir: options.dir.join(name),
+            dir,
+            origin: options.origin.clone(),
             stem: options.stem.clone(),
             schema: Arc::new(schema),
             parquet_schema: Arc::new(parquet_schema),
@@ -229,6 +265,11 @@ impl TableFiles {
     /// The table's schema.
     pub fn schema(&self) -> Arc<Schema> {
         self.schema.clone()
+    }
+
+    /// The process the rows come from.
+    pub fn origin(&self) -> &Origin {
+        &self.origin
     }
 
     /// Adds `batch` to the open row group, opening a file first if none is open, closing row

@@ -18,6 +18,16 @@ pub const PID: &str = "rocprof_rs.pid";
 pub const CLOCK: &str = "rocprof_rs.clock";
 /// When the run started, on that clock.
 pub const START_NS: &str = "rocprof_rs.start_ns";
+/// CLOCK_REALTIME nanoseconds read at [`START_NS`]: what aligns the clocks of hosts.
+pub const START_UNIX_NS: &str = "rocprof_rs.start_unix_ns";
+/// The host the process ran on.
+pub const HOST: &str = "rocprof_rs.host";
+/// The process's rank in a distributed job, where a launcher set one.
+pub const RANK: &str = "rocprof_rs.rank";
+/// Its rank on its host.
+pub const LOCAL_RANK: &str = "rocprof_rs.local_rank";
+/// The job's number of ranks.
+pub const WORLD_SIZE: &str = "rocprof_rs.world_size";
 /// When the file (or the run) ended, on that clock.
 pub const END_NS: &str = "rocprof_rs.end_ns";
 /// The queue's policy: `lossless` or `drop`.

@@ -6,6 +6,9 @@
 //! - ids (`*_id`) are the SDK's 64-bit handles and counters, as `uint64`; `agent_id` is the
 //!   SDK's agent handle, and the `agent` table maps it to node ids and names;
 //! - `pid` is the profiled process, so datasets from many processes can be read as one;
+//! - every table ends with `host`, `rank`, `local_rank` and `world_size` ([`origin`]): the
+//!   process's host and its place in a distributed job, null where no launcher said (format 3;
+//!   files of formats 1 and 2 lack them);
 //! - `vendor` says which backend wrote the row (`amd`: rocprofiler-sdk, `nvidia`: CUPTI), in
 //!   the tables both backends fill. Format 1 files have no such column and are AMD's.
 //!
@@ -25,6 +28,7 @@ pub mod footer;
 pub mod input;
 pub mod kernel_names;
 pub mod keys;
+pub mod origin;
 pub mod publish;
 pub mod read;
 pub mod writer;
@@ -34,7 +38,7 @@ pub use error::{Error, Result};
 use columns::columns;
 
 /// The version of the on-disk format, written into every file's key-value metadata.
-pub const FORMAT_VERSION: &str = "2";
+pub const FORMAT_VERSION: &str = "3";
 
 /// The `vendor` column's values, one shared string each so a dictionary column holds one key.
 pub mod vendor {
@@ -261,6 +265,29 @@ columns! {
     }
 }
 
+columns! {
+    /// `process`: one row per process that wrote into the dataset (its origin, `host` and
+    /// `rank`, in the columns every table ends with), so a run of many ranks is described by a
+    /// table like the others rather than by one JSON file per process. `start_ns` and `end_ns`
+    /// are on the tables' clock; `start_unix_ns` is CLOCK_REALTIME read at `start_ns`, what
+    /// aligns the clocks of hosts. `records` and `dropped` are the totals of the metadata
+    /// file's objects, which `metadata` holds whole.
+    Process / ProcessRow {
+        pid: U32,
+        command_line: Str,
+        tool_version: Str,
+        format_version: Str,
+        backend: Str,
+        vendor: Str,
+        start_ns: I64,
+        end_ns: I64,
+        start_unix_ns: I64,
+        records: U64,
+        dropped: U64,
+        metadata: Str,
+    }
+}
+
 /// Declares the [`Table`] enum from one list: each table's variant, folder name and row
 /// buffers (several tables may share a schema, as the API tables do).
 macro_rules! tables {
@@ -320,6 +347,8 @@ tables! {
     Counter => "counter", Counter;
     /// `kernel_counter`: [`KernelCounter`].
     KernelCounter => "kernel_counter", KernelCounter;
+    /// `process`: [`Process`].
+    Process => "process", Process;
 }
 
 impl Table {
@@ -331,7 +360,7 @@ impl Table {
     /// Whether the table's rows are the whole run's catalog (kernels, agents) rather than its
     /// events: a process writes them even when it records nothing else.
     pub const fn is_catalog(self) -> bool {
-        matches!(self, Table::KernelSymbol | Table::Agent)
+        matches!(self, Table::KernelSymbol | Table::Agent | Table::Process)
     }
 }
 

@@ -99,6 +99,15 @@ impl<'a> Batch<'a> {
         self.batch.num_rows()
     }
 
+    /// The column `name` where the file has it: `None` for a column newer than the file (the
+    /// origin columns of format 3 in a format 2 file).
+    pub fn col_opt(&self, name: &str) -> Result<Option<Col<'a>>> {
+        if self.batch.column_by_name(name).is_none() {
+            return Ok(None);
+        }
+        self.col(name).map(Some)
+    }
+
     /// The column `name`, or an error naming the file.
     pub fn col(&self, name: &str) -> Result<Col<'a>> {
         let array = self

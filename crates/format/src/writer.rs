@@ -56,7 +56,9 @@ impl<T: Rows> AnyTableWriter for TableWriter<T> {
         if rows == 0 || rows < at_least {
             return Ok(0);
         }
-        let batch = RecordBatch::try_new(self.files.schema(), self.rows.finish()).map_err(|e| Error::Io {
+        let mut columns = self.rows.finish();
+        columns.extend(self.files.origin().arrays(rows));
+        let batch = RecordBatch::try_new(self.files.schema(), columns).map_err(|e| Error::Io {
             path: format!("a record batch of {}", self.table),
             source: std::io::Error::other(e),
         })?;

@@ -89,7 +89,9 @@ fn export_into(dir: &Path, out: &Path) -> Result<Vec<(String, u64)>> {
                     Table::MemoryCopy => db.copy(&row),
                     Table::MemoryAllocation => db.allocation(&row),
                     Table::ScratchMemory => db.scratch(&row),
-                    Table::KernelSymbol | Table::Agent | Table::KernelCounter => unreachable!("not a record table"),
+                    Table::KernelSymbol | Table::Agent | Table::KernelCounter | Table::Process => {
+                        unreachable!("not a record table")
+                    }
                 }?;
             }
             Ok(())

@@ -93,6 +93,9 @@ pub struct Sink {
     pub agent: TableWriter<tables::Agent>,
     pub symbol: TableWriter<tables::KernelSymbol>,
     pub kernel_counter: TableWriter<tables::KernelCounter>,
+    process: TableWriter<tables::Process>,
+    /// What the import came from, for the process rows.
+    source: String,
     /// (process, agent id) of every agent rows refer to, for the agent table.
     agents: BTreeSet<(u32, u64)>,
     /// (process, agent id) of the agents the source described, which need no made-up row.
@@ -137,6 +140,8 @@ impl Sink {
             agent: TableWriter::new(&options, Table::Agent, metadata.clone()),
             symbol: TableWriter::new(&options, Table::KernelSymbol, metadata.clone()),
             kernel_counter: TableWriter::new(&options, Table::KernelCounter, metadata.clone()),
+            process: TableWriter::new(&options, Table::Process, metadata.clone()),
+            source: source.to_owned(),
             agents: BTreeSet::new(),
             described: BTreeSet::new(),
             aggregates: Default::default(),
@@ -294,7 +299,7 @@ impl Sink {
     }
 
     /// Every table, in the order the import's report lists them.
-    fn writers_mut(&mut self) -> [&mut dyn AnyTableWriter; 13] {
+    fn writers_mut(&mut self) -> [&mut dyn AnyTableWriter; 14] {
         [
             &mut self.dispatch,
             &mut self.hip_api,
@@ -309,7 +314,31 @@ impl Sink {
             &mut self.agent,
             &mut self.symbol,
             &mut self.kernel_counter,
+            &mut self.process,
         ]
+    }
+
+    /// A row per process the rows came from: all an import knows of it is its id and the
+    /// source (no host, rank, command line or clocks).
+    fn push_processes(&mut self) {
+        let pids: BTreeSet<u32> = self.agents.iter().chain(&self.described).map(|&(pid, _)| pid).collect();
+        let metadata = format!("{{\"{}\":{:?}}}", keys::IMPORTED_FROM, self.source);
+        for pid in pids {
+            self.process.rows.push(rocprof_rs_format::ProcessRow {
+                pid,
+                command_line: "",
+                tool_version: env!("CARGO_PKG_VERSION"),
+                format_version: tables::FORMAT_VERSION,
+                backend: "import",
+                vendor: "",
+                start_ns: 0,
+                end_ns: 0,
+                start_unix_ns: 0,
+                records: 0,
+                dropped: 0,
+                metadata: &metadata,
+            });
+        }
     }
 
     /// Adds an agent row for every agent referred to and not described (its name is all the
@@ -317,6 +346,7 @@ impl Sink {
     /// the files.
     pub fn finish(mut self) -> Result<Vec<(Table, u64)>> {
         std::mem::take(&mut self.aggregates).finish(&mut self.kernel_counter.rows);
+        self.push_processes();
         let undescribed: Vec<(u32, u64)> = self.agents.difference(&self.described).copied().collect();
         for (pid, id) in undescribed {
             let t = &mut self.agent.rows;

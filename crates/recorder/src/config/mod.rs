@@ -128,7 +128,8 @@ pub enum Policy {
 
 use rocprof_rs_format::Table;
 pub use rocprof_rs_format::files::Compression;
-use rocprof_rs_format::files::{Rotation, WriteOptions};
+use rocprof_rs_format::files::{Layout, Rotation, WriteOptions};
+use rocprof_rs_format::origin::Origin;
 
 /// Inclusive ranges of 1-based kernel iterations to keep, per kernel name (rocprofv3's
 /// `--kernel-iteration-range`).
@@ -187,6 +188,10 @@ pub struct Config {
     pub rotate_seconds: u64,
     /// Print the one-line summary at exit.
     pub summary: bool,
+    /// Where each table's files go under its folder.
+    pub layout: Layout,
+    /// This process's host and place in a distributed job: the columns every table ends with.
+    pub origin: Origin,
     /// Hardware counters to collect per dispatch, if any.
     pub counters: Option<counters::CounterRequest>,
     /// NVIDIA: milliseconds between flushes of CUPTI's buffers.
@@ -237,6 +242,7 @@ variables! {
     ROTATE_ROWS = "ROCPROF_RS_ROTATE_ROWS", "rows per file, 0 for no limit", "10000000";
     ROTATE_SECONDS = "ROCPROF_RS_ROTATE_SECONDS", "seconds per file, 0 for no limit", "0";
     SUMMARY = "ROCPROF_RS_SUMMARY", "1 or 0", "1";
+    LAYOUT = "ROCPROF_RS_LAYOUT", "flat (every process's files in the table's folder) or hive (under host=…/rank=… folders)", "flat";
     PMC = "ROCPROF_RS_PMC", "counter names separated by commas", "(none)";
     PMC_FILE = "ROCPROF_RS_PMC_FILE", "a rocprof counter input file: one pass per `pmc:` line", "(none)";
     COUNTER_PRESET = "ROCPROF_RS_COUNTER_PRESET", "compute_bound, memory_bound, communication_bound, instruction_mix, full_profile, roofline, basic or extended", "(none)";
@@ -451,6 +457,8 @@ impl Config {
             compression: self.compression,
             row_group_rows: self.row_group_rows,
             rotation: Rotation { rows: self.rotate_rows, seconds: self.rotate_seconds },
+            origin: self.origin.clone(),
+            layout: self.layout,
         }
     }
 
@@ -534,6 +542,11 @@ impl Config {
             rotate_rows: integer(env, ROTATE_ROWS, WriteOptions::DEFAULT_ROTATION.rows, (0, u64::MAX))?,
             rotate_seconds: integer(env, ROTATE_SECONDS, 0, (0, u64::MAX))?,
             summary: flag(env, SUMMARY, true)?,
+            layout: {
+                let name = text(LAYOUT, "flat");
+                Layout::from_name(&name).ok_or_else(|| invalid(LAYOUT, &name, accepts(LAYOUT)))?
+            },
+            origin: Origin::from_variables(&placeholders.hostname, |name| env.get(name).cloned()),
             counters: counters::CounterRequest::from_env(env)?,
             flush_ms: integer(env, FLUSH_MS, 1000, (10, 86_400_000))?,
             cupti_dump: env.get(CUPTI_DUMP).filter(|v| !v.is_empty()).map(PathBuf::from),
@@ -569,7 +582,8 @@ impl Config {
 }
 
 fn is_rank_variable(key: &str) -> bool {
-    ["OMPI_COMM_WORLD_RANK", "PMI_RANK", "PMIX_RANK", "SLURM_PROCID", "RANK", "LOCAL_RANK"].contains(&key)
+    use rocprof_rs_format::origin::{LOCAL_RANK_VARIABLES, RANK_VARIABLES, WORLD_SIZE_VARIABLES};
+    RANK_VARIABLES.contains(&key) || LOCAL_RANK_VARIABLES.contains(&key) || WORLD_SIZE_VARIABLES.contains(&key)
 }
 
 /// Expands placeholders component by component, so a placeholder's value can never be `..` or

@@ -11,3 +11,11 @@ pub fn now_ns() -> u64 {
 
 /// The name written into the metadata.
 pub const CLOCK_NAME: &str = "CLOCK_BOOTTIME nanoseconds (the rocprofiler-sdk timestamp clock)";
+
+/// Now, in CLOCK_REALTIME nanoseconds since the Unix epoch: read beside [`now_ns`] at the
+/// start, it places this host's boot-time clock against other hosts'.
+pub fn unix_ns() -> i64 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| i64::try_from(d.as_nanos()).unwrap_or(i64::MAX))
+}

@@ -7,6 +7,7 @@
 pub mod clock;
 pub mod counter_rows;
 pub mod nvtx;
+mod process_row;
 pub mod queue;
 pub mod records;
 pub mod rows;

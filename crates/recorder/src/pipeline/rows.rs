@@ -64,6 +64,7 @@ pub struct Tables {
     marker: TableWriter<tables::Marker>,
     symbol: TableWriter<tables::KernelSymbol>,
     agent: TableWriter<tables::Agent>,
+    process: TableWriter<tables::Process>,
     counters: CounterRows,
 }
 
@@ -137,6 +138,7 @@ impl Tables {
             marker: TableWriter::new(&options, Table::Marker, metadata.clone()),
             symbol: TableWriter::new(&options, Table::KernelSymbol, metadata.clone()),
             agent: TableWriter::with_rows(&options, Table::Agent, metadata.clone(), agents),
+            process: TableWriter::new(&options, Table::Process, metadata.clone()),
             counters: CounterRows::new(&config, counters.names, &metadata).deferred(counters.deferred),
             operations,
             kernels: HashMap::default(),
@@ -478,9 +480,12 @@ impl Tables {
     }
 
     /// At the end of the run: what only the whole run gives (the per-kernel counter
-    /// aggregates), then every buffered row, and every file completed.
-    pub fn finish(&mut self, closing: &[KeyValue]) -> Result<()> {
+    /// aggregates, the process's row), then every buffered row, and every file completed.
+    pub fn finish(&mut self, closing: &[KeyValue], summary: &Summary) -> Result<()> {
         self.counters.finish(&self.kernels);
+        let end_ns = super::clock::now_ns();
+        let json = self.run_metadata_json(summary, end_ns);
+        super::process_row::push(&mut self.process, &self.static_metadata, &json, summary, end_ns);
         self.complete(closing)
     }
 
@@ -512,6 +517,7 @@ impl Tables {
             &mut self.marker,
             &mut self.symbol,
             &mut self.agent,
+            &mut self.process,
             &mut self.counters.values,
             &mut self.counters.kernels,
         ];
@@ -532,6 +538,7 @@ impl Tables {
             &self.marker,
             &self.symbol,
             &self.agent,
+            &self.process,
             &self.counters.values,
             &self.counters.kernels,
         ];
@@ -544,6 +551,8 @@ impl Tables {
         let traced = |table: Table| match table {
             Table::KernelSymbol | Table::Agent => true,
             Table::Counter | Table::KernelCounter => self.counters.enabled(),
+            // The process's own row is no record of the run.
+            Table::Process => false,
             _ => self.config.domains.iter().any(|d| d.table() == table),
         };
         self.files().into_iter().filter(|&(t, _)| traced(t)).map(|(t, f)| (t, f.rows_written)).collect()
@@ -559,14 +568,15 @@ impl Tables {
         self.filtered
     }
 
-    /// The run's metadata file, `<stem>.metadata.json`, rewritten whole each time.
-    pub fn write_run_metadata(&self, summary: &Summary) -> Result<()> {
+    /// The run's metadata as the metadata file holds it: the files' key-value metadata, the
+    /// end, and the run's totals.
+    fn run_metadata_json(&self, summary: &Summary, end_ns: u64) -> String {
         let mut fields: Vec<String> = self
             .static_metadata
             .iter()
             .map(|kv| format!("{:?}:{}", kv.key, json_string(kv.value.as_deref())))
             .collect();
-        fields.push(format!("\"{}\":\"{}\"", keys::END_NS, super::clock::now_ns()));
+        fields.push(format!("\"{}\":\"{}\"", keys::END_NS, end_ns));
         fields.push(format!("\"records\":{}", summary.rows_json()));
         fields.push(format!("\"dropped\":{}", summary.dropped_json()));
         fields.push(format!("\"filtered\":{}", summary.filtered));
@@ -589,7 +599,12 @@ impl Tables {
             fields.push(format!("\"left_to_the_parent\":{}", self.inherited));
         }
         fields.push(format!("\"error\":{}", json_string(summary.error.as_deref())));
-        let text = format!("{{\n  {}\n}}\n", fields.join(",\n  "));
+        format!("{{\n  {}\n}}\n", fields.join(",\n  "))
+    }
+
+    /// The run's metadata file, `<stem>.metadata.json`, rewritten whole each time.
+    pub fn write_run_metadata(&self, summary: &Summary) -> Result<()> {
+        let text = self.run_metadata_json(summary, super::clock::now_ns());
         let io = |e| Error::Io { path: self.metadata_path.display().to_string(), source: e };
         std::fs::create_dir_all(&self.config.output_dir).map_err(io)?;
         // The stem is this process's, so the hidden name is too; one left by a write that

@@ -64,6 +64,9 @@ pub fn run_metadata(config: &Config, library: &Library) -> Vec<KeyValue> {
             vec![kv(keys::CUPTI_API_VERSION, api_version.to_string()), kv(keys::CUPTI_LIBRARY, library.clone())]
         }
     };
+    // Both clocks at one instant: the real-time one says where this host's boot-time clock
+    // stands against other hosts'.
+    let (start_ns, start_unix_ns) = (clock::now_ns(), clock::unix_ns());
     let mut metadata = vec![
         kv(keys::FORMAT_VERSION, rocprof_rs_format::FORMAT_VERSION.into()),
         kv(keys::TOOL_VERSION, env!("CARGO_PKG_VERSION").into()),
@@ -72,10 +75,20 @@ pub fn run_metadata(config: &Config, library: &Library) -> Vec<KeyValue> {
         kv(keys::COMMAND_LINE, command_line),
         kv(keys::PID, std::process::id().to_string()),
         kv(keys::CLOCK, clock::CLOCK_NAME.into()),
-        kv(keys::START_NS, clock::now_ns().to_string()),
+        kv(keys::START_NS, start_ns.to_string()),
+        kv(keys::START_UNIX_NS, start_unix_ns.to_string()),
+        kv(keys::HOST, config.origin.host.clone().unwrap_or_default()),
         kv(keys::POLICY, format!("{:?}", config.policy).to_lowercase()),
         kv(keys::DOMAINS, config.domains.iter().map(|d| d.name()).collect::<Vec<_>>().join(",")),
     ];
     metadata.extend(versions);
+    let origin = &config.origin;
+    for (key, value) in
+        [(keys::RANK, origin.rank), (keys::LOCAL_RANK, origin.local_rank), (keys::WORLD_SIZE, origin.world_size)]
+    {
+        if let Some(value) = value {
+            metadata.push(kv(key, value.to_string()));
+        }
+    }
     metadata
 }

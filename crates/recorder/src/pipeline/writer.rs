@@ -158,7 +158,8 @@ impl Writer {
     fn complete_files(&mut self, last: bool) {
         if self.failed.is_none() {
             let closing = self.closing_metadata();
-            let result = if last { self.tables.finish(&closing) } else { self.tables.complete(&closing) };
+            let result =
+                if last { self.tables.finish(&closing, &self.summary()) } else { self.tables.complete(&closing) };
             self.check(result);
         }
         if let Err(e) = self.tables.write_run_metadata(&self.summary())
