@@ -114,7 +114,7 @@ fn dataset(dir: &Path, rows: u64) {
         }
     }
     tables.add(&batch).unwrap();
-    tables.finish(&[]).unwrap();
+    tables.finish(&[], &rocprof_rs::pipeline::summary::Summary::default()).unwrap();
     std::fs::write(done, "").unwrap();
 }
 
