@@ -35,6 +35,10 @@ MAPPINGS = {
         ("thread_id", "thread_id"), ("correlation_id", "correlation_id"), ("ancestor_id", "ancestor_id"),
         ("operation", "operation"), ("start_ns", "start_ns"), ("end_ns", "end_ns"),
     ]),
+    "rccl_api": ("rccl_api", [
+        ("thread_id", "thread_id"), ("correlation_id", "correlation_id"), ("ancestor_id", "ancestor_id"),
+        ("operation", "operation"), ("start_ns", "start_ns"), ("end_ns", "end_ns"),
+    ]),
     "memory_copy": ("memory_copy", [
         ("thread_id", "thread_id"), ("correlation_id", "correlation_id"), ("operation", "operation"),
         ("start_ns", "start_ns"), ("end_ns", "end_ns"), ("bytes", "bytes"),
@@ -161,7 +165,8 @@ def check_metadata(dataset_dir, report):
             if f.endswith(".parquet"):
                 import pyarrow.parquet as pq
                 meta = pq.read_metadata(os.path.join(root, f)).metadata or {}
-                if meta.get(b"rocprof_rs.format_version") != b"2" or b"rocprof_rs.clock" not in meta:
+                # Format 3 adds the origin columns and the process table; these tables compare alike.
+                if meta.get(b"rocprof_rs.format_version") not in (b"2", b"3") or b"rocprof_rs.clock" not in meta:
                     problems.append(os.path.join(root, f))
     report["metadata_problems"] = problems
     return not problems

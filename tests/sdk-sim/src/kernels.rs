@@ -237,6 +237,22 @@ pub const CATALOG: &[KernelSpec] = &[
     k("__amd_rocclr_copyBuffer", Launch::Blit, (16, 12, 0), 0, 0, (12, 20), (400, 1_500), 0, [3, 2, 1, 1, 0, 0], 5),
 ];
 
+/// The collective kernels of the RCCL code object `rocprof-sim --ranks` loads, as RCCL's device
+/// code names them (one kernel per operation, reduction, type, algorithm and protocol).
+/// Launched only by a collective, never drawn into a mix.
+pub const RCCL_CATALOG: &[KernelSpec] = &[k(
+    "_Z39ncclDevKernel_AllReduce_Sum_f32_RING_LL24ncclDevKernelArgsStorageILm4096EE",
+    Launch::Runtime,
+    (32, 64, 0),
+    0,
+    0,
+    (12, 14),
+    (0, 0),
+    0,
+    [12, 8, 4, 4, 0, 0],
+    40,
+)];
+
 /// The blit kernel `hipMemsetAsync` dispatches.
 pub const MEMSET_KERNEL: usize = CATALOG.len() - 2;
 

@@ -13,6 +13,8 @@
 //!   model (catalog, dimensions, hardware limits, per-instance values).
 //! - [`workload`]: a deterministic plan of API calls, dispatches, copies and markers per thread.
 //! - [`truth`]: the ground-truth CSV, and the comparison tests use.
+//! - [`ranks`]: N ranks of a training job as N processes, their shared board of arrivals, and
+//!   the launcher's `ranks-truth.json`.
 
 // Test fixtures driving C APIs: FFI sequences read better as one commented block per call site.
 #![allow(clippy::multiple_unsafe_ops_per_block)]
@@ -21,6 +23,7 @@ pub mod app;
 pub mod hw;
 pub mod kernels;
 pub mod ops;
+pub mod ranks;
 pub mod rng;
 pub mod runtime_abi;
 pub mod truth;

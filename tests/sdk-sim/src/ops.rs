@@ -49,19 +49,68 @@ pub const MEMORY_COPY: &[&str] = &[
     "MEMORY_COPY_DEVICE_TO_HOST",
     "MEMORY_COPY_DEVICE_TO_DEVICE",
 ];
+/// `RCCL_API` operations, by number: SDK 1.0's `rocprofiler_rccl_api_id_t`, which starts at 0
+/// (its `NONE` is -1). Every name is listed, so a tool's name queries see the SDK's full table,
+/// though the simulated application calls only [`RCCL_COMM_INIT_RANK`] and [`RCCL_ALL_REDUCE`].
+pub const RCCL_API: &[&str] = &[
+    "ncclAllGather",
+    "ncclAllReduce",
+    "ncclAllToAll",
+    "ncclAllToAllv",
+    "ncclBroadcast",
+    "ncclGather",
+    "ncclReduce",
+    "ncclReduceScatter",
+    "ncclScatter",
+    "ncclSend",
+    "ncclRecv",
+    "ncclRedOpCreatePreMulSum",
+    "ncclRedOpDestroy",
+    "ncclGroupStart",
+    "ncclGroupEnd",
+    "ncclGetVersion",
+    "ncclGetUniqueId",
+    "ncclCommInitRank",
+    "ncclCommInitAll",
+    "ncclCommInitRankConfig",
+    "ncclCommFinalize",
+    "ncclCommDestroy",
+    "ncclCommAbort",
+    "ncclCommSplit",
+    "ncclGetErrorString",
+    "ncclGetLastError",
+    "ncclCommGetAsyncError",
+    "ncclCommCount",
+    "ncclCommCuDevice",
+    "ncclCommUserRank",
+    "ncclMemAlloc",
+    "ncclMemFree",
+    "mscclLoadAlgo",
+    "mscclRunAlgo",
+    "mscclUnloadAlgo",
+    "ncclCommRegister",
+    "ncclCommDeregister",
+];
+/// `ROCPROFILER_RCCL_API_ID_ncclAllReduce`.
+pub const RCCL_ALL_REDUCE: i32 = 1;
+/// `ROCPROFILER_RCCL_API_ID_ncclCommInitRank`.
+pub const RCCL_COMM_INIT_RANK: i32 = 17;
+
 /// The name of HIP runtime operation `op`, if the simulator models it.
 pub fn hip_name(op: i32) -> Option<&'static str> {
     HIP_OPERATIONS.iter().find(|(id, _)| *id == op).map(|(_, n)| *n)
 }
 
 /// The buffer-tracing kinds the simulator produces records for.
-pub const BUFFER_KINDS: [rocprofiler_buffer_tracing_kind_t; 6] = [
+pub const BUFFER_KINDS: [rocprofiler_buffer_tracing_kind_t; 7] = [
     ROCPROFILER_BUFFER_TRACING_HIP_RUNTIME_API,
     ROCPROFILER_BUFFER_TRACING_MARKER_CORE_API,
     ROCPROFILER_BUFFER_TRACING_KERNEL_DISPATCH,
     ROCPROFILER_BUFFER_TRACING_MEMORY_COPY,
     ROCPROFILER_BUFFER_TRACING_MEMORY_ALLOCATION,
     ROCPROFILER_BUFFER_TRACING_SCRATCH_MEMORY,
+    // Only `rocprof-sim --ranks` makes RCCL calls; other runs emit no record of this kind.
+    ROCPROFILER_BUFFER_TRACING_RCCL_API,
 ];
 
 /// The callback-tracing kinds the simulator produces callbacks for.
@@ -71,3 +120,16 @@ pub const CALLBACK_KINDS: [rocprofiler_callback_tracing_kind_t; 4] = [
     ROCPROFILER_CALLBACK_TRACING_MARKER_CORE_RANGE_API,
     ROCPROFILER_CALLBACK_TRACING_CODE_OBJECT,
 ];
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn rccl_operations_are_numbered_as_in_sdk_1_0() {
+        assert_eq!(RCCL_API[RCCL_ALL_REDUCE as usize], "ncclAllReduce");
+        assert_eq!(RCCL_API[RCCL_COMM_INIT_RANK as usize], "ncclCommInitRank");
+        // ROCPROFILER_RCCL_API_ID_LAST.
+        assert_eq!(RCCL_API.len(), 37);
+    }
+}

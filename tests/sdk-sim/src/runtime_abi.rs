@@ -49,7 +49,7 @@ pub struct SimActivity {
 #[repr(C)]
 #[derive(Debug, Clone, Copy)]
 pub struct SimApiCall {
-    /// `ROCPROFILER_CALLBACK_TRACING_HIP_RUNTIME_API` or `..._MARKER_CORE_API`.
+    /// `ROCPROFILER_CALLBACK_TRACING_HIP_RUNTIME_API`, `..._MARKER_CORE_API` or `..._RCCL_API`.
     pub kind: rocprofiler_callback_tracing_kind_t,
     /// The function, as the SDK numbers it.
     pub operation: rocprofiler_tracing_operation_t,
@@ -103,9 +103,13 @@ pub struct SimDispatch {
     pub group_segment_size: u32,
     /// Runtime scratch bytes per work-item (static plus dynamic).
     pub private_segment_size: u32,
-    /// How long the kernel runs on the simulated GPU.
+    /// How long the kernel runs on the simulated GPU (ignored with `open_end`).
     pub duration_ns: u64,
     pub activity: SimActivity,
+    /// Non-zero: the kernel's end is not known when it is enqueued (a collective, which ends
+    /// when its last peer arrives), so it waits for `rocprofiler_sim_dispatch_end`. Its start
+    /// is decided here as for any kernel; its record is written once it has an end.
+    pub open_end: u32,
 }
 
 /// The most counters one simulated counter config holds.
@@ -252,6 +256,11 @@ crate::sim_api! {
     fn rocprofiler_sim_api_exit(call: *const SimApiCall, span: *mut SimApiSpan) -> rocprofiler_status_t;
     /// A kernel launch inside the current API call.
     fn rocprofiler_sim_dispatch(dispatch: *const SimDispatch, result: *mut SimDispatchResult) -> rocprofiler_status_t;
+    /// Ends a dispatch made with `open_end` at `end_ns` (at least 1 ns after its start), on
+    /// the thread that made it, and writes the end it got to `end`. Until then its queue takes
+    /// no other work (a dispatch or copy on that stream fails), and `rocprofiler_sim_synchronize`
+    /// does not wait for it.
+    fn rocprofiler_sim_dispatch_end(dispatch_id: u64, end_ns: u64, end: *mut u64) -> rocprofiler_status_t;
     /// An asynchronous copy inside the current API call.
     fn rocprofiler_sim_memory_copy(copy: *const SimCopy, result: *mut SimCopyResult) -> rocprofiler_status_t;
     /// An allocation or free inside the current API call.

@@ -114,7 +114,8 @@ fn discard_counts_every_record_it_drops() {
     assert_eq!(cmp.unexpected_count, 0, "{}", cmp.report());
     assert!(drops > 0, "a 4 KiB buffer must drop records");
     // Buffer-traced records are the ones that can be dropped; callbacks are never buffered.
-    let buffered = ["hip_api", "marker_api", "kernel_dispatch", "memory_copy", "memory_allocation", "scratch_memory"];
+    let buffered =
+        ["hip_api", "marker_api", "rccl_api", "kernel_dispatch", "memory_copy", "memory_allocation", "scratch_memory"];
     let truth_buffered: u64 = buffered.iter().map(|k| cmp.truth_rows.get(*k).copied().unwrap_or(0)).sum();
     let got_buffered: u64 = buffered.iter().map(|k| cmp.received_rows.get(*k).copied().unwrap_or(0)).sum();
     assert_eq!(drops, truth_buffered - got_buffered, "drop_count = truth - delivered");

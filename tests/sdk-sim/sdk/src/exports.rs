@@ -13,7 +13,7 @@ use rocprofiler_sdk_sys::*;
 
 use crate::context::Counting;
 use crate::ffi::status;
-use crate::{agents, buffer, clock, context, counters, names, registration, runtime, threads};
+use crate::{agents, buffer, clock, context, counters, dispatch, names, registration, runtime, threads};
 
 macro_rules! out {
     ($ptr:expr, $value:expr) => {{
@@ -668,7 +668,18 @@ extern "C" fn rocprofiler_sim_api_exit(call: *const SimApiCall, span: *mut SimAp
 
 #[unsafe(no_mangle)]
 extern "C" fn rocprofiler_sim_dispatch(d: *const SimDispatch, r: *mut SimDispatchResult) -> rocprofiler_status_t {
-    with_refs!("rocprofiler_sim_dispatch", d, r, runtime::dispatch)
+    with_refs!("rocprofiler_sim_dispatch", d, r, dispatch::dispatch)
+}
+
+#[unsafe(no_mangle)]
+extern "C" fn rocprofiler_sim_dispatch_end(dispatch_id: u64, end_ns: u64, end: *mut u64) -> rocprofiler_status_t {
+    status("rocprofiler_sim_dispatch_end", || match dispatch::dispatch_end(dispatch_id, end_ns) {
+        Ok(ended) => {
+            out!(end, ended);
+            ROCPROFILER_STATUS_SUCCESS
+        }
+        Err(e) => e,
+    })
 }
 
 #[unsafe(no_mangle)]
@@ -769,6 +780,7 @@ fn _exports_have_the_sdk_signatures() -> (SdkApi, SimRuntimeApi) {
             rocprofiler_sim_api_enter,
             rocprofiler_sim_api_exit,
             rocprofiler_sim_dispatch,
+            rocprofiler_sim_dispatch_end,
             rocprofiler_sim_memory_copy,
             rocprofiler_sim_memory_allocation,
             rocprofiler_sim_synchronize,

@@ -25,6 +25,7 @@ mod buffer;
 mod clock;
 mod context;
 mod counters;
+mod dispatch;
 mod exports;
 mod ffi;
 mod gpu;

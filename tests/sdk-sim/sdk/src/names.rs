@@ -3,9 +3,9 @@
 //! enumerator without `ROCPROFILER_` (everything else). Strings are static, as in the SDK.
 //!
 //! HIP runtime operations are limited to the functions the simulated runtime calls (the real
-//! table has about 470); their numbers are those of SDK 1.0.
+//! table has about 470); their numbers are those of SDK 1.0. RCCL's table is complete.
 
-use rocprof_sim::ops::{HIP_OPERATIONS, MARKER_CORE, MEMORY_COPY};
+use rocprof_sim::ops::{HIP_OPERATIONS, MARKER_CORE, MEMORY_COPY, RCCL_API};
 use rocprofiler_sdk_sys::*;
 
 /// Buffer-tracing kind names, indexed by kind.
@@ -109,6 +109,7 @@ fn buffer_table(kind: rocprofiler_buffer_tracing_kind_t) -> Table {
         ROCPROFILER_BUFFER_TRACING_MEMORY_ALLOCATION => Table::Dense { names: MEMORY_ALLOCATION, first: 1 },
         ROCPROFILER_BUFFER_TRACING_SCRATCH_MEMORY => Table::Dense { names: SCRATCH, first: 1 },
         ROCPROFILER_BUFFER_TRACING_KERNEL_DISPATCH => Table::Dense { names: DISPATCH, first: 1 },
+        ROCPROFILER_BUFFER_TRACING_RCCL_API => Table::Dense { names: RCCL_API, first: 0 },
         _ => Table::Unsimulated,
     }
 }
@@ -125,6 +126,7 @@ fn callback_table(kind: rocprofiler_callback_tracing_kind_t) -> Table {
         ROCPROFILER_CALLBACK_TRACING_MEMORY_ALLOCATION => Table::Dense { names: MEMORY_ALLOCATION, first: 1 },
         ROCPROFILER_CALLBACK_TRACING_SCRATCH_MEMORY => Table::Dense { names: SCRATCH, first: 1 },
         ROCPROFILER_CALLBACK_TRACING_KERNEL_DISPATCH => Table::Dense { names: DISPATCH, first: 1 },
+        ROCPROFILER_CALLBACK_TRACING_RCCL_API => Table::Dense { names: RCCL_API, first: 0 },
         _ => Table::Unsimulated,
     }
 }

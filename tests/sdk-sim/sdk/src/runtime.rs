@@ -2,7 +2,6 @@
 //! and HSA would hit the SDK's intercept tables, and the records and callbacks they produce.
 
 use std::cell::RefCell;
-use std::collections::HashMap;
 use std::ffi::{CStr, CString, c_char};
 use std::sync::Mutex;
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -11,19 +10,18 @@ use rocprof_sim::runtime_abi::*;
 use rocprofiler_sdk_sys::*;
 
 use crate::buffer::{Buffer, Item, POISON, bytes_of};
-use crate::context::{self, Context, Counting};
+use crate::context::{self, Context};
+use crate::dispatch::{Tail, queue_for, set_queue};
 use crate::ffi::log;
-use crate::{agents, clock, counters, gpu, registration};
+use crate::{agents, clock, gpu, registration};
 
 static NEXT_CORRELATION: AtomicU64 = AtomicU64::new(1);
-static NEXT_DISPATCH: AtomicU64 = AtomicU64::new(1);
-static NEXT_QUEUE: AtomicU64 = AtomicU64::new(1);
 static NEXT_KERNEL: AtomicU64 = AtomicU64::new(1);
 static NEXT_CODE_OBJECT: AtomicU64 = AtomicU64::new(1);
 static NEXT_RANGE: AtomicU64 = AtomicU64::new(1);
 
 /// The modeled delay between enqueue and the start of a kernel on an idle queue.
-const LAUNCH_LATENCY_NS: u64 = 2_500;
+pub(crate) const LAUNCH_LATENCY_NS: u64 = 2_500;
 
 /// Prints the one line that says every record from here on is simulated.
 pub fn announce(clients: usize, names: &[&str]) {
@@ -34,6 +32,8 @@ pub fn announce(clients: usize, names: &[&str]) {
 struct OpenCall {
     correlation: rocprofiler_correlation_id_t,
     kind: u32,
+    /// The buffer-tracing kind of its record.
+    record_kind: u32,
     operation: i32,
     /// Contexts that saw enter, with the user data their callback owns.
     callbacks: Vec<(&'static Context, rocprofiler_user_data_t)>,
@@ -52,22 +52,15 @@ struct OpenRange {
 // SAFETY: user data is the tool's opaque value, which the SDK hands back on any thread.
 unsafe impl Send for OpenRange {}
 
-#[derive(Default)]
-struct Queue {
-    id: u64,
-    tail: u64,
-    scratch: u64,
-}
-
 thread_local! {
     static CALLS: RefCell<Vec<OpenCall>> = const { RefCell::new(Vec::new()) };
     static RANGES: RefCell<Vec<OpenRange>> = const { RefCell::new(Vec::new()) };
-    static QUEUES: RefCell<HashMap<(u32, u32), Queue>> = RefCell::new(HashMap::new());
 }
 
 static PROCESS_RANGES: Mutex<Vec<(u64, OpenRange)>> = Mutex::new(Vec::new());
 
-fn current_correlation() -> u64 {
+/// The correlation id of the innermost API call open on this thread (0: none).
+pub(crate) fn current_correlation() -> u64 {
     CALLS.with(|c| c.borrow().last().map_or(0, |call| call.correlation.internal))
 }
 
@@ -122,7 +115,7 @@ fn call_phase(call: &mut OpenCall, phase: rocprofiler_callback_phase_t, message:
         if kind == ROCPROFILER_CALLBACK_TRACING_HIP_RUNTIME_API {
             let mut data = HipApiData { size: std::mem::size_of::<HipApiData>() as u64, args_and_retval: [0; 14] };
             invoke(ctx, kind, op, phase, corr, &mut data, user_data);
-        } else {
+        } else if kind == ROCPROFILER_CALLBACK_TRACING_MARKER_CORE_API {
             // The message is copied into SDK memory that dies with the callback, as a real
             // application's string may.
             let copy = (!message.is_null()).then(|| {
@@ -136,6 +129,8 @@ fn call_phase(call: &mut OpenCall, phase: rocprofiler_callback_phase_t, message:
                 bytes.fill(POISON);
             }
         }
+        // RCCL callbacks cannot be configured (their argument union is not modeled), so no
+        // context holds one.
     }
 }
 
@@ -176,21 +171,20 @@ fn range_exit(mut range: OpenRange) {
     }
 }
 
-fn buffer_kind(callback_kind: u32) -> u32 {
-    if callback_kind == ROCPROFILER_CALLBACK_TRACING_HIP_RUNTIME_API {
-        ROCPROFILER_BUFFER_TRACING_HIP_RUNTIME_API
-    } else {
-        ROCPROFILER_BUFFER_TRACING_MARKER_CORE_API
+/// The buffer-tracing kind of an API call's record, `None` for APIs the simulator has no
+/// runtime for.
+fn buffer_kind(callback_kind: u32) -> Option<u32> {
+    match callback_kind {
+        ROCPROFILER_CALLBACK_TRACING_HIP_RUNTIME_API => Some(ROCPROFILER_BUFFER_TRACING_HIP_RUNTIME_API),
+        ROCPROFILER_CALLBACK_TRACING_MARKER_CORE_API => Some(ROCPROFILER_BUFFER_TRACING_MARKER_CORE_API),
+        ROCPROFILER_CALLBACK_TRACING_RCCL_API => Some(ROCPROFILER_BUFFER_TRACING_RCCL_API),
+        _ => None,
     }
 }
 
 /// `rocprofiler_sim_api_enter`.
 pub fn api_enter(call: &SimApiCall, span: &mut SimApiSpan) -> rocprofiler_status_t {
-    if call.kind != ROCPROFILER_CALLBACK_TRACING_HIP_RUNTIME_API
-        && call.kind != ROCPROFILER_CALLBACK_TRACING_MARKER_CORE_API
-    {
-        return ROCPROFILER_STATUS_ERROR_KIND_NOT_FOUND;
-    }
+    let Some(buffer_kind) = buffer_kind(call.kind) else { return ROCPROFILER_STATUS_ERROR_KIND_NOT_FOUND };
     crate::stats::API_CALLS.fetch_add(1, Ordering::Relaxed);
     let internal = NEXT_CORRELATION.fetch_add(1, Ordering::Relaxed);
     let correlation = rocprofiler_correlation_id_t {
@@ -201,6 +195,7 @@ pub fn api_enter(call: &SimApiCall, span: &mut SimApiSpan) -> rocprofiler_status
     let mut open = OpenCall {
         correlation,
         kind: call.kind,
+        record_kind: buffer_kind,
         operation: call.operation,
         callbacks: Vec::new(),
         buffers: Vec::new(),
@@ -210,7 +205,7 @@ pub fn api_enter(call: &SimApiCall, span: &mut SimApiSpan) -> rocprofiler_status
         if ctx.callback_for(call.kind, call.operation).is_some() {
             open.callbacks.push((ctx, rocprofiler_user_data_t { value: 0 }));
         }
-        if let Some(buffer) = ctx.buffer_for(buffer_kind(call.kind), call.operation) {
+        if let Some(buffer) = ctx.buffer_for(buffer_kind, call.operation) {
             open.buffers.push(buffer);
         }
     }
@@ -286,7 +281,7 @@ pub fn api_exit(call: &SimApiCall, span: &mut SimApiSpan) -> rocprofiler_status_
     call_phase(&mut open, ROCPROFILER_CALLBACK_PHASE_EXIT, call.message);
     let record = rocprofiler_buffer_tracing_hip_api_record_t {
         size: std::mem::size_of::<rocprofiler_buffer_tracing_hip_api_record_t>() as u64,
-        kind: buffer_kind(open.kind),
+        kind: open.record_kind,
         operation: open.operation,
         correlation_id: open.correlation,
         start_timestamp: open.start,
@@ -401,219 +396,8 @@ pub fn unload_code_objects() {
     }
 }
 
-fn queue_for(gpu: u32, stream: u32) -> (u64, u64, u64) {
-    QUEUES.with(|q| {
-        let mut queues = q.borrow_mut();
-        let queue = queues.entry((gpu, stream)).or_default();
-        if queue.id == 0 {
-            queue.id = NEXT_QUEUE.fetch_add(1, Ordering::Relaxed);
-        }
-        (queue.id, queue.tail, queue.scratch)
-    })
-}
-
-fn set_queue(gpu: u32, stream: u32, tail: u64, scratch: u64) {
-    QUEUES.with(|q| {
-        if let Some(queue) = q.borrow_mut().get_mut(&(gpu, stream)) {
-            queue.tail = tail;
-            queue.scratch = scratch;
-        }
-    });
-}
-
-fn buffers_for(kind: u32, op: i32) -> Vec<&'static Buffer> {
+pub(crate) fn buffers_for(kind: u32, op: i32) -> Vec<&'static Buffer> {
     context::active().filter_map(|ctx| ctx.buffer_for(kind, op)).collect()
-}
-
-/// `rocprofiler_sim_dispatch`.
-pub fn dispatch(d: &SimDispatch, result: &mut SimDispatchResult) -> rocprofiler_status_t {
-    let Some(agent) = agents::gpu(d.gpu) else { return ROCPROFILER_STATUS_ERROR_AGENT_NOT_FOUND };
-    crate::stats::DISPATCHES.fetch_add(1, Ordering::Relaxed);
-    let correlation = rocprofiler_async_correlation_id_t {
-        internal: current_correlation(),
-        external: rocprofiler_user_data_t { value: 0 },
-    };
-    let dispatch_id = NEXT_DISPATCH.fetch_add(1, Ordering::Relaxed);
-    let (queue_id, tail, scratch) = queue_for(d.gpu, d.stream);
-    let info = rocprofiler_kernel_dispatch_info_t {
-        size: std::mem::offset_of!(rocprofiler_kernel_dispatch_info_t, reserved_padding) as u64,
-        agent_id: agent.info.id,
-        queue_id: rocprofiler_queue_id_t { handle: queue_id },
-        kernel_id: d.kernel_id,
-        dispatch_id,
-        private_segment_size: d.private_segment_size,
-        group_segment_size: d.group_segment_size,
-        workgroup_size: rocprofiler_dim3_t { x: d.workgroup[0], y: d.workgroup[1], z: d.workgroup[2] },
-        grid_size: rocprofiler_dim3_t { x: d.grid[0], y: d.grid[1], z: d.grid[2] },
-        ..Default::default()
-    };
-    // Dispatch counting: each counting context's callback chooses a config, on this thread.
-    let mut counting: Vec<(Counting, &'static counters::Config, rocprofiler_user_data_t)> = Vec::new();
-    for ctx in context::active() {
-        let Some(service) = ctx.counting() else { continue };
-        let callback = match service {
-            Counting::Buffer { callback, .. } | Counting::Callback { callback, .. } => callback,
-        };
-        let data = match service {
-            Counting::Buffer { data, .. } | Counting::Callback { data, .. } => data,
-        };
-        let Some(callback) = callback else { continue };
-        let mut config = rocprofiler_counter_config_id_t { handle: 0 };
-        let mut user_data = rocprofiler_user_data_t { value: 0 };
-        let dispatch_data = rocprofiler_dispatch_counting_service_data_t {
-            size: std::mem::size_of::<rocprofiler_dispatch_counting_service_data_t>() as u64,
-            correlation_id: correlation,
-            start_timestamp: 0,
-            end_timestamp: 0,
-            dispatch_info: info,
-        };
-        // SAFETY: the tool's dispatch callback; `config` and `user_data` outlive it.
-        unsafe { callback(dispatch_data, &mut config, &mut user_data, data as *mut std::ffi::c_void) };
-        if config.handle == 0 {
-            continue;
-        }
-        match counters::config(config.handle) {
-            Some(cfg) if cfg.agent == agent.info.id.handle => counting.push((service, cfg, user_data)),
-            Some(_) => log!("dispatch {dispatch_id}: counter config is for another agent; not collected"),
-            None => log!("dispatch {dispatch_id}: unknown counter config {}; not collected", config.handle),
-        }
-    }
-    let now = clock::now_ns();
-    let agent_tail = &gpu::AGENT_TAIL[agents::index_of(agent) % gpu::AGENT_TAIL.len()];
-    let mut start = (now + LAUNCH_LATENCY_NS).max(tail);
-    if !counting.is_empty() {
-        start = start.max(agent_tail.load(Ordering::Acquire));
-    }
-    let end = start + d.duration_ns.max(1);
-    agent_tail.fetch_max(end, Ordering::AcqRel);
-    // Scratch: the runtime grows the queue's scratch when a kernel needs more than it has.
-    let items = u64::from(d.grid[0]) * u64::from(d.grid[1]) * u64::from(d.grid[2]);
-    let need = u64::from(d.private_segment_size) * items.min(u64::from(agent.info.cu_count) * 32 * 64);
-    let mut new_scratch = scratch;
-    *result = SimDispatchResult::default();
-    if need > scratch {
-        new_scratch = need;
-        let (s_start, s_end) = (now, now + 20_000);
-        let record = rocprofiler_buffer_tracing_scratch_memory_record_t {
-            size: std::mem::size_of::<rocprofiler_buffer_tracing_scratch_memory_record_t>() as u64,
-            kind: ROCPROFILER_BUFFER_TRACING_SCRATCH_MEMORY,
-            operation: ROCPROFILER_SCRATCH_MEMORY_ALLOC,
-            correlation_id: rocprofiler_correlation_id_t { internal: correlation.internal, ..Default::default() },
-            agent_id: agent.info.id,
-            queue_id: info.queue_id,
-            thread_id: clock::thread_id(),
-            start_timestamp: s_start,
-            end_timestamp: s_end,
-            flags: ROCPROFILER_SCRATCH_ALLOC_FLAG_NONE,
-            allocation_size: need,
-        };
-        for buffer in buffers_for(ROCPROFILER_BUFFER_TRACING_SCRATCH_MEMORY, ROCPROFILER_SCRATCH_MEMORY_ALLOC as i32) {
-            buffer.emplace(&[Item {
-                category: ROCPROFILER_BUFFER_CATEGORY_TRACING,
-                kind: record.kind,
-                payload: bytes_of(&record),
-            }]);
-        }
-        result.scratch_bytes = need;
-        result.scratch_start_ns = s_start;
-        result.scratch_end_ns = s_end;
-    }
-    set_queue(d.gpu, d.stream, end, new_scratch);
-    let record = rocprofiler_buffer_tracing_kernel_dispatch_record_t {
-        size: std::mem::size_of::<rocprofiler_buffer_tracing_kernel_dispatch_record_t>() as u64,
-        kind: ROCPROFILER_BUFFER_TRACING_KERNEL_DISPATCH,
-        operation: ROCPROFILER_KERNEL_DISPATCH_COMPLETE,
-        correlation_id: correlation,
-        thread_id: clock::thread_id(),
-        start_timestamp: start,
-        end_timestamp: end,
-        dispatch_info: info,
-    };
-    let targets = buffers_for(ROCPROFILER_BUFFER_TRACING_KERNEL_DISPATCH, ROCPROFILER_KERNEL_DISPATCH_COMPLETE as i32);
-    result.counters_collected = u32::from(!counting.is_empty());
-    let mut collected: Vec<u64> = Vec::new();
-    for (id, _) in counting.iter().flat_map(|(_, config, _)| &config.counters) {
-        if !collected.contains(id) {
-            collected.push(*id);
-        }
-    }
-    collected.truncate(result.counter_ids.len());
-    result.counter_ids[..collected.len()].copy_from_slice(&collected);
-    result.counter_count = collected.len() as u32;
-    let activity = d.activity;
-    let payload = gpu::Plain((record, counting));
-    gpu::complete(gpu::Completion {
-        end_ns: end,
-        deliver: Box::new(move || {
-            let (record, counting) = payload.into_inner();
-            for buffer in targets {
-                buffer.emplace(&[Item {
-                    category: ROCPROFILER_BUFFER_CATEGORY_TRACING,
-                    kind: record.kind,
-                    payload: bytes_of(&record),
-                }]);
-            }
-            for (service, config, user_data) in counting {
-                deliver_counters(service, config, &record, &activity, user_data);
-            }
-        }),
-    });
-    result.dispatch_id = dispatch_id;
-    result.agent_id = agent.info.id.handle;
-    result.queue_id = queue_id;
-    result.correlation_id = correlation.internal;
-    result.start_ns = start;
-    result.end_ns = end;
-    ROCPROFILER_STATUS_SUCCESS
-}
-
-fn deliver_counters(
-    service: Counting,
-    config: &counters::Config,
-    record: &rocprofiler_buffer_tracing_kernel_dispatch_record_t,
-    activity: &SimActivity,
-    user_data: rocprofiler_user_data_t,
-) {
-    let mut values = counters::records(config, activity, record.dispatch_info.dispatch_id, user_data);
-    match service {
-        Counting::Buffer { buffer, .. } => {
-            let header = rocprofiler_dispatch_counting_service_record_t {
-                size: std::mem::size_of::<rocprofiler_dispatch_counting_service_record_t>() as u64,
-                num_records: values.len() as u64,
-                correlation_id: record.correlation_id,
-                start_timestamp: record.start_timestamp,
-                end_timestamp: record.end_timestamp,
-                dispatch_info: record.dispatch_info,
-            };
-            let mut items = vec![Item {
-                category: ROCPROFILER_BUFFER_CATEGORY_COUNTERS,
-                kind: ROCPROFILER_COUNTER_RECORD_PROFILE_COUNTING_DISPATCH_HEADER,
-                payload: bytes_of(&header),
-            }];
-            items.extend(values.iter().map(|v| Item {
-                category: ROCPROFILER_BUFFER_CATEGORY_COUNTERS,
-                kind: ROCPROFILER_COUNTER_RECORD_VALUE,
-                payload: bytes_of(v),
-            }));
-            buffer.emplace(&items);
-        }
-        Counting::Callback { record_callback: Some(callback), record_data, .. } => {
-            let data = rocprofiler_dispatch_counting_service_data_t {
-                size: std::mem::size_of::<rocprofiler_dispatch_counting_service_data_t>() as u64,
-                correlation_id: record.correlation_id,
-                start_timestamp: record.start_timestamp,
-                end_timestamp: record.end_timestamp,
-                dispatch_info: record.dispatch_info,
-            };
-            // SAFETY: the tool's record callback; the records live until it returns.
-            unsafe {
-                callback(data, values.as_mut_ptr(), values.len(), user_data, record_data as *mut std::ffi::c_void)
-            };
-            // SAFETY: the records are SDK-owned and dead now.
-            unsafe { std::ptr::write_bytes(values.as_mut_ptr(), POISON, values.len()) };
-        }
-        Counting::Callback { record_callback: None, .. } => {}
-    }
 }
 
 fn copy_agent(index: u32) -> Option<&'static agents::Agent> {
@@ -632,10 +416,12 @@ pub fn memory_copy(c: &SimCopy, result: &mut SimCopyResult) -> rocprofiler_statu
         (false, false) => ROCPROFILER_MEMORY_COPY_DEVICE_TO_DEVICE,
     };
     let gpu_index = if c.dst_gpu == SIM_HOST { c.src_gpu } else { c.dst_gpu };
-    let (_, tail, scratch) = queue_for(gpu_index.min(15), c.stream);
+    let Some((_, tail, scratch)) = queue_for(gpu_index.min(15), c.stream) else {
+        return ROCPROFILER_STATUS_ERROR;
+    };
     let start = (clock::now_ns() + LAUNCH_LATENCY_NS).max(tail);
     let end = start + c.duration_ns.max(1);
-    set_queue(gpu_index.min(15), c.stream, end, scratch);
+    set_queue(gpu_index.min(15), c.stream, Tail::At(end), scratch);
     let correlation = current_correlation();
     let record = rocprofiler_buffer_tracing_memory_copy_record_t {
         size: std::mem::size_of::<rocprofiler_buffer_tracing_memory_copy_record_t>() as u64,

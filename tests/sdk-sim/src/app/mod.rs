@@ -5,6 +5,7 @@
 //! Everything here is **simulated**: no GPU is involved.
 
 mod play;
+mod rank;
 
 use std::ffi::CString;
 use std::io::Write;
@@ -15,7 +16,7 @@ use libloading::os::unix::Library;
 use rocprofiler_sdk_sys::*;
 
 use crate::hw::{self, Arch};
-use crate::kernels::CATALOG;
+use crate::kernels::{CATALOG, KernelSpec};
 use crate::runtime_abi::*;
 use crate::truth::{HEADER, Row, banner_line};
 use crate::workload::Workload;
@@ -63,6 +64,9 @@ pub struct Machine {
     archs: Vec<Arch>,
     /// Truth rows of the code objects and kernel symbols loaded so far.
     head: String,
+    /// Code objects loaded so far: the simulator numbers them from 1 in load order, and this is
+    /// its only loader.
+    code_objects: u64,
     loaded: Option<Loaded>,
 }
 
@@ -88,6 +92,7 @@ impl Machine {
             rt: Runtime { api },
             archs: hw::machine(agents, consumer_gpu),
             head: String::new(),
+            code_objects: 0,
             loaded: None,
         })
     }
@@ -108,8 +113,19 @@ impl Machine {
     pub fn start_runtime(&mut self) {
         // SAFETY: a static NUL-terminated name.
         check("register runtime", unsafe { (self.rt.api.rocprofiler_sim_register_runtime)(c"hip".as_ptr()) });
-        let names: Vec<CString> = CATALOG.iter().map(|k| CString::new(k.mangled).unwrap()).collect();
-        let symbols: Vec<SimKernelSymbol> = CATALOG
+        let mut kernel_ids = Vec::new();
+        for gpu in 0..self.archs.len() as u32 {
+            let uri = format!("memory://{}#offset=0x{:x}&size=1048576", std::process::id(), 0x1000 * (gpu + 1));
+            kernel_ids.push(self.load_code_object(gpu, &uri, CATALOG));
+        }
+        self.loaded = Some(Loaded { kernel_ids });
+    }
+
+    /// Loads a code object holding `kernels` on GPU `gpu`, with its truth rows; returns the
+    /// kernel id of each.
+    fn load_code_object(&mut self, gpu: u32, uri: &str, kernels: &[KernelSpec]) -> Vec<u64> {
+        let names: Vec<CString> = kernels.iter().map(|k| CString::new(k.mangled).unwrap()).collect();
+        let symbols: Vec<SimKernelSymbol> = kernels
             .iter()
             .zip(&names)
             .map(|(k, n)| SimKernelSymbol {
@@ -122,52 +138,46 @@ impl Machine {
                 accum_vgpr_count: k.accum_vgpr,
             })
             .collect();
-        let mut kernel_ids = Vec::new();
-        for gpu in 0..self.archs.len() as u32 {
-            let uri =
-                CString::new(format!("memory://{}#offset=0x{:x}&size=1048576", std::process::id(), 0x1000 * (gpu + 1)))
-                    .unwrap();
-            let mut ids = vec![0u64; symbols.len()];
-            // SAFETY: valid arrays of `symbols.len()` entries.
-            check("load code object", unsafe {
-                (self.rt.api.rocprofiler_sim_load_code_object)(
-                    gpu,
-                    uri.as_ptr(),
-                    symbols.as_ptr(),
-                    symbols.len() as u64,
-                    ids.as_mut_ptr(),
-                )
-            });
-            let mut agent = rocprofiler_agent_id_t { handle: 0 };
-            // SAFETY: valid output.
-            check("gpu agent", unsafe { (self.rt.api.rocprofiler_sim_gpu_agent)(gpu, &mut agent) });
-            // Code objects are numbered in load order and this is the only loader.
-            let object_id = u64::from(gpu) + 1;
+        let c_uri = CString::new(uri).unwrap();
+        let mut ids = vec![0u64; symbols.len()];
+        // SAFETY: valid arrays of `symbols.len()` entries.
+        check("load code object", unsafe {
+            (self.rt.api.rocprofiler_sim_load_code_object)(
+                gpu,
+                c_uri.as_ptr(),
+                symbols.as_ptr(),
+                symbols.len() as u64,
+                ids.as_mut_ptr(),
+            )
+        });
+        // The simulator keeps the names' pointers for the process lifetime.
+        std::mem::forget(names);
+        let mut agent = rocprofiler_agent_id_t { handle: 0 };
+        // SAFETY: valid output.
+        check("gpu agent", unsafe { (self.rt.api.rocprofiler_sim_gpu_agent)(gpu, &mut agent) });
+        self.code_objects += 1;
+        let object_id = self.code_objects;
+        Row {
+            record: "code_object",
+            agent_id: Some(agent.handle),
+            object_id: Some(object_id),
+            name: Some(uri),
+            ..Row::default()
+        }
+        .write_to(&mut self.head);
+        for (k, id) in kernels.iter().zip(&ids) {
             Row {
-                record: "code_object",
-                agent_id: Some(agent.handle),
+                record: "kernel_symbol",
                 object_id: Some(object_id),
-                name: Some(&uri.to_string_lossy()),
+                kernel_id: Some(*id),
+                lds_bytes: Some(u64::from(k.lds)),
+                scratch_bytes: Some(u64::from(k.scratch)),
+                name: Some(k.mangled),
                 ..Row::default()
             }
             .write_to(&mut self.head);
-            for (k, id) in CATALOG.iter().zip(&ids) {
-                Row {
-                    record: "kernel_symbol",
-                    object_id: Some(object_id),
-                    kernel_id: Some(*id),
-                    lds_bytes: Some(u64::from(k.lds)),
-                    scratch_bytes: Some(u64::from(k.scratch)),
-                    name: Some(k.mangled),
-                    ..Row::default()
-                }
-                .write_to(&mut self.head);
-            }
-            kernel_ids.push(ids);
         }
-        // The simulator keeps the names' pointers for the process lifetime.
-        std::mem::forget(names);
-        self.loaded = Some(Loaded { kernel_ids });
+        ids
     }
 
     /// Plays `workload` on its threads and waits for the GPUs (`hipDeviceSynchronize`). With a
@@ -214,12 +224,19 @@ impl Machine {
     }
 }
 
-fn write_truth(path: &Path, head: &str, about: &str, parts: &[PathBuf]) -> std::io::Result<()> {
+/// A truth file with its banner, `about` line, header and the code-object rows `head`, ready
+/// for the rows of the play.
+fn truth_file(path: &Path, head: &str, about: &str) -> std::io::Result<std::io::BufWriter<std::fs::File>> {
     let mut out = std::io::BufWriter::new(std::fs::File::create(path)?);
     out.write_all(banner_line().as_bytes())?;
     writeln!(out, "# {about}")?;
     writeln!(out, "{HEADER}")?;
     out.write_all(head.as_bytes())?;
+    Ok(out)
+}
+
+fn write_truth(path: &Path, head: &str, about: &str, parts: &[PathBuf]) -> std::io::Result<()> {
+    let mut out = truth_file(path, head, about)?;
     for part in parts {
         std::io::copy(&mut std::fs::File::open(part)?, &mut out)?;
         std::fs::remove_file(part)?;

@@ -16,7 +16,7 @@ use crate::truth::Row;
 use crate::workload::{Step, Workload};
 
 impl Runtime {
-    fn api_call(
+    pub(super) fn api_call(
         &self,
         kind: u32,
         operation: i32,
@@ -30,18 +30,19 @@ impl Runtime {
         (call, span)
     }
 
-    fn api_end(&self, call: &SimApiCall, span: &mut SimApiSpan) {
+    pub(super) fn api_end(&self, call: &SimApiCall, span: &mut SimApiSpan) {
         // SAFETY: the call and span enter returned.
         check("api exit", unsafe { (self.api.rocprofiler_sim_api_exit)(call, span) });
     }
 }
 
-fn thread_id() -> u64 {
+pub(super) fn thread_id() -> u64 {
     // SAFETY: gettid takes no arguments.
     unsafe { libc::syscall(libc::SYS_gettid) as u64 }
 }
 
-fn api_rows(out: &mut String, record: &str, span: &SimApiSpan, op: &str) {
+/// The truth rows of an API call: its record, and for HIP also its callback.
+pub(super) fn api_rows(out: &mut String, record: &str, span: &SimApiSpan, op: &str) {
     Row {
         record,
         thread_id: Some(span.thread_id),
@@ -66,8 +67,8 @@ fn api_rows(out: &mut String, record: &str, span: &SimApiSpan, op: &str) {
     }
 }
 
-const HIP: u32 = ROCPROFILER_CALLBACK_TRACING_HIP_RUNTIME_API;
-const MARKER: u32 = ROCPROFILER_CALLBACK_TRACING_MARKER_CORE_API;
+pub(super) const HIP: u32 = ROCPROFILER_CALLBACK_TRACING_HIP_RUNTIME_API;
+pub(super) const MARKER: u32 = ROCPROFILER_CALLBACK_TRACING_MARKER_CORE_API;
 
 #[allow(clippy::too_many_lines)]
 pub(super) fn play(
@@ -248,8 +249,9 @@ thread_local! {
     static PROCESS_CORR: std::cell::Cell<u64> = const { std::cell::Cell::new(0) };
 }
 
+/// Launches catalog kernel `kernel` and writes its truth rows.
 #[allow(clippy::too_many_arguments)]
-fn dispatch(
+pub(super) fn dispatch(
     rt: &Runtime,
     out: &mut String,
     tid: u64,
@@ -274,10 +276,17 @@ fn dispatch(
         private_segment_size: spec.scratch,
         duration_ns: duration,
         activity: spec.activity(items, workgroup.iter().product(), duration),
+        open_end: 0,
     };
     let mut r = SimDispatchResult::default();
     // SAFETY: valid structs.
     check("dispatch", unsafe { (rt.api.rocprofiler_sim_dispatch)(&d, &mut r) });
+    dispatch_rows(out, tid, &d, &r);
+}
+
+/// The truth rows of dispatch `d`, which the SDK recorded as `r`: the dispatch, the counters
+/// collected for it and the scratch allocation it triggered.
+pub(super) fn dispatch_rows(out: &mut String, tid: u64, d: &SimDispatch, r: &SimDispatchResult) {
     Row {
         record: "kernel_dispatch",
         thread_id: Some(tid),
@@ -288,8 +297,8 @@ fn dispatch(
         dispatch_id: Some(r.dispatch_id),
         start_ns: Some(r.start_ns),
         end_ns: Some(r.end_ns),
-        grid: Some(grid),
-        workgroup: Some(workgroup),
+        grid: Some(d.grid),
+        workgroup: Some(d.workgroup),
         lds_bytes: Some(u64::from(d.group_segment_size)),
         scratch_bytes: Some(u64::from(d.private_segment_size)),
         ..Row::default()

@@ -1,10 +1,13 @@
 //! `rocprof-sim`: plays a GPU application against the **simulated** rocprofiler-sdk and writes
 //! the ground truth of every record the SDK emitted. No GPU is involved.
 
+mod ranks;
+
 use std::path::{Path, PathBuf};
 
 use clap::Parser;
 use rocprof_sim::app::{Machine, default_sdk_path};
+use rocprof_sim::ranks::{RankExit, Straggler};
 use rocprof_sim::workload::{MIXES, Workload, mix};
 use rocprofiler_sdk_sys::*;
 
@@ -63,6 +66,34 @@ struct Args {
     /// exiting: no atexit handler runs, so only a tool's signal handling can save its records.
     #[arg(long)]
     raise: Option<String>,
+    /// Play a data-parallel training job of this many ranks, as as many processes (with RANK,
+    /// LOCAL_RANK and WORLD_SIZE set as torchrun sets them), instead of the --dispatches
+    /// workload: each writes its truth to TRUTH with `rank<k>` before the extension, and this
+    /// process, once all are done, writes --ranks-truth.
+    #[arg(long, default_value_t = 0)]
+    ranks: u32,
+    /// Training steps each rank plays: compute kernels in a ROCTx range `step <k>`, then an
+    /// all-reduce.
+    #[arg(long, default_value_t = 8)]
+    steps: u32,
+    /// RANK:STEP:DELAY_MS: that rank sleeps DELAY_MS before enqueuing that step's all-reduce,
+    /// so its peers wait for it.
+    #[arg(long)]
+    straggler: Option<Straggler>,
+    /// RANK:STEP:CODE: that rank exits with CODE when it reaches that step's all-reduce, as a
+    /// crashed rank would (tests: its peers must give up rather than wait).
+    #[arg(long)]
+    rank_exit: Option<RankExit>,
+    /// How long a rank waits for its peers at most (plus any straggler delay) before it gives
+    /// up with an error.
+    #[arg(long, default_value_t = 60.0)]
+    rank_timeout: f64,
+    /// Where to write the ranks truth (default: ranks-truth.json beside TRUTH).
+    #[arg(long)]
+    ranks_truth: Option<PathBuf>,
+    /// Set by the launcher for each rank it starts: the board the ranks meet on.
+    #[arg(long, hide = true)]
+    rank_board: Option<PathBuf>,
 }
 
 fn force_configure(rt: &libloading::os::unix::Library, tool: &Path) {
@@ -105,6 +136,9 @@ fn fail(message: &str) -> ! {
 
 fn main() {
     let args = Args::parse();
+    if args.ranks > 0 {
+        ranks::main(&args);
+    }
     let Some(weights) = mix(&args.mix) else {
         fail(&format!("unknown --mix {:?}; choose one of {}", args.mix, MIXES.join(", ")));
     };

@@ -2,7 +2,8 @@
 //! (see `rocprof_sim::truth`), so a test can compare it with what the driver emitted.
 //!
 //! Configured by environment (it is loaded by the SDK, not by a test harness):
-//! - `ROCPROF_SIM_CHECK_OUT`: the CSV to write (required);
+//! - `ROCPROF_SIM_CHECK_OUT`: the CSV to write (required); `%rank%` in it becomes the process's
+//!   `RANK`, so the ranks of one run (which share their environment) write a file each;
 //! - `ROCPROF_SIM_CHECK_POLICY`: `lossless` (default) or `discard`;
 //! - `ROCPROF_SIM_CHECK_BUFFER`: buffer bytes (default 1 MiB); the watermark is 7/8 of it;
 //! - `ROCPROF_SIM_CHECK_COUNTERS`: counters to collect on every dispatch (comma-separated), through
@@ -79,11 +80,17 @@ unsafe fn row_of(header: *const rocprofiler_record_header_t, text: &mut String) 
     }
     let p = header.payload;
     match kind {
-        ROCPROFILER_BUFFER_TRACING_HIP_RUNTIME_API | ROCPROFILER_BUFFER_TRACING_MARKER_CORE_API => {
+        ROCPROFILER_BUFFER_TRACING_HIP_RUNTIME_API
+        | ROCPROFILER_BUFFER_TRACING_MARKER_CORE_API
+        | ROCPROFILER_BUFFER_TRACING_RCCL_API => {
             // SAFETY: API records share this layout.
             let r = unsafe { &*(p as *const rocprofiler_buffer_tracing_hip_api_record_t) };
             Row {
-                record: if kind == ROCPROFILER_BUFFER_TRACING_HIP_RUNTIME_API { "hip_api" } else { "marker_api" },
+                record: match kind {
+                    ROCPROFILER_BUFFER_TRACING_HIP_RUNTIME_API => "hip_api",
+                    ROCPROFILER_BUFFER_TRACING_RCCL_API => "rccl_api",
+                    _ => "marker_api",
+                },
                 thread_id: Some(r.thread_id),
                 correlation_id: Some(r.correlation_id.internal),
                 ancestor_id: Some(r.correlation_id.ancestor),
@@ -443,6 +450,8 @@ pub unsafe extern "C" fn rocprofiler_configure(
         eprintln!("rocprof-sim-check-tool: ROCPROF_SIM_CHECK_OUT is not set; not tracing");
         return std::ptr::null_mut();
     };
+    let rank = std::env::var("RANK").unwrap_or_default();
+    let path = std::path::PathBuf::from(path.to_string_lossy().replace("%rank%", &rank));
     let sdk = match Sdk::load() {
         Ok(sdk) => sdk,
         Err(e) => {
@@ -453,7 +462,7 @@ pub unsafe extern "C" fn rocprofiler_configure(
     let file = match std::fs::File::create(&path) {
         Ok(f) => f,
         Err(e) => {
-            eprintln!("rocprof-sim-check-tool: cannot create {}: {e}", std::path::Path::new(&path).display());
+            eprintln!("rocprof-sim-check-tool: cannot create {}: {e}", path.display());
             return std::ptr::null_mut();
         }
     };

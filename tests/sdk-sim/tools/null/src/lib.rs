@@ -66,6 +66,7 @@ fn buffer_domain(kind: rocprofiler_buffer_tracing_kind_t) -> &'static str {
         ROCPROFILER_BUFFER_TRACING_MEMORY_COPY => "memory_copy",
         ROCPROFILER_BUFFER_TRACING_MEMORY_ALLOCATION => "memory_allocation",
         ROCPROFILER_BUFFER_TRACING_SCRATCH_MEMORY => "scratch_memory",
+        ROCPROFILER_BUFFER_TRACING_RCCL_API => "rccl_api",
         _ => "marker",
     }
 }
