@@ -69,10 +69,13 @@ def session(args: argparse.Namespace) -> SparkSession:
 
 
 def _cell(value: Any) -> str:
+    """A JSON value as a table cell: a rank by its name, nanoseconds whole."""
     if isinstance(value, float):
-        return f"{value:.6g}"
+        return f"{value:.0f}" if abs(value) >= 1e4 else f"{value:.6g}"
     if isinstance(value, dict):
-        return " ".join(f"{k}={v}" for k, v in value.items() if v is not None)
+        return str(value["name"]) if "name" in value else " ".join(f"{k}={v}" for k, v in value.items())
+    if isinstance(value, list):
+        return ",".join(_cell(v) for v in value)
     return "" if value is None else str(value)
 
 
@@ -103,7 +106,8 @@ def main(argv: Optional[Sequence[str]] = None) -> int:
         text = "".join(table(s.section, s.rows) for s in computed)
     elif args.command == "ranks":
         result = ranks.compute(dataset, args.step_marker)
-        text = "".join(table(part, result[part]) for part in ("ranks", "steps", "collectives"))
+        parts = ("ranks", "steps", "stragglers", "collectives", "api_collectives", "operations")
+        text = "".join(table(part, result[part]) for part in parts)
         text += "".join(f"note: {note}\n" for note in result["notes"])
     else:
         by = [key for key in args.by.split(",") if key]
