@@ -44,7 +44,8 @@ fn a_traced_run_survives_rocpd_export_and_import_whole() {
     args.extend(["-o".as_ref(), imported.as_os_str()]);
     let output = rocprof_rs(&args);
     assert!(output.status.success(), "{}", stderr(&output));
-    let report = python("compare_datasets.py", &[traced.as_ref(), imported.as_ref()]);
+    // rocpd has no place for the host and ranks of a row, nor for the `process` table.
+    let report = python("compare_datasets.py", &[traced.as_ref(), imported.as_ref(), "--without-origin".as_ref()]);
     for table in [
         "agent",
         "counter",
