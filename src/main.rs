@@ -76,6 +76,12 @@ enum Command {
     /// few repeats do not flatter a candidate; correctness as a gate; roofline efficiency where
     /// known. Reads a dataset, a kernel-optimisation results JSON, or a JSON array of latencies (µs).
     Score(cli::ScoreArgs),
+    /// Compare the ranks of a distributed job (torchrun, MPI, SLURM) that wrote into one run
+    /// directory: each rank's busy, idle, compute and communication time and their overlap;
+    /// step times from markers (--step-marker) and the ranks that straggle; per collective
+    /// (NCCL/RCCL kernels and API calls), the spread of arrivals, who came last and how long the
+    /// others waited.
+    Ranks(cli::RanksArgs),
 }
 
 fn main() -> ExitCode {
@@ -99,6 +105,7 @@ fn main() -> ExitCode {
         Command::Diff(args) => cli::diff(args),
         Command::Analyze(args) => cli::analyze(args),
         Command::Score(args) => cli::score(args),
+        Command::Ranks(args) => cli::ranks(args),
     }
 }
 

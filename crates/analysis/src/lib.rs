@@ -3,6 +3,7 @@
 //!
 //! - [`stats`]: per-kernel and per-API summaries, streamed a row group at a time;
 //! - [`analyze`]: the roofline, bottleneck classes, occupancy, `diff` and `score`;
+//! - [`ranks`]: a distributed job's ranks compared: busy and idle time, stragglers, collectives;
 //! - [`import`]: rocprofv3's CSV and JSON, rocprof v1's CSV and JSON, and rocpd databases, into
 //!   the dataset's own tables;
 //! - [`export`] and [`rocpd`]: rocprofv3's CSV, Perfetto and rocpd SQLite.
@@ -14,6 +15,7 @@ pub mod error;
 pub mod export;
 pub mod import;
 pub mod progress;
+pub mod ranks;
 pub mod read;
 pub mod rocpd;
 pub mod spill;
