@@ -121,6 +121,7 @@ fn an_export_onto_a_full_disk_leaves_nothing_behind() {
     let mounted = Command::new("mount").args(["-t", "tmpfs", "-o", "size=64k", "tmpfs"]).arg(&mount).output();
     match mounted {
         Ok(m) if m.status.success() => {
+            let _unmount = Unmount(&mount);
             fill_but_one_page(&mount.join("filler"));
             for format in EXPORTS {
                 let out = mount.join(format);
@@ -130,12 +131,20 @@ fn an_export_onto_a_full_disk_leaves_nothing_behind() {
                 assert!(named.iter().any(|n| stderr(&output).contains(n)), "{format}: {}", stderr(&output));
                 assert!(!out.exists(), "{format} left {:?}", files_under(&out));
             }
-            let _ = Command::new("umount").arg(&mount).status();
         }
         Ok(m) => eprintln!("skipped the full tmpfs: mount refused: {}", String::from_utf8_lossy(&m.stderr).trim()),
         Err(e) => eprintln!("skipped the full tmpfs: no mount command: {e}"),
     }
     std::fs::remove_dir_all(dir).unwrap();
+}
+
+/// Unmounts the test's tmpfs however the test ends, so that a failure leaves no mount behind.
+struct Unmount<'a>(&'a Path);
+
+impl Drop for Unmount<'_> {
+    fn drop(&mut self) {
+        let _ = Command::new("umount").arg(self.0).status();
+    }
 }
 
 /// Fills the filesystem of `filler` with it, then frees one page: the next export runs out.
