@@ -154,7 +154,8 @@ fn write_counters(dir: &Path, dispatches: &[Dispatch]) {
 
 /// The real rows written out and imported: the dataset's folder.
 fn dataset(test: &str, dispatches: &[Dispatch]) -> PathBuf {
-    let root = scratch(test);
+    // Kept: the dataset outlives this helper.
+    let root = scratch(test).keep();
     let csv = root.join("rocprofv3");
     write_counters(&csv, dispatches);
     let out = root.join("dataset");
@@ -436,7 +437,8 @@ fn stats_says_when_rows_have_no_timestamps() {
 #[test]
 fn the_rocprof_compute_mi300x_workload_is_memory_bound() {
     let folder = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/rocprof-compute/vcopy-MI300X_A1_rocpd");
-    let out = scratch("real-rpc-mi300x").join("dataset");
+    let scratch_dir = scratch("real-rpc-mi300x");
+    let out = scratch_dir.join("dataset");
     let output = rocprof_rs(&["import", folder.to_str().unwrap(), "-o", out.to_str().unwrap()]);
     assert!(output.status.success(), "{}", stderr(&output));
     let report = analyze(&out, &[]);

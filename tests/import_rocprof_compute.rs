@@ -22,7 +22,8 @@ fn rocprof_rs(args: &[&str]) -> Output {
 
 /// Imports `inputs` into a fresh folder named after `test`; the folder and the report.
 fn import(test: &str, inputs: &[&Path]) -> (PathBuf, serde_json::Value) {
-    let out = scratch(test).join("dataset");
+    // Kept: the dataset outlives this helper.
+    let out = scratch(test).keep().join("dataset");
     let mut args = vec!["import", "--format", "json", "-o", out.to_str().unwrap()];
     args.extend(inputs.iter().map(|p| p.to_str().unwrap()));
     let output = rocprof_rs(&args);
@@ -242,7 +243,8 @@ fn a_single_file_imports_with_the_agent_beside_it() {
 /// A timestamps.csv whose kernels do not match pmc_perf.csv's is not joined, and says so.
 #[test]
 fn mismatched_passes_are_left_out_with_a_note() {
-    let dir = scratch("rpc-mismatch").join("workload");
+    let folder = scratch("rpc-mismatch");
+    let dir = folder.join("workload");
     std::fs::create_dir_all(&dir).unwrap();
     std::fs::write(
         dir.join("pmc_perf.csv"),

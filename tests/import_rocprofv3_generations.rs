@@ -22,7 +22,8 @@ fn rocprof_rs(args: &[&str]) -> Output {
 }
 
 fn import(test: &str, input: &Path) -> PathBuf {
-    let out = scratch(test).join("dataset");
+    // Kept: the dataset outlives this helper.
+    let out = scratch(test).keep().join("dataset");
     let output = rocprof_rs(&["import", "-o", out.to_str().unwrap(), input.to_str().unwrap()]);
     assert!(output.status.success(), "{}", stderr(&output));
     out
@@ -144,7 +145,8 @@ fn rocm_6_2_directories_import_and_their_stats_equal_a_count_by_hand() {
 /// their calls.
 #[test]
 fn rocm_6_2_counters_alone_give_dispatches_without_times() {
-    let input = scratch("v3-62-counters").join("in");
+    let folder = scratch("v3-62-counters");
+    let input = folder.join("in");
     std::fs::create_dir_all(&input).unwrap();
     std::fs::copy(fixture("rocprofv3-6.2/4242_counter_collection.csv"), input.join("4242_counter_collection.csv"))
         .unwrap();

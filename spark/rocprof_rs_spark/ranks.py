@@ -486,6 +486,8 @@ def compute(dataset: Dataset, step_marker: Optional[str] = None) -> Dict[str, An
     return {
         "ranks": [rows[r.order] for r in ranks],
         "step_marker": step_marker,
+        # Every step and collective is listed: the Spark report has no --top cut.
+        "top": None,
         "steps": step_rows,
         "steps_omitted": 0,
         "steps_incomplete": sum(1 for s in step_rows if not s["complete"]),

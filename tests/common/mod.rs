@@ -53,6 +53,15 @@ impl AsRef<std::ffi::OsStr> for Scratch {
     }
 }
 
+impl Scratch {
+    /// The folder, kept after the test: for a run that tests share through a static.
+    pub fn keep(self) -> PathBuf {
+        let dir = self.0.clone();
+        std::mem::forget(self);
+        dir
+    }
+}
+
 impl Drop for Scratch {
     fn drop(&mut self) {
         if std::thread::panicking() {

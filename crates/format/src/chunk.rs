@@ -20,7 +20,9 @@ use parquet::basic::{Compression as ParquetCompression, Encoding};
 use parquet::column::page::{CompressedPage, Page, PageWriter};
 use parquet::column::writer::ColumnCloseResult;
 use parquet::errors::{ParquetError, Result};
-use parquet::file::metadata::ColumnChunkMetaData;
+use parquet::file::metadata::{ColumnChunkMetaData, ColumnIndexBuilder, OffsetIndexBuilder};
+use parquet::file::page_index::column_index::ColumnIndexMetaData;
+use parquet::file::page_index::offset_index::OffsetIndexMetaData;
 use parquet::file::statistics::Statistics;
 use parquet::file::writer::{SerializedPageWriter, TrackedWrite};
 use parquet::schema::types::ColumnDescPtr;
@@ -208,6 +210,15 @@ where
     Some(Range { min: min.into(), max: max.into() })
 }
 
+/// A min or max as the column index stores it: the physical type's little-endian bytes (an
+/// unsigned column's in its signed type's bits, as its chunk statistics are).
+fn physical_bytes(physical: parquet::basic::Type, value: i128) -> Vec<u8> {
+    match physical {
+        parquet::basic::Type::INT32 => (value as i32).to_le_bytes().to_vec(),
+        _ => (value as i64).to_le_bytes().to_vec(),
+    }
+}
+
 /// A column chunk in progress.
 pub struct ColumnChunk {
     descr: ColumnDescPtr,
@@ -238,6 +249,22 @@ pub struct ColumnChunk {
     nulls: u64,
     range: Option<Range>,
     statistics: bool,
+    /// The page index: each data page's place in `pages` and first row (the offset index),
+    /// and, for columns with statistics, its min, max and nulls (the column index), so that
+    /// engines skip pages inside a row group as they skip row groups.
+    page_places: Vec<PagePlace>,
+    page_nulls: u64,
+    page_range: Option<Range>,
+}
+
+/// A data page's place in its chunk's data pages, its rows and what the column index says of it.
+#[derive(Debug, Clone, Copy)]
+struct PagePlace {
+    offset: usize,
+    size: usize,
+    rows: usize,
+    nulls: u64,
+    range: Option<Range>,
 }
 
 impl std::fmt::Debug for ColumnChunk {
@@ -280,7 +307,32 @@ impl ColumnChunk {
             nulls: 0,
             range: None,
             statistics,
+            page_places: Vec::new(),
+            page_nulls: 0,
+            page_range: None,
         }
+    }
+
+    /// Widens the chunk's and the open page's min and max by a batch's.
+    fn widen(&mut self, batch: Option<Range>) {
+        Range::widen(&mut self.range, batch);
+        Range::widen(&mut self.page_range, batch);
+    }
+
+    /// Compresses and appends a data page of `rows` rows, and notes its place for the page index.
+    fn push_page(&mut self, codec: &mut Codec, encoding: Encoding, rows: usize, from_scratch: bool) -> Result<()> {
+        let offset = self.pages.len();
+        let bytes = if from_scratch { &self.scratch } else { &self.plain };
+        note(&mut self.encodings, encoding);
+        self.uncompressed += write_data_page(&mut self.pages, codec, bytes, encoding, rows)? as u64;
+        self.page_places.push(PagePlace {
+            offset,
+            size: self.pages.len() - offset,
+            rows,
+            nulls: std::mem::take(&mut self.page_nulls),
+            range: self.page_range.take(),
+        });
+        Ok(())
     }
 
     /// Rows in the chunk so far.
@@ -302,6 +354,7 @@ impl ColumnChunk {
             }
         }
         self.nulls += array.null_count() as u64;
+        self.page_nulls += array.null_count() as u64;
         let integers = matches!(self.kind, Kind::Fixed | Kind::Delta) && self.data_type != DataType::Float64;
         if integers && self.page_rows == 0 && !self.nullable {
             return self.append_page(array, codec);
@@ -347,7 +400,7 @@ impl ColumnChunk {
                 if self.statistics {
                     let range =
                         if constant { Some(Range { min: first.into(), max: first.into() }) } else { bounds(values) };
-                    Range::widen(&mut self.range, range);
+                    self.widen(range);
                 }
                 (all.inner(), constant.then(|| $bits(first)))
             }};
@@ -362,23 +415,34 @@ impl ColumnChunk {
         };
         let rows = array.len();
         self.rows += rows as u64;
-        let (encoding, bytes) = match (constant, self.kind) {
+        self.scratch.clear();
+        let encoding = match (constant, self.kind) {
             (Some(value), _) => {
-                self.scratch.clear();
                 encoding::delta_constant(&mut self.scratch, value, rows);
-                (Encoding::DELTA_BINARY_PACKED, &self.scratch[..])
+                Encoding::DELTA_BINARY_PACKED
             }
             (None, Kind::Delta) => {
-                self.scratch.clear();
                 // Delta columns are 64-bit (`Kind::of`), and u64's bits are INT64's.
                 encoding::delta_binary_packed(&mut self.scratch, plain.typed_data::<i64>());
-                (Encoding::DELTA_BINARY_PACKED, &self.scratch[..])
+                Encoding::DELTA_BINARY_PACKED
             }
-            (None, _) => (Encoding::PLAIN, plain.as_slice()),
+            (None, _) => {
+                // The page is the array's buffer itself: compressed from it, never copied.
+                let offset = self.pages.len();
+                note(&mut self.encodings, Encoding::PLAIN);
+                self.uncompressed +=
+                    write_data_page(&mut self.pages, codec, plain.as_slice(), Encoding::PLAIN, rows)? as u64;
+                self.page_places.push(PagePlace {
+                    offset,
+                    size: self.pages.len() - offset,
+                    rows,
+                    nulls: 0,
+                    range: self.page_range.take(),
+                });
+                return Ok(());
+            }
         };
-        note(&mut self.encodings, encoding);
-        self.uncompressed += write_data_page(&mut self.pages, codec, bytes, encoding, rows)? as u64;
-        Ok(())
+        self.push_page(codec, encoding, rows, true)
     }
 
     fn append_fixed(&mut self, array: &ArrayRef) {
@@ -393,7 +457,7 @@ impl ColumnChunk {
                     }
                 }
                 if self.statistics {
-                    Range::widen(&mut self.range, bounds(values));
+                    self.widen(bounds(values));
                 }
             }};
         }
@@ -422,7 +486,7 @@ impl ColumnChunk {
                     self.deltas.extend(values.iter().flatten().map(|v| $bits(&v)));
                 }
                 if self.statistics {
-                    Range::widen(&mut self.range, bounds(values));
+                    self.widen(bounds(values));
                 }
             }};
         }
@@ -472,17 +536,17 @@ impl ColumnChunk {
             page[..4].copy_from_slice(&levels.to_le_bytes());
             self.levels.clear();
         }
-        let (encoding, bytes) = match self.kind {
+        let (encoding, from_scratch) = match self.kind {
             // Numbers and strings are their own page when there are no levels: no copy.
-            Kind::Fixed | Kind::Strings if page.is_empty() => (Encoding::PLAIN, &self.plain),
+            Kind::Fixed | Kind::Strings if page.is_empty() => (Encoding::PLAIN, false),
             Kind::Fixed | Kind::Strings => {
                 page.extend_from_slice(&self.plain);
-                (Encoding::PLAIN, &*page)
+                (Encoding::PLAIN, true)
             }
             Kind::Delta => {
                 encoding::delta_binary_packed(page, &self.deltas);
                 self.deltas.clear();
-                (Encoding::DELTA_BINARY_PACKED, &*page)
+                (Encoding::DELTA_BINARY_PACKED, true)
             }
             Kind::Dictionary => {
                 let width = encoding::bit_width(self.dictionary.len().saturating_sub(1) as u64);
@@ -490,14 +554,33 @@ impl ColumnChunk {
                 encoding::rle_hybrid(page, &self.keys, width);
                 self.keys.clear();
                 // What parquet-rs writes by default (format 1.0 pages), which every reader takes.
-                (Encoding::PLAIN_DICTIONARY, &*page)
+                (Encoding::PLAIN_DICTIONARY, true)
             }
         };
-        note(&mut self.encodings, encoding);
-        self.uncompressed += write_data_page(&mut self.pages, codec, bytes, encoding, self.page_rows)? as u64;
+        self.push_page(codec, encoding, self.page_rows, from_scratch)?;
         self.plain.clear();
         self.page_rows = 0;
         Ok(())
+    }
+
+    /// The chunk's offset index (every column) and column index (columns with statistics),
+    /// its pages placed after `data_offset` bytes of dictionary page.
+    fn page_index(&mut self, data_offset: i64) -> Result<(Option<ColumnIndexMetaData>, OffsetIndexMetaData)> {
+        let mut offsets = OffsetIndexBuilder::new();
+        let physical = self.descr.physical_type();
+        let mut column_index = self.statistics.then(|| ColumnIndexBuilder::new(physical));
+        for page in self.page_places.drain(..) {
+            offsets.append_offset_and_size(data_offset + page.offset as i64, page.size as i32);
+            offsets.append_row_count(page.rows as i64);
+            let Some(index) = column_index.as_mut() else { continue };
+            let (min, max) = match page.range {
+                Some(r) => (physical_bytes(physical, r.min), physical_bytes(physical, r.max)),
+                None => (Vec::new(), Vec::new()),
+            };
+            index.append(page.range.is_none(), min, max, page.nulls as i64);
+        }
+        let column_index = column_index.map(ColumnIndexBuilder::build).transpose()?;
+        Ok((column_index, offsets.build()))
     }
 
     /// Closes the chunk: its bytes (dictionary page first) and the metadata that splices them
@@ -538,13 +621,14 @@ impl ColumnChunk {
         if let Some(statistics) = self.statistics() {
             metadata = metadata.set_statistics(statistics);
         }
+        let (column_index, offset_index) = self.page_index(data_offset)?;
         let result = ColumnCloseResult {
             bytes_written: bytes.len() as u64,
             rows_written: self.rows,
             metadata: metadata.build()?,
             bloom_filter: None,
-            column_index: None,
-            offset_index: None,
+            column_index,
+            offset_index: Some(offset_index),
         };
         self.uncompressed = 0;
         self.rows = 0;

@@ -554,8 +554,82 @@ mod tests {
             };
             assert_eq!(encodings(0, 7), [Encoding::RLE, Encoding::DELTA_BINARY_PACKED], "pid");
             assert_eq!(encodings(3, 8), [Encoding::PLAIN, Encoding::RLE, Encoding::DELTA_BINARY_PACKED], "cluster_x");
+            page_index_agrees_with(&files.files[0], &got);
             let _ = std::fs::remove_dir_all(&dir);
         }
+    }
+
+    /// The page index agrees with the rows: every column's pages cover its row group's rows in
+    /// order, and each page of a column with statistics has the min, max and null count of
+    /// exactly its rows (unsigned columns in unsigned order), as engines that skip pages need.
+    fn page_index_agrees_with(path: &Path, got: &RecordBatch) {
+        use parquet::arrow::arrow_reader::{ArrowReaderMetadata, ArrowReaderOptions};
+        use parquet::file::page_index::column_index::ColumnIndexMetaData;
+        let options = ArrowReaderOptions::new().with_page_index(true);
+        let metadata = ArrowReaderMetadata::load(&File::open(path).unwrap(), options).unwrap().metadata().clone();
+        let (columns, offsets) = (metadata.column_index().unwrap(), metadata.offset_index().unwrap());
+        let mut group_start = 0usize;
+        let mut pages_checked = 0;
+        for (g, group) in metadata.row_groups().iter().enumerate() {
+            let rows = group.num_rows() as usize;
+            for c in 0..got.num_columns() {
+                let pages = offsets[g][c].page_locations();
+                let firsts: Vec<usize> = pages.iter().map(|p| p.first_row_index as usize).collect();
+                assert_eq!(firsts.first(), Some(&0), "group {g} column {c}");
+                assert!(firsts.windows(2).all(|w| w[0] < w[1]), "group {g} column {c}: {firsts:?}");
+                let mut ends = firsts[1..].to_vec();
+                ends.push(rows);
+                let page_rows = |p: usize| group_start + firsts[p]..group_start + ends[p];
+                let column = got.column(c);
+                let values = |p: usize| -> Vec<Option<i128>> {
+                    page_rows(p)
+                        .map(|i| match column.data_type() {
+                            DataType::Int64 => {
+                                column.as_primitive::<Int64Type>().iter().nth(i).unwrap().map(i128::from)
+                            }
+                            DataType::UInt64 => {
+                                column.as_primitive::<UInt64Type>().iter().nth(i).unwrap().map(i128::from)
+                            }
+                            DataType::Int32 => {
+                                column.as_primitive::<Int32Type>().iter().nth(i).unwrap().map(i128::from)
+                            }
+                            other => panic!("column {c} of type {other} has a column index"),
+                        })
+                        .collect()
+                };
+                // Per page: (min, max, nulls), in the column's own order.
+                type Entry = (Option<i128>, Option<i128>, Option<i64>);
+                let entries: Vec<Entry> = match &columns[g][c] {
+                    ColumnIndexMetaData::NONE => continue,
+                    ColumnIndexMetaData::INT64(index) => {
+                        let unsigned = column.data_type() == &DataType::UInt64;
+                        let wide =
+                            |v: Option<&i64>| v.map(|&v| if unsigned { i128::from(v as u64) } else { i128::from(v) });
+                        (0..pages.len())
+                            .map(|p| (wide(index.min_value(p)), wide(index.max_value(p)), index.null_count(p)))
+                            .collect()
+                    }
+                    ColumnIndexMetaData::INT32(index) => (0..pages.len())
+                        .map(|p| {
+                            let wide = |v: Option<&i32>| v.map(|&v| i128::from(v));
+                            (wide(index.min_value(p)), wide(index.max_value(p)), index.null_count(p))
+                        })
+                        .collect(),
+                    other => panic!("column {c}: unexpected column index {other:?}"),
+                };
+                for (p, &(min, max, nulls)) in entries.iter().enumerate() {
+                    let v = values(p);
+                    let present: Vec<i128> = v.iter().flatten().copied().collect();
+                    assert_eq!(min, present.iter().min().copied(), "group {g} column {c} page {p} min");
+                    assert_eq!(max, present.iter().max().copied(), "group {g} column {c} page {p} max");
+                    assert_eq!(nulls, Some((v.len() - present.len()) as i64), "group {g} column {c} page {p} nulls");
+                    pages_checked += 1;
+                }
+            }
+            group_start += rows;
+        }
+        assert_eq!(group_start, got.num_rows());
+        assert!(pages_checked > metadata.num_row_groups() * 5, "{pages_checked} pages with a column index");
     }
 
     /// Two writers of one stem in one folder (two processes given one name): neither opens
