@@ -17,6 +17,10 @@
 #                skips it)
 #   preflight    the harness alone, no rocprof-rs needed: builds, capp, libbench, floor, Kineto
 #   all-quick    smoke, equivalence, fixtures and a shortened overhead in one command
+#   ranks        issue 27, 2+ GPUs: a DDP job (ranks/ddp_train.py, torchrun, one rank per GPU)
+#                traced as is and with rank 1 sleeping in one step; rocprof-rs ranks on both;
+#                ranks/check_ranks.py against each rank's own account, our Parquet and a
+#                torch.profiler run of the same straggler workload (NCCL time)
 #
 # Run from anywhere; it works in the repository root. On the GPU machine $OUT is the folder that
 # comes back (at most 8 files); elsewhere it defaults to bench/gpu/out. Each stage writes
@@ -26,7 +30,9 @@
 #
 # Environment: ROCPROF (the CLI; default target/gpu-carry/rocprof-rs, with librocprof_rs.so
 # beside it), PYTHON (python3), CUDA_HOME (/usr/local/cuda), CUPTI_LIB_DIR, STEP_TIMEOUT (s),
-# MEMORY_ARGS (extra options for memory.py, e.g. --baseline-tool PATH --rounds 3).
+# MEMORY_ARGS (extra options for memory.py, e.g. --baseline-tool PATH --rounds 3), RANKS_*
+# (the ranks stage: RANKS_NPROC, RANKS_STEPS, RANKS_WARMUP, RANKS_STRAGGLER_STEP,
+# RANKS_STRAGGLER_MS, RANKS_TIMEOUT; see ranks/README.md).
 
 # shellcheck disable=SC2317  # functions run through `step`, which shellcheck cannot follow
 set -euo pipefail
@@ -38,9 +44,9 @@ cd "$REPO"
 
 STAGE="${1:-}"
 case "$STAGE" in
-    smoke | equivalence | overhead | fixtures | memory | counters | preflight | all-quick) ;;
+    smoke | equivalence | overhead | fixtures | memory | counters | preflight | all-quick | ranks) ;;
     *)
-        sed -n '2,16p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//'
+        sed -n '2,23p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//'
         echo "usage: bash bench/gpu/run.sh STAGE" >&2
         exit 2
         ;;
@@ -100,6 +106,10 @@ needs() { [[ ! -e "$1" || "$2" -nt "$1" ]]; }
 
 build_all() {
     mkdir -p "$BUILD"
+    if [[ "$STAGE" == ranks ]]; then
+        echo "ranks: nothing to build (python and torch only)"
+        return 0
+    fi
     # The memory stage needs only mem_launch and the floor: nvcc's minute goes to nothing else.
     if [[ "$STAGE" != memory ]] && needs "$BUILD/capp" "$HERE/capp.cu"; then
         echo "building capp"
@@ -366,6 +376,130 @@ stage_counters() {
     VERDICTS+=("$W/compare.json")
     { for f in "$W"/time.*; do echo "${f##*/time.} $(cat "$f")"; done; } | tee "$W/times.txt"
     step tar tar -C "$W" --exclude=known --exclude='*.log' -czf "$OUT/counters.tgz" .
+}
+
+# reap_ranks PREFIX: the ranks of a finished run that are still alive (each wrote its pid to
+# PREFIX.<rank>.pid at start; torchrun starts its workers in sessions of their own, so a timeout's
+# group kill may miss them) are killed by pid, and the step fails, naming them.
+reap_ranks() {
+    local f pid left=0
+    for f in "$1".*.pid; do
+        [[ -e "$f" ]] || continue
+        pid="$(cat "$f")"
+        [[ "$pid" =~ ^[0-9]+$ ]] || continue
+        if [[ -r "/proc/$pid/cmdline" ]] && tr '\0' ' ' < "/proc/$pid/cmdline" 2>/dev/null | grep -q ddp_train.py; then
+            echo "rank pid $pid ($f) outlived its run: killing it"
+            kill -KILL "$pid" 2>/dev/null || true
+            left=1
+        fi
+    done
+    [[ $left == 0 ]] || return 1
+    echo "no rank left running"
+}
+
+# logged FILE CMD...: CMD's stdout into FILE and its stderr into FILE.err, then both into the log.
+# Files, not tee's pipe: a rank that outlived its run holds torchrun's stdout and stderr, and a
+# pipe's reader would wait for their end forever (the stage's own tee into <stage>.log too).
+logged() {
+    local file="$1" rc=0
+    shift
+    "$@" > "$file" 2> "$file.err" || rc=$?
+    cat "$file" "$file.err"
+    return "$rc"
+}
+
+# to_file FILE CMD...: CMD's stdout into FILE only (its stderr, e.g. ranks' notes, to the log).
+to_file() {
+    local file="$1"
+    shift
+    "$@" > "$file"
+}
+
+# ranks_cli: the carried CLI must have the ranks command (commit 0b7ae27 and later).
+ranks_cli() {
+    if ! "$ROCPROF" ranks --help > /dev/null 2>&1; then
+        echo "ranks: $ROCPROF has no ranks command: carry a newer build (bash bench/gpu/build-carry.sh)"
+        return 1
+    fi
+    echo "ranks: $ROCPROF has the ranks command"
+}
+
+# at_least_two_gpus N: the stage needs two GPUs or more.
+at_least_two_gpus() {
+    if (($1 < 2)); then
+        echo "ranks: $1 GPU(s) visible (nvidia-smi -L); this stage needs at least 2 (a multi-GPU kind)"
+        return 1
+    fi
+    echo "ranks: $1 ranks, one per GPU"
+}
+
+# issue 27: rocprof-rs ranks on a real NCCL job. Three runs of ranks/ddp_train.py under torchrun
+# (N ranks, one per GPU): traced as is; traced with rank 1 sleeping in step K; the straggler
+# workload again under torch.profiler alone (CUPTI has one subscriber: the reference is a
+# separate run of the same deterministic workload, as in the equivalence stage). Then `ranks`
+# on both traced runs and check_ranks.py.
+stage_ranks() {
+    local W="$WORK/ranks" R="$HERE/ranks"
+    # traced reads $T: bash locals are dynamically scoped, so this is the limit of every run here.
+    local T="${RANKS_TIMEOUT:-150}"
+    local S="${RANKS_STEPS:-30}" WU="${RANKS_WARMUP:-5}" K="${RANKS_STRAGGLER_STEP:-12}" MS="${RANKS_STRAGGLER_MS:-50}"
+    local deadline=$((T - 30)) N
+    mkdir -p "$W"
+    # NVLink multicast stays off on the lent machines, in every process (ddp_train.py sets them too).
+    export NCCL_NVLS_ENABLE=0 TORCH_SYMM_MEM_DISABLE_MULTICAST=1 NVSHMEM_DISABLE_NVLS=1
+    N="$(nvidia-smi -L 2>/dev/null | grep -c '^GPU ' || true)"
+    N="${N:-0}"
+    if [[ -n "${RANKS_NPROC:-}" ]] && ((RANKS_NPROC < N)); then N="$RANKS_NPROC"; fi
+    step gpus at_least_two_gpus "$N"
+    if ((N < 2)); then
+        return 0
+    fi
+    nvidia-smi topo -m || true  # the links between the GPUs, for the record
+    step ranks_cli ranks_cli
+    # Every run: the rendezvous and the process group time out, and each rank ends itself at
+    # $deadline s or when torchrun is gone (ddp_train.py's watchdog), inside timeout's $T.
+    local launch=("$PY" -m torch.distributed.run --standalone --nproc-per-node "$N" --max-restarts 0
+        --rdzv-conf join_timeout=60 "$R/ddp_train.py" --warmup "$WU" --steps "$S"
+        --deadline-s "$deadline" --pg-timeout-s 60)
+    local straggle=(--straggler-rank 1 --straggler-step "$K" --straggler-ms "$MS")
+    local marker=(--step-marker '^step ')
+
+    step plain_run logged "$W/plain.stdout" traced --kernel-trace --marker-trace -d "$W/plain" \
+        -- "${launch[@]}" --truth-out "$W/truth-plain"
+    step plain_reap reap_ranks "$W/truth-plain"
+    step straggler_run logged "$W/straggler.stdout" traced --kernel-trace --marker-trace -d "$W/straggler" \
+        -- "${launch[@]}" "${straggle[@]}" --truth-out "$W/truth-straggler"
+    step straggler_reap reap_ranks "$W/truth-straggler"
+    step torch_run logged "$W/torch.stdout" timeout -k 10 "$T" "${launch[@]}" "${straggle[@]}" \
+        --truth-out "$W/truth-torch" --torch-profiler "$W/torch"
+    step torch_reap reap_ranks "$W/truth-torch"
+
+    step ranks_plain to_file "$W/ranks-plain.json" timeout -k 5 60 "$ROCPROF" ranks "$W/plain" "${marker[@]}" --format json
+    step ranks_straggler to_file "$W/ranks-straggler.json" timeout -k 5 60 "$ROCPROF" ranks "$W/straggler" "${marker[@]}" \
+        --format json
+    {
+        local run
+        for run in straggler plain; do
+            echo "### rocprof-rs ranks $run --step-marker '^step ' --top 5"
+            timeout -k 5 60 "$ROCPROF" ranks "$W/$run" "${marker[@]}" --top 5 2>&1 || echo "(exit $?)"
+            echo
+        done
+        echo "### rocprof-rs stats straggler"
+        timeout -k 5 60 "$ROCPROF" stats "$W/straggler" 2>&1 || echo "(exit $?)"
+    } > "$OUT/ranks-tables.txt"
+    cat "$OUT/ranks-tables.txt"
+
+    step check "$PY" "$R/check_ranks.py" --world-size "$N" --steps "$S" --straggler-rank 1 --straggler-step "$K" \
+        --straggler-ms "$MS" \
+        --plain "$W/plain" --plain-truth "$W/truth-plain" --plain-stdout "$W/plain.stdout" \
+        --plain-ranks "$W/ranks-plain.json" \
+        --straggler "$W/straggler" --straggler-truth "$W/truth-straggler" --straggler-stdout "$W/straggler.stdout" \
+        --straggler-ranks "$W/ranks-straggler.json" \
+        --torch-prefix "$W/torch" --torch-truth "$W/truth-torch" --torch-stdout "$W/torch.stdout" \
+        --out "$W/verdict-ranks.json" --md "$OUT/ranks.md"
+    VERDICTS+=("$W/verdict-ranks.json")
+    step tar tar -C "$W" -czf "$OUT/ranks-data.tgz" .
+    ls -l "$OUT/ranks-data.tgz" || true
 }
 
 stage_all_quick() {
