@@ -364,8 +364,9 @@ fn ranks_without_collectives_and_a_missing_step() {
     assert_eq!(report["collectives_incomplete"], 1);
     assert_eq!(rank(&report, "1")["last_arrivals"], 0);
     assert_eq!(rank(&report, "0")["collective_wait_ns"], 0);
-    // Steps 1 (200, 250, 300: rank 2, 50 over), 2 (200, 200, 100: a tie, rank 0) and 3, seen on
-    // ranks 0 and 1 only (300, 200: median 250).
+    // Steps 1 (200, 250, 300: rank 2, 75 over the others' median of 225), 2 (200, 200, 100: a
+    // tie, rank 0, 50 over the others' 150) and 3, seen on ranks 0 and 1 only (300, 200: median
+    // 250, and rank 0 100 over the other).
     let steps: Vec<_> = report["steps"]
         .as_array()
         .unwrap()
@@ -375,9 +376,9 @@ fn ranks_without_collectives_and_a_missing_step() {
     assert_eq!(
         steps,
         [
-            json!([1, 3, true, 250.0, 50.0, "2"]),
-            json!([2, 3, true, 200.0, 0.0, "0"]),
-            json!([3, 2, false, 250.0, 50.0, "0"]),
+            json!([1, 3, true, 250.0, 75.0, "2"]),
+            json!([2, 3, true, 200.0, 50.0, "0"]),
+            json!([3, 2, false, 250.0, 100.0, "0"]),
         ]
     );
     let notes = report["notes"].to_string();

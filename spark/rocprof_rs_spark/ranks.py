@@ -26,7 +26,8 @@ its JSON is the Rust command's, field for field:
 - **Steps**: marker rows whose message matches the step marker (a Java regular expression,
   searched anywhere in the message); the k-th on a rank by (start_ns, end_ns) is step k, from
   1; its time is end_ns - start_ns. Per step, over the ranks that have it: the median (even
-  count: the mean of the two middle values), the slowest rank and its excess over the median.
+  count: the mean of the two middle values), the slowest rank and its excess over the median of
+  the other ranks' times.
   The stragglers are the ranks slowest in some step, the largest total excess first.
 - **Collectives**: per rank, collective kernels ordered by (start_ns, end_ns) and numbered per
   operation from 1 (the n-th AllReduce of every rank is one collective); arrival = start_ns.
@@ -301,10 +302,19 @@ def steps(markers: DataFrame, step_marker: str) -> DataFrame:
 
 
 def step_figures(per_rank: DataFrame, order: DataFrame) -> DataFrame:
-    """Per step: ranks, median, the slowest rank (its order) and time."""
-    return (
-        per_rank.join(order, "_rk")
+    """Per step: ranks, median, the slowest rank (its order) and time, and the median of the
+    other ranks' times (null for a step of one rank)."""
+    joined = per_rank.join(order, "_rk")
+    # The slowest as the aggregate below picks it: the largest time, the first rank in order.
+    place = Window.partitionBy("step").orderBy(F.col("time_ns").desc(), F.col("_order").asc())
+    others = (
+        joined.withColumn("_place", F.row_number().over(place))
+        .where(F.col("_place") > 1)
         .groupBy("step")
+        .agg(F.expr("percentile(time_ns, 0.5)").alias("others_median_ns"))
+    )
+    return (
+        joined.groupBy("step")
         .agg(
             F.count(F.lit(1)).alias("ranks"),
             F.expr("percentile(time_ns, 0.5)").alias("median_ns"),
@@ -317,6 +327,7 @@ def step_figures(per_rank: DataFrame, order: DataFrame) -> DataFrame:
             (-F.col("_slowest._neg")).alias("_slowest"),
             F.col("_slowest.time_ns").alias("slowest_ns"),
         )
+        .join(others, "step", "left")
     )
 
 
@@ -400,7 +411,8 @@ def compute(dataset: Dataset, step_marker: Optional[str] = None) -> Dict[str, An
         slowest_in: Dict[int, List[Tuple[int, float]]] = {}
         for row in step_figures(per_step, order.select("_rk", "_order")).orderBy("step").collect():
             median, slowest_ns = float(row["median_ns"]), int(row["slowest_ns"])
-            excess = float(slowest_ns) - median
+            others_median = row["others_median_ns"]
+            excess = 0.0 if others_median is None else float(slowest_ns) - float(others_median)
             slowest_in.setdefault(int(row["_slowest"]), []).append((int(row["step"]), excess))
             step_rows.append(
                 {

@@ -128,6 +128,24 @@ def untimed(table: DataFrame) -> bool:
     return found is not None and found["rows"] > 0 and found["timed"] == 0
 
 
+def summed_note(table: DataFrame) -> Optional[str]:
+    """The note ``rocprof-rs stats`` gives where the rows span several ranks: the figures add
+    them up (the same words, so that the two reports compare)."""
+    if "rank" not in table.columns:
+        return None
+    ranks = sorted(r["rank"] for r in table.select("rank").where(F.col("rank").isNotNull()).distinct().collect())
+    if len(ranks) < 2:
+        return None
+    if ranks[-1] - ranks[0] + 1 == len(ranks):
+        span = f"ranks {ranks[0]}-{ranks[-1]}"
+    else:
+        span = "ranks " + ",".join(str(r) for r in ranks)
+    return (
+        f"these figures add up {len(ranks)} {span}; --by-rank gives each rank's, --rank R one rank's, "
+        "and `rocprof-rs ranks` compares them"
+    )
+
+
 def compute(
     dataset: Dataset,
     sections: Sequence[Section] = SECTIONS,
@@ -165,5 +183,9 @@ def compute(
                 f"{section.table}: no timestamps in these rows (every start and end is 0), "
                 "so durations are unknown, not zero"
             )
+        if pid is None:
+            note = summed_note(table)
+            if note is not None:
+                notes.append(note)
         out.append(SectionStats(section.name, rows, len(collected) - len(shown), notes))
     return out

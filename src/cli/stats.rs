@@ -34,6 +34,13 @@ pub struct StatsArgs {
     /// Only this process (every process under DIR by default).
     #[arg(long)]
     pid: Option<u32>,
+    /// Only this rank (of a distributed job: the `rank` column the launcher's variables gave).
+    #[arg(long, value_name = "R")]
+    rank: Option<i32>,
+    /// Each rank's statistics apart, a section per rank (with --format csv and --csv-dir, a
+    /// folder `rank_<R>` per rank).
+    #[arg(long)]
+    by_rank: bool,
     /// With --format csv: write each section to its rocprofv3 file (kernel_stats.csv,
     /// hip_api_stats.csv, memory_copy_stats.csv, marker_api_stats.csv) in this directory,
     /// rather than the first section to stdout.
@@ -76,7 +83,11 @@ pub fn stats(args: StatsArgs) -> ExitCode {
             return ExitCode::FAILURE;
         }
     }
-    let options = Options { pid: args.pid, top: args.top, threads: 0 };
+    if args.by_rank && args.format == Format::Csv && args.csv_dir.is_none() {
+        eprintln!("rocprof-rs: --by-rank --format csv: give --csv-dir DIR, where each rank's files go to DIR/rank_<R>");
+        return ExitCode::from(2);
+    }
+    let options = Options { pid: args.pid, rank: args.rank, by_rank: args.by_rank, top: args.top, threads: 0 };
     let result = match stats::compute(&args.dir, &sections, &options) {
         Ok(result) => result,
         Err(e) => {
@@ -85,7 +96,10 @@ pub fn stats(args: StatsArgs) -> ExitCode {
         }
     };
     if result.is_empty() {
-        eprintln!("rocprof-rs: {}: no kernel, API, copy or marker rows to summarise", args.dir.display());
+        match args.rank {
+            Some(rank) => eprintln!("rocprof-rs: {}: no rows of rank {rank} to summarise", args.dir.display()),
+            None => eprintln!("rocprof-rs: {}: no kernel, API, copy or marker rows to summarise", args.dir.display()),
+        }
         return ExitCode::FAILURE;
     }
     match print(&args, &result) {
@@ -131,9 +145,13 @@ fn write_csv_files(dir: &std::path::Path, result: &[stats::SectionStats]) -> Res
         let path = path.to_owned();
         move |source| PrintError::File { path, source }
     };
-    std::fs::create_dir_all(dir).map_err(failed(dir))?;
     for section in result {
-        let path = dir.join(section.section.rocprofv3_file());
+        let folder = match section.rank {
+            Some(rank) => dir.join(format!("rank_{rank}")),
+            None => dir.to_path_buf(),
+        };
+        std::fs::create_dir_all(&folder).map_err(failed(&folder))?;
+        let path = folder.join(section.section.rocprofv3_file());
         let mut file = OutputFile::create(&path).map_err(failed(&path))?;
         render::csv(section, &mut file).map_err(failed(&path))?;
         file.complete().map_err(failed(&path))?;

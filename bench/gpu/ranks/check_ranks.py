@@ -29,8 +29,8 @@ Checks (each prefixed by its run):
   dropped; `ranks` lists the N ranks with their pids and S complete steps.
 - straggler: the sleep's CLOCK_BOOTTIME interval lies inside the straggler's `step K` marker;
   `ranks` names it the slowest of step K, with a delay within --delay-tol of the time it slept
-  (delay = the step's excess over the median; with two ranks the median is the mean of both, so
-  the delay is twice the excess); step K's slowest_ns equals our marker's duration; step K has
+  (delay = the step's excess, which `ranks` takes over the median of the other ranks' times, so
+  it is the whole delay whatever N); step K's slowest_ns equals our marker's duration; step K has
   the largest excess; the first straggler listed is rank R, step K among its steps.
 - straggler, collectives: the collectives of step K (those whose kernels start in `iter K`) are
   numbered alike on every rank; the one with the longest others' wait has rank R last, every
@@ -294,13 +294,12 @@ def check_straggler(v: Verdict, run: Run, truths: dict[int, dict], report: dict,
     v.check("straggler.step_K_slowest_is_straggler", rank_of(row.get("slowest")) == R,
             {"step": K, "slowest": row.get("slowest"), "expected_rank": R})
     excess = float(row.get("excess_ns") or 0)
-    delay = 2 * excess if n == 2 else excess
+    delay = excess
     out["delay_ns"] = delay
     v.check("straggler.step_K_delay_within_tol", slept_ns > 0 and abs(delay - slept_ns) <= args.delay_tol * slept_ns,
             {"delay_ms": delay / 1e6, "slept_ms": slept_ns / 1e6, "excess_ms": excess / 1e6,
              "median_ms": (row.get("median_ns") or 0) / 1e6, "slowest_ms": (row.get("slowest_ns") or 0) / 1e6,
-             "ratio": delay / slept_ns if slept_ns else None, "tolerance": args.delay_tol,
-             "delay_is": "2 x excess (two ranks: the median is the mean of both)" if n == 2 else "excess"})
+             "ratio": delay / slept_ns if slept_ns else None, "tolerance": args.delay_tol})
     dur = None if marker is None else marker["end_ns"] - marker["start_ns"]
     v.check("straggler.step_K_slowest_ns_equals_marker", dur is not None and row.get("slowest_ns") == dur,
             {"ranks_json": row.get("slowest_ns"), "parquet_marker": dur})
@@ -470,7 +469,7 @@ def markdown(args, truths, report, run, strag, per_nccl, plain_report, plain_out
     if row:
         lines.append(f"- `ranks`, step {K}: slowest rank {rank_of(row.get('slowest'))}, {ms(row.get('slowest_ns'))} ms "
                      f"against a median of {ms(row.get('median_ns'))} ms; excess {ms(row.get('excess_ns'))} ms, delay "
-                     f"{ms(strag.get('delay_ns'))} ms{' (2 x excess: two ranks)' if n == 2 else ''}; slept "
+                     f"{ms(strag.get('delay_ns'))} ms; slept "
                      f"{ms(strag.get('slept_ns'))} ms.")
     c = strag.get("collective")
     if c:

@@ -123,11 +123,25 @@ struct Builder {
     /// Kernels' starts and counter values by (process, dispatch id, the kernel first).
     dispatch_join: Sorter,
     value: Vec<u8>,
+    /// Process names by pid: a distributed job's rank and host where the run recorded them.
+    process_names: HashMap<u32, String>,
+}
+
+/// A process track's name: `rank 3 · node1 · pid 4242` for a rank of a distributed job,
+/// `process 4242 · node1` for a process without a rank, `process 4242` where nothing more is known.
+fn process_name(pid: u32, run: &super::runs::Run) -> String {
+    match (run.rank, &run.host) {
+        (Some(rank), Some(host)) => format!("rank {rank} · {host} · pid {pid}"),
+        (Some(rank), None) => format!("rank {rank} · pid {pid}"),
+        (None, Some(host)) => format!("process {pid} · {host}"),
+        (None, None) => format!("process {pid}"),
+    }
 }
 
 impl Builder {
-    fn new() -> Builder {
+    fn new(runs: &HashMap<u32, super::runs::Run>) -> Builder {
         Builder {
+            process_names: runs.iter().map(|(&pid, run)| (pid, process_name(pid, run))).collect(),
             groups: BTreeMap::new(),
             tracks: BTreeMap::new(),
             counters: BTreeMap::new(),
@@ -140,7 +154,8 @@ impl Builder {
 
     fn process(&mut self, pid: u32) -> u64 {
         let id = uuid(&[1, u64::from(pid)]);
-        self.groups.entry(id).or_insert_with(|| (format!("process {pid}"), Some(pid)));
+        let name = self.process_names.get(&pid).cloned();
+        self.groups.entry(id).or_insert_with(|| (name.unwrap_or_else(|| format!("process {pid}")), Some(pid)));
         id
     }
 
@@ -171,7 +186,7 @@ impl Builder {
 pub fn export(dir: &Path, out: &Path) -> Result<u64> {
     rocprof_rs_format::dataset::require_tables(dir)?;
     let progress = crate::progress::bar(7 + API_TABLES.len() as u64, "writing the Perfetto trace");
-    let mut b = Builder::new();
+    let mut b = Builder::new(&super::runs::read(dir)?);
     let mut gpu_names: HashMap<u64, String> = HashMap::new();
     batches(dir, Table::Agent, |t| {
         let (id, node, name, kind) = (t.col("agent_id")?, t.col("node_id")?, t.col("name")?, t.col("agent_type")?);

@@ -139,7 +139,7 @@ impl Dataset {
                 Ok(())
             })?;
         }
-        d.runs = super::runs::read(dir);
+        d.runs = super::runs::read(dir)?;
         Ok(d)
     }
 }
@@ -241,8 +241,8 @@ impl Db {
             what: "create".into(),
             source,
         })?;
-        let super::runs::Run { command, start_ns: start, end_ns: end } =
-            dataset.runs.get(&pid).cloned().unwrap_or_default();
+        let run = dataset.runs.get(&pid).cloned().unwrap_or_default();
+        let (command, start, end) = (run.command.clone(), run.start_ns, run.end_ns);
         let identity = Identity::new(start.unwrap_or(0).max(0) as u64, u64::from(pid));
         for (file, sql) in identity.schema() {
             conn.execute_batch(&sql).map_err(|source| Error::Database {
@@ -283,10 +283,15 @@ impl Db {
         )?;
         db.sql("BEGIN", [])?;
         db.string("")?;
-        db.sql("INSERT INTO rocpd_info_node{t} (id, hash, machine_id) VALUES (?1, ?1, 'unknown')", params![db.nid])?;
+        // The host is the node's name; a job's rank, local rank and world size are the
+        // process's extdata, where rocpd keeps what its columns do not name.
         db.sql(
-            "INSERT INTO rocpd_info_process{t} (id, nid, pid, command) VALUES (?1, ?2, ?1, ?3)",
-            params![pid, db.nid, command],
+            "INSERT INTO rocpd_info_node{t} (id, hash, machine_id, hostname) VALUES (?1, ?1, ?2, ?3)",
+            params![db.nid, run.host.as_deref().unwrap_or("unknown"), run.host],
+        )?;
+        db.sql(
+            "INSERT INTO rocpd_info_process{t} (id, nid, pid, command, extdata) VALUES (?1, ?2, ?1, ?3, ?4)",
+            params![pid, db.nid, command, Value::Object(run.origin_fields()).to_string()],
         )?;
         db.queue(0)?;
         db.stream(0)?;

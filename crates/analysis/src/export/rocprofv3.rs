@@ -100,6 +100,8 @@ pub(crate) fn domain(table: Table, function: &str) -> &'static str {
 /// Writes `dir`'s tables as rocprofv3 CSV files into `out`; returns the files and their rows.
 pub fn export(dir: &Path, out: &Path) -> Result<Vec<(String, u64)>> {
     rocprof_rs_format::dataset::require_tables(dir)?;
+    // Files are named by pid: refuse two processes of one pid on two hosts, before any is written.
+    super::runs::read(dir)?;
     let folder = OutputDir::create(out).map_err(|source| io(out, source))?;
     let written = export_into(dir, out)?;
     folder.keep();

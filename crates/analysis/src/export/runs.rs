@@ -1,11 +1,13 @@
 //! What each run's `*.metadata.json` says of its process, for the exports that carry it:
-//! the command line and the run's start and end. A file that cannot be read or parsed is
-//! skipped, as `stats` skips it.
+//! the command line, the run's start and end, and (format 3) its host and ranks. A file that
+//! cannot be read or parsed is skipped, as `stats` skips it.
 
 use std::collections::HashMap;
 use std::path::Path;
 
 use rocprof_rs_format::keys;
+
+use crate::error::{Error, Result};
 use serde_json::Value;
 
 /// One process's run.
@@ -15,12 +17,30 @@ pub(crate) struct Run {
     pub command: String,
     pub start_ns: Option<i64>,
     pub end_ns: Option<i64>,
+    /// The machine it ran on, where the tool recorded it.
+    pub host: Option<String>,
+    /// Its place in a distributed job, where the launcher's variables gave it.
+    pub rank: Option<i32>,
+    pub local_rank: Option<i32>,
+    pub world_size: Option<i32>,
 }
 
-/// The runs of the dataset `dir`, by process id.
-pub(crate) fn read(dir: &Path) -> HashMap<u32, Run> {
-    let mut runs = HashMap::new();
-    let Ok(entries) = std::fs::read_dir(dir) else { return runs };
+impl Run {
+    /// Its rank, local rank and world size as JSON fields (none where there are none).
+    pub fn origin_fields(&self) -> serde_json::Map<String, Value> {
+        [("rank", self.rank), ("local_rank", self.local_rank), ("world_size", self.world_size)]
+            .into_iter()
+            .filter_map(|(key, value)| Some((key.to_owned(), Value::from(value?))))
+            .collect()
+    }
+}
+
+/// The runs of the dataset `dir`, by process id. Two processes of one pid on two hosts are an
+/// error: the exports (as rocprofv3's outputs) know a process by its pid alone, and would
+/// merge them.
+pub(crate) fn read(dir: &Path) -> Result<HashMap<u32, Run>> {
+    let mut runs: HashMap<u32, Run> = HashMap::new();
+    let Ok(entries) = std::fs::read_dir(dir) else { return Ok(runs) };
     for entry in entries.flatten() {
         if !entry.file_name().to_string_lossy().ends_with(keys::METADATA_FILE_SUFFIX) {
             continue;
@@ -35,7 +55,30 @@ pub(crate) fn read(dir: &Path) -> HashMap<u32, Run> {
         let Some(pid) = text(keys::PID).and_then(|p| p.parse().ok()) else { continue };
         let time = |k: &str| text(k).and_then(|t| t.parse().ok());
         let command = text(keys::COMMAND_LINE).unwrap_or_default().to_owned();
-        runs.insert(pid, Run { command, start_ns: time(keys::START_NS), end_ns: time(keys::END_NS) });
+        let number = |k: &str| text(k).and_then(|t| t.parse().ok());
+        let host = text(keys::HOST).filter(|h| !h.is_empty()).map(str::to_owned);
+        if let Some(other) = runs.get(&pid).filter(|other| other.host != host) {
+            let name = |h: &Option<String>| h.clone().unwrap_or_else(|| "an unknown host".into());
+            return Err(Error::Invalid(format!(
+                "{}: process {pid} ran on {} and on {}: exports name a process by its pid alone, so export each \
+                 host's runs from a dataset of their own",
+                dir.display(),
+                name(&other.host),
+                name(&host)
+            )));
+        }
+        runs.insert(
+            pid,
+            Run {
+                command,
+                start_ns: time(keys::START_NS),
+                end_ns: time(keys::END_NS),
+                host,
+                rank: number(keys::RANK),
+                local_rank: number(keys::LOCAL_RANK),
+                world_size: number(keys::WORLD_SIZE),
+            },
+        );
     }
-    runs
+    Ok(runs)
 }

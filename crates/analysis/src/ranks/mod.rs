@@ -32,8 +32,8 @@
 //!   expression matched anywhere in the message, as Spark's `rlike`). On each rank, ordered by
 //!   `start_ns` (then `end_ns`), the k-th is step k, from 1; its time is `end_ns − start_ns`.
 //!   Per step, over the ranks that have it: the median time (for an even count, the mean of the
-//!   two middle values), the slowest rank (the longest time) and its excess = its time −
-//!   median. A step that some rank lacks is incomplete, and summarised over the ranks that have
+//!   two middle values), the slowest rank (the longest time) and its excess = its time − the
+//!   median of the other ranks' times (0 where it is alone). A step that some rank lacks is incomplete, and summarised over the ranks that have
 //!   it. Per rank: its steps, the steps it was slowest in, and its excess summed over those.
 //!   The stragglers are the ranks slowest in at least one step, with those steps and their
 //!   excess over them (summed, mean, largest), the largest sum first.

@@ -1,6 +1,7 @@
 //! Step times across ranks: each rank's marker ranges that match `--step-marker`, numbered in
 //! order of their starts, the k-th of every rank taken as step k; per step the median over the
-//! ranks, the slowest rank and its excess; per rank, the steps it was slowest in.
+//! ranks, the slowest rank and its excess over the others' median; per rank, the steps it was
+//! slowest in.
 //!
 //! The ranges go through an external sort twice, by (rank, start) to number them and by (step,
 //! rank) to compare them, so a step's times are held one step at a time.
@@ -46,7 +47,9 @@ pub struct StepRow {
     /// The rank with the longest time.
     pub slowest: RankRef,
     pub slowest_ns: i64,
-    /// The slowest's time − the median.
+    /// How much later the slowest finished than the others: its time − the median of the other
+    /// ranks' times (0 for a step of one rank). Over the others, so that a delay reads as
+    /// itself whatever the number of ranks: with two, a median over both would halve it.
     pub excess_ns: f64,
 }
 
@@ -190,19 +193,26 @@ fn step_row(step: u64, group: &[(u32, i64)], ranks: &RankTable) -> StepRow {
     let mut times: Vec<i64> = group.iter().map(|(_, t)| *t).collect();
     times.sort_unstable();
     let n = times.len();
-    // The mean of the two middle values for an even count, exactly: a sum of two i64 in i128.
-    let twice =
-        if n % 2 == 1 { 2 * i128::from(times[n / 2]) } else { i128::from(times[n / 2 - 1]) + i128::from(times[n / 2]) };
-    let median = twice as f64 / 2.0;
+    // The slowest's time is the largest: the others are the rest.
+    let others = &times[..n - 1];
+    let excess_ns =
+        if others.is_empty() { 0.0 } else { (2 * i128::from(slowest_ns) - twice_median(others)) as f64 / 2.0 };
     StepRow {
         step,
         ranks: n as u32,
         complete: n == ranks.len(),
-        median_ns: median,
+        median_ns: twice_median(&times) as f64 / 2.0,
         slowest: RankRef::of(ranks, slowest),
         slowest_ns,
-        excess_ns: (2 * i128::from(slowest_ns) - twice) as f64 / 2.0,
+        excess_ns,
     }
+}
+
+/// Twice the median of sorted, non-empty `times`, exactly: for an even count the sum of the two
+/// middle values (two i64 in an i128), whose half is their mean.
+fn twice_median(times: &[i64]) -> i128 {
+    let n = times.len();
+    if n % 2 == 1 { 2 * i128::from(times[n / 2]) } else { i128::from(times[n / 2 - 1]) + i128::from(times[n / 2]) }
 }
 
 #[cfg(test)]
@@ -253,8 +263,14 @@ mod tests {
     #[test]
     fn an_even_median_is_the_mean_of_the_middle_two() {
         let ranks = Ranks::default();
-        let r: Vec<u32> = (0..2).map(|i| ranks.index(Some(i), None, 1)).collect();
+        let r: Vec<u32> = (0..3).map(|i| ranks.index(Some(i), None, 1)).collect();
         let row = step_row(1, &[(r[0], 101), (r[1], 100)], &ranks.table());
-        assert_eq!((row.median_ns, row.excess_ns, row.slowest.name.as_str()), (100.5, 0.5, "0"));
+        // With two ranks, the excess is over the other one: the whole delay, not half of it.
+        assert_eq!((row.median_ns, row.excess_ns, row.slowest.name.as_str()), (100.5, 1.0, "0"));
+        // The others' median is the mean of their middle two: 100 and 102 for rank 2's 110.
+        let row = step_row(1, &[(r[0], 100), (r[1], 102), (r[2], 110)], &ranks.table());
+        assert_eq!((row.median_ns, row.excess_ns, row.slowest.name.as_str()), (102.0, 9.0, "2"));
+        let row = step_row(1, &[(r[0], 100)], &ranks.table());
+        assert_eq!(row.excess_ns, 0.0, "one rank: no one to be late against");
     }
 }

@@ -2,6 +2,7 @@
 //! memory copies and markers, streamed over row groups so a dataset larger than memory is
 //! fine. The CSV form is rocprofv3's own stats files, column for column.
 
+pub mod by_rank;
 pub mod health;
 pub mod render;
 pub mod scan;
@@ -102,6 +103,10 @@ pub struct Row {
 #[derive(Debug, Serialize)]
 pub struct SectionStats {
     pub section: Section,
+    /// The rank whose rows these are, with `--by-rank` or `--rank` (absent: every row, or a
+    /// process without a rank).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub rank: Option<i32>,
     pub rows: Rows,
     /// Names left out by `--top`.
     pub omitted: usize,
@@ -114,6 +119,10 @@ pub struct SectionStats {
 pub struct Options {
     /// Only this process.
     pub pid: Option<u32>,
+    /// Only this rank's rows.
+    pub rank: Option<i32>,
+    /// A section per rank (and one for rows without a rank), rather than one for all rows.
+    pub by_rank: bool,
     /// Only the largest N names per section.
     pub top: Option<usize>,
     /// Threads to read with (0: one per core).
@@ -135,20 +144,41 @@ pub fn compute(dir: &Path, sections: &[Section], options: &Options) -> Result<Ve
         if files.is_empty() {
             continue;
         }
-        let mut rows = RowsBuilder::default();
-        scan::summarise_each(&files, section.name_column(), options.pid, threads, |name, summary| {
-            rows.push_summary(name, &summary)
-        })?;
-        let mut stats = rows.finish(section, options.top)?;
-        if untimed(&files)? {
-            stats.notes.push(format!(
-                "{}: no timestamps in these rows (every start and end is 0), so durations are unknown, not zero",
-                section.table().name()
-            ));
+        let groups: Vec<(Option<i32>, Vec<PathBuf>)> = if options.by_rank || options.rank.is_some() {
+            let mut groups = by_rank::group(&files)?;
+            match options.rank {
+                Some(rank) => groups.remove(&Some(rank)).map(|files| vec![(Some(rank), files)]).unwrap_or_default(),
+                None => groups.into_iter().collect(),
+            }
+        } else {
+            vec![(None, files)]
+        };
+        for (rank, files) in groups {
+            let mut stats = section_stats(section, &files, options, threads)?;
+            stats.rank = rank;
+            if !(options.by_rank || options.rank.is_some() || options.pid.is_some()) {
+                stats.notes.extend(by_rank::summed_note(&files));
+            }
+            out.push(stats);
         }
-        out.push(stats);
     }
     Ok(out)
+}
+
+/// One section's statistics over `files`.
+fn section_stats(section: Section, files: &[PathBuf], options: &Options, threads: usize) -> Result<SectionStats> {
+    let mut rows = RowsBuilder::default();
+    scan::summarise_each(files, section.name_column(), options.pid, threads, |name, summary| {
+        rows.push_summary(name, &summary)
+    })?;
+    let mut stats = rows.finish(section, options.top)?;
+    if untimed(files)? {
+        stats.notes.push(format!(
+            "{}: no timestamps in these rows (every start and end is 0), so durations are unknown, not zero",
+            section.table().name()
+        ));
+    }
+    Ok(stats)
 }
 
 /// Whether every row of `files` has start and end 0, as a counters-only import writes them:
@@ -237,7 +267,7 @@ impl RowsBuilder {
     pub fn finish(self, section: Section, top: Option<usize>) -> Result<SectionStats> {
         let shown = top.map_or(self.len, |n| n.min(self.len));
         let rows = Rows { sorted: self.sorter.finish()?, shown, total: self.total };
-        Ok(SectionStats { section, rows, omitted: self.len - shown, notes: Vec::new() })
+        Ok(SectionStats { section, rank: None, rows, omitted: self.len - shown, notes: Vec::new() })
     }
 }
 

@@ -82,7 +82,10 @@ pub const TABLE_ROWS: usize = 10_000;
 
 /// One section as a terminal table, names cut to `width` characters.
 pub fn table(section: &SectionStats, width: usize, out: &mut impl Write) -> std::io::Result<()> {
-    writeln!(out, "{}", title(section))?;
+    match section.rank {
+        Some(rank) => writeln!(out, "{} of rank {rank}", title(section))?,
+        None => writeln!(out, "{}", title(section))?,
+    }
     for note in &section.notes {
         writeln!(out, "note: {note}")?;
     }

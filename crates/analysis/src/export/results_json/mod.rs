@@ -72,7 +72,7 @@ struct Gathered {
 fn export_into(dir: &Path, out: &Path) -> Result<Vec<(String, u64)>> {
     let progress = crate::progress::bar(4, "writing rocprofv3 JSON");
     let agents = Agents::read(dir)?;
-    let runs = super::runs::read(dir);
+    let runs = super::runs::read(dir)?;
     let mut g = gather(dir)?;
     g.pids.extend(agents.pids());
     progress.inc(1);

@@ -3,8 +3,8 @@
 //! `metadata` takes the pid, the run's start and end (`init_time`, `fini_time`) and its
 //! command line from the run's `*.metadata.json` where the dataset has one (0 and `[]`
 //! otherwise); the command line is kept as one string there, so `command` is it split at
-//! white space. The machine (`node`) and rocprofv3's own `config` are not recorded: `node`'s
-//! fields are empty and `config` is `{}`.
+//! white space. Of the machine (`node`), only the host name is recorded (format 3), and
+//! rocprofv3's own `config` is not: `node`'s other fields are empty and `config` is `{}`.
 
 use serde::Serialize;
 use serde_json::Value;
@@ -19,7 +19,7 @@ struct Node {
     hash: u64,
     machine_id: &'static str,
     system_name: &'static str,
-    hostname: &'static str,
+    hostname: String,
     release: &'static str,
     version: &'static str,
     hardware_name: &'static str,
@@ -41,7 +41,7 @@ pub(super) fn metadata(pid: u32, run: Option<&Run>) -> Metadata {
     let run = run.cloned().unwrap_or_default();
     let time = |t: Option<i64>| t.map_or(0, |t| t.max(0) as u64);
     Metadata {
-        node: Node::default(),
+        node: Node { hostname: run.host.clone().unwrap_or_default(), ..Node::default() },
         pid,
         init_time: time(run.start_ns),
         fini_time: time(run.end_ns),
