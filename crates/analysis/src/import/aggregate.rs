@@ -106,7 +106,10 @@ mod tests {
         k.value(1, 101, key(), 1.0);
         let mut t = KernelCounter::default();
         k.finish(&mut t);
-        let batch = arrow_array::RecordBatch::try_new(Arc::new(KernelCounter::schema()), t.finish()).unwrap();
+        let mut columns = t.finish();
+        let rows = columns[0].len();
+        columns.extend(rocprof_rs_format::origin::Origin::default().arrays(rows));
+        let batch = arrow_array::RecordBatch::try_new(Arc::new(KernelCounter::schema()), columns).unwrap();
         let col = |n: &str| batch.column_by_name(n).unwrap().clone();
         use arrow_array::cast::AsArray;
         use arrow_array::types::{Float64Type, UInt64Type};
