@@ -37,8 +37,10 @@ Checks (each prefixed by its run):
   other rank waited at least --wait-frac of the sleep, and its spread and others' wait equal
   those computed here from the Parquet; rank R's row counts it (last arrivals, kept waiting).
 - nccl_vs_torch: per rank, the NCCL kernel time of the measured steps other than 1 and K (the
-  steady steps), summed and as the median per step, agrees with torch.profiler's within
-  --nccl-tol. Step 1 is left out because its NCCL kernels hold a start-up wait (the ranks meeting
+  steady steps) after each collective's last arrival (the collective's own work) agrees with
+  torch.profiler's within --nccl-tol; the time before it, the rank's wait for the last one, is
+  each run's own skew (0.2 to 6.5 ms over 28 steps on rank 1 in two runs, alike in both tools)
+  and is reported with the totals, not checked. Step 1 is left out because its NCCL kernels hold a start-up wait (the ranks meeting
   after the warm-up: 5 to 7 ms on rank 1 on 2 x H200, in torch.profiler's run as in ours) whose
   length varies from run to run whatever the tracer. Step K alone, step 1 and all steps are
   reported: step K's NCCL time is mostly the wait, which is the sleep's and not the tracer's.
@@ -365,16 +367,44 @@ def check_straggler(v: Verdict, run: Run, truths: dict[int, dict], report: dict,
     return out
 
 
+def transfer_and_wait(steps: dict[int, dict[int, list[dict]]], steady: list[int]) -> dict[int, dict]:
+    """Per rank, its NCCL kernel time split at each collective's last arrival: the wait before
+    it (the run's skew between ranks, which differs from run to run) and the time after it (the
+    collective's own work, which a tracer must measure alike). The n-th NCCL kernel of a step on
+    every rank is one collective; a step whose ranks have different counts is skipped."""
+    ranks = sorted(steps)
+    out = {r: {"transfer_ns": 0, "wait_ns": 0, "steps": 0, "skipped_steps": []} for r in ranks}
+    for i in steady:
+        per = {r: sorted(steps[r].get(i, []), key=lambda k: k["start_ns"]) for r in ranks}
+        if len({len(ks) for ks in per.values()}) != 1:
+            for r in ranks:
+                out[r]["skipped_steps"].append(i)
+            continue
+        for n in range(len(per[ranks[0]])):
+            last = max(per[r][n]["start_ns"] for r in ranks)
+            for r in ranks:
+                k = per[r][n]
+                end = k["start_ns"] + k["duration_ns"]
+                out[r]["wait_ns"] += max(0, min(last, end) - k["start_ns"])
+                out[r]["transfer_ns"] += max(0, end - max(last, k["start_ns"]))
+        for r in ranks:
+            out[r]["steps"] += 1
+    return out
+
+
 def nccl_vs_torch(v: Verdict, run: Run, truths: dict[int, dict], args) -> dict[int, dict]:
     """(iv): per rank, NCCL kernel time over the steady measured steps, ours against torch's."""
     n, K, S = args.world_size, args.straggler_step, args.steps
     per: dict[int, dict] = {}
     bad, missing = [], []
+    ours_all: dict[int, dict[int, list[dict]]] = {}
+    torch_all: dict[int, dict[int, list[dict]]] = {}
     for r in range(n):
         tj = load_json(f"{args.torch_prefix}.{r}.json") if args.torch_prefix else None
         ours_steps = {i: run.nccl_in_iter(r, i) for i in range(1, S + 1)}
         ours_ns = {i: sum(k["duration_ns"] for k in ks) for i, ks in ours_steps.items()}
         ours_n = {i: len(ks) for i, ks in ours_steps.items()}
+        ours_all[r] = ours_steps
         # Steady: the measured steps but the straggler's and the first, whose start-up wait (the
         # ranks meeting after the warm-up) varies from run to run in both tools alike.
         steady = [i for i in range(2, S + 1) if i != K]
@@ -409,6 +439,7 @@ def nccl_vs_torch(v: Verdict, run: Run, truths: dict[int, dict], args) -> dict[i
             else:
                 method = f"none: torch has {len(ordered)} NCCL kernels, ours {sum(ours_n.values())}"
         th_ns = {i: sum(k["duration_ns"] for k in ks) for i, ks in th_steps.items()}
+        torch_all[r] = th_steps
         entry.update({"torch_steady_ns": sum(th_ns[i] for i in steady), "torch_step_K_ns": th_ns.get(K),
                       "torch_step_1_ns": th_ns.get(1),
                       "torch_steady_median_ns": statistics.median(th_ns[i] for i in steady),
@@ -422,13 +453,31 @@ def nccl_vs_torch(v: Verdict, run: Run, truths: dict[int, dict], args) -> dict[i
         entry["steady_per_step_us"] = {"ours": o / len(steady) / 1e3, "torch": t / len(steady) / 1e3}
         om, tm = entry["ours_steady_median_ns"], entry["torch_steady_median_ns"]
         entry["steady_median_diff"] = (om - tm) / tm if tm else None
-        if (not method.startswith(("iter", "in order")) or not t or abs(o - t) > args.nccl_tol * t
-                or not tm or abs(om - tm) > args.nccl_tol * tm):
+        if not method.startswith(("iter", "in order")) or not t:
+            bad.append(r)
+    # The waits are the run's own (each rank's arrival skew, which differs between the two
+    # runs), so the check is on each rank's NCCL time after the last arrival; the totals with
+    # the waits are reported beside it.
+    steady = [i for i in range(2, S + 1) if i != K]
+    split_ours = transfer_and_wait(ours_all, steady) if len(ours_all) == n else {}
+    split_torch = transfer_and_wait(torch_all, steady) if len(torch_all) == n else {}
+    for r in range(n):
+        o_split, t_split = split_ours.get(r), split_torch.get(r)
+        entry = per[r]
+        entry["ours_split"], entry["torch_split"] = o_split, t_split
+        if not o_split or not t_split or not t_split["transfer_ns"]:
+            bad.append(r)
+            continue
+        o, t = o_split["transfer_ns"], t_split["transfer_ns"]
+        entry["transfer_diff"] = (o - t) / t
+        if abs(o - t) > args.nccl_tol * t or o_split["skipped_steps"] or t_split["skipped_steps"]:
             bad.append(r)
     v.check("nccl_vs_torch.torch_files", not missing, {"missing_ranks": missing, "prefix": args.torch_prefix})
     v.check("nccl_vs_torch.steady_steps_within_tol", not missing and not bad,
-            {"tolerance": args.nccl_tol, "outside": bad,
+            {"tolerance": args.nccl_tol, "outside": sorted(set(bad)), "checked": "NCCL time after the last arrival",
              "steady_steps": f"2..{S} but {K}",
+             "split": {r: {"transfer_diff": e.get("transfer_diff"), "ours": e.get("ours_split"),
+                           "torch": e.get("torch_split")} for r, e in per.items()},
              "per_rank": {r: {k: e.get(k) for k in ("ours_steady_ns", "torch_steady_ns", "steady_diff",
                                                    "ours_steady_median_ns", "torch_steady_median_ns",
                                                    "steady_median_diff", "ours_step_1_ns", "torch_step_1_ns",
@@ -518,6 +567,15 @@ def markdown(args, truths, report, run, strag, per_nccl, plain_report, plain_out
             f"{ms(x.get('step_excess_ns'))} | {x.get('last_arrivals', '–')} | {ms(x.get('collective_wait_ns'))} | "
             f"{ms(x.get('kept_waiting_ns'))} | {ms(stepk)} | {ms(e.get('ours_steady_ns'))} | {ms(e.get('torch_steady_ns'))} | "
             f"{'–' if diff is None else f'{diff * 100:+.2f}%'} | {ms(e.get('ours_step_K_ns'))} | {ms(e.get('torch_step_K_ns'))} |")
+    lines += ["", f"Each rank's steady NCCL time split at each collective's last arrival (checked: the part after it, "
+              f"within {args.nccl_tol:.0%}; the waits before it are each run's own skew):", "",
+              "| rank | after last arrival, ours ms | torch ms | diff | waits, ours ms | torch ms |", "|---|---|---|---|---|---|"]
+    for r in range(n):
+        e = per_nccl.get(r, {})
+        o, t = e.get("ours_split") or {}, e.get("torch_split") or {}
+        d = e.get("transfer_diff")
+        lines.append(f"| {r} | {ms(o.get('transfer_ns'))} | {ms(t.get('transfer_ns'))} | "
+                     f"{'–' if d is None else f'{d * 100:+.2f}%'} | {ms(o.get('wait_ns'))} | {ms(t.get('wait_ns'))} |")
     if plain_report:
         lines += ["", "Plain run, per rank:", "",
                   "| rank | kernels | NCCL kernels | communication ms | slowest in steps | step excess ms | "
