@@ -7,10 +7,7 @@
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
-use parquet::arrow::arrow_reader::{ArrowReaderMetadata, ArrowReaderOptions};
 use parquet::file::statistics::Statistics;
-use rocprof_rs_format::input::open_regular;
-use rocprof_rs_format::read::contained;
 
 use crate::error::{Error, Result};
 
@@ -48,13 +45,7 @@ pub fn group(files: &[PathBuf]) -> Result<BTreeMap<Option<i32>, Vec<PathBuf>>> {
 
 /// What the footer of `path` says of its rows' ranks.
 fn file_rank(path: &Path) -> Result<FileRank> {
-    let file = open_regular(path).map_err(|source| Error::Io { path: path.display().to_string(), source })?;
-    let footer = contained(path, || {
-        ArrowReaderMetadata::load(&file, ArrowReaderOptions::default()).map_err(|e| rocprof_rs_format::Error::Io {
-            path: path.display().to_string(),
-            source: std::io::Error::other(e.to_string()),
-        })
-    })?;
+    let footer = super::footer(path)?;
     let metadata = footer.metadata();
     let Some(column) = metadata.file_metadata().schema_descr().columns().iter().position(|c| c.name() == "rank") else {
         return Ok(FileRank::None);

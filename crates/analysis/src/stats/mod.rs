@@ -188,14 +188,7 @@ fn section_stats(section: Section, files: &[PathBuf], options: &Options, threads
 fn untimed(files: &[PathBuf]) -> Result<bool> {
     let mut rows = 0;
     for path in files {
-        let file = open_regular(path).map_err(|source| Error::Io { path: path.display().to_string(), source })?;
-        let footer = contained(path, || {
-            ArrowReaderMetadata::load(&file, ArrowReaderOptions::default()).map_err(|e| rocprof_rs_format::Error::Io {
-                path: path.display().to_string(),
-                source: std::io::Error::other(e.to_string()),
-            })
-        })?;
-        for group in footer.metadata().row_groups() {
+        for group in footer(path)?.metadata().row_groups() {
             rows += group.num_rows();
             if !(all_zero(group, "start_ns") && all_zero(group, "end_ns")) {
                 return Ok(false);
@@ -203,6 +196,18 @@ fn untimed(files: &[PathBuf]) -> Result<bool> {
         }
     }
     Ok(rows > 0)
+}
+
+/// The footer of the Parquet file `path`, read within the reader's guards (a regular file, a
+/// panic in the decoder made an error).
+pub(crate) fn footer(path: &Path) -> Result<ArrowReaderMetadata> {
+    let file = open_regular(path).map_err(|source| Error::Io { path: path.display().to_string(), source })?;
+    Ok(contained(path, || {
+        ArrowReaderMetadata::load(&file, ArrowReaderOptions::default()).map_err(|e| rocprof_rs_format::Error::Io {
+            path: path.display().to_string(),
+            source: std::io::Error::other(e.to_string()),
+        })
+    })?)
 }
 
 /// Whether a row group's statistics show column `name` holding 0 and nothing else.
