@@ -136,6 +136,12 @@ fn stats_exports_and_names_say_which_rank() {
     let first: Value = serde_json::from_str(&text(&metadata[0])).unwrap();
     let mut second: Value = serde_json::from_str(&text(&metadata[1])).unwrap();
     second["rocprof_rs.pid"] = first["rocprof_rs.pid"].clone();
+    // One host, one pid, two ranks (pid namespaces): two processes, refused as well.
+    std::fs::write(&metadata[1], second.to_string()).unwrap();
+    let target = dir.join("collide-one-host");
+    let output = rocprof_rs(&["export", out_text, "--format", "rocpd", "-o", target.to_str().unwrap()]);
+    assert!(!output.status.success(), "two ranks of one pid on one host were merged");
+    assert!(stderr(&output).contains(" as rank "), "{}", stderr(&output));
     second["rocprof_rs.host"] = Value::from("another-host");
     std::fs::write(&metadata[1], second.to_string()).unwrap();
     for format in ["rocpd", "perfetto", "rocprofv3-json", "rocprofv3-csv"] {

@@ -38,7 +38,7 @@ pub struct StatsArgs {
     #[arg(long, value_name = "R")]
     rank: Option<i32>,
     /// Each rank's statistics apart, a section per rank (with --format csv and --csv-dir, a
-    /// folder `rank_<R>` per rank).
+    /// folder `rank_<R>` per rank, and `no_rank` for processes without one).
     #[arg(long)]
     by_rank: bool,
     /// With --format csv: write each section to its rocprofv3 file (kernel_stats.csv,
@@ -134,13 +134,13 @@ fn print(args: &StatsArgs, result: &[stats::SectionStats]) -> Result<(), PrintEr
         }
         (Format::Table, _) => result.iter().try_for_each(|section| render::table(section, args.width, &mut out)),
         (Format::Csv, None) => render::csv(&result[0], &mut out),
-        (Format::Csv, Some(dir)) => return write_csv_files(dir, result),
+        (Format::Csv, Some(dir)) => return write_csv_files(args, dir, result),
     };
     written.and_then(|()| out.flush()).map_err(PrintError::Stdout)
 }
 
 /// Each section to its rocprofv3 file in `dir`, each whole or not at all.
-fn write_csv_files(dir: &std::path::Path, result: &[stats::SectionStats]) -> Result<(), PrintError> {
+fn write_csv_files(args: &StatsArgs, dir: &std::path::Path, result: &[stats::SectionStats]) -> Result<(), PrintError> {
     let failed = |path: &std::path::Path| {
         let path = path.to_owned();
         move |source| PrintError::File { path, source }
@@ -148,6 +148,7 @@ fn write_csv_files(dir: &std::path::Path, result: &[stats::SectionStats]) -> Res
     for section in result {
         let folder = match section.rank {
             Some(rank) => dir.join(format!("rank_{rank}")),
+            None if args.by_rank => dir.join("no_rank"),
             None => dir.to_path_buf(),
         };
         std::fs::create_dir_all(&folder).map_err(failed(&folder))?;

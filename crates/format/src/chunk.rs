@@ -436,7 +436,7 @@ impl ColumnChunk {
                     offset,
                     size: self.pages.len() - offset,
                     rows,
-                    nulls: 0,
+                    nulls: std::mem::take(&mut self.page_nulls),
                     range: self.page_range.take(),
                 });
                 return Ok(());

@@ -18,7 +18,7 @@ use std::sync::Arc;
 use std::time::Instant;
 
 use arrow_array::RecordBatch;
-use arrow_schema::Schema;
+use arrow_schema::{DataType, Schema};
 use parquet::arrow::{ArrowSchemaConverter, add_encoded_arrow_schema_to_metadata};
 use parquet::file::metadata::KeyValue;
 use parquet::file::properties::WriterProperties;
@@ -236,7 +236,11 @@ impl TableFiles {
                 let kind = Kind::of(field.data_type(), is_delta_encoded(name))
                     .unwrap_or_else(|| panic!("column {name} of {}: no encoder", field.data_type()));
                 // Min/max per row group where readers filter (time windows, id ranges, ranks).
-                let statistics = name.ends_with("_ns") || name.ends_with("_id") || name == "rank";
+                let integer = matches!(
+                    field.data_type(),
+                    DataType::Int64 | DataType::UInt64 | DataType::Int32 | DataType::UInt32
+                );
+                let statistics = integer && (name.ends_with("_ns") || name.ends_with("_id") || name == "rank");
                 ColumnPlan { kind, nullable: field.is_nullable(), statistics }
             })
             .collect();
@@ -433,7 +437,7 @@ mod tests {
     use arrow_array::{
         ArrayRef, DictionaryArray, Float64Array, Int32Array, Int64Array, StringArray, UInt32Array, UInt64Array,
     };
-    use arrow_schema::{DataType, Field};
+    use arrow_schema::Field;
     use parquet::arrow::arrow_reader::ParquetRecordBatchReaderBuilder;
     use parquet::basic::Encoding;
     use parquet::file::statistics::Statistics;

@@ -57,14 +57,20 @@ pub(crate) fn read(dir: &Path) -> Result<HashMap<u32, Run>> {
         let command = text(keys::COMMAND_LINE).unwrap_or_default().to_owned();
         let number = |k: &str| text(k).and_then(|t| t.parse().ok());
         let host = text(keys::HOST).filter(|h| !h.is_empty()).map(str::to_owned);
-        if let Some(other) = runs.get(&pid).filter(|other| other.host != host) {
-            let name = |h: &Option<String>| h.clone().unwrap_or_else(|| "an unknown host".into());
+        let rank: Option<i32> = number(keys::RANK);
+        // One process may write several runs (sessions of the in-process API); two of one pid
+        // on two hosts, or as two ranks (pid namespaces of containers on one host), are two.
+        if let Some(other) = runs.get(&pid).filter(|other| other.host != host || other.rank != rank) {
+            let name = |h: &Option<String>, r: Option<i32>| {
+                let host = h.clone().unwrap_or_else(|| "an unknown host".into());
+                r.map_or(host.clone(), |r| format!("{host} as rank {r}"))
+            };
             return Err(Error::Invalid(format!(
                 "{}: process {pid} ran on {} and on {}: exports name a process by its pid alone, so export each \
-                 host's runs from a dataset of their own",
+                 host's (or rank's) runs from a dataset of their own",
                 dir.display(),
-                name(&other.host),
-                name(&host)
+                name(&other.host, other.rank),
+                name(&host, rank)
             )));
         }
         runs.insert(
@@ -74,7 +80,7 @@ pub(crate) fn read(dir: &Path) -> Result<HashMap<u32, Run>> {
                 start_ns: time(keys::START_NS),
                 end_ns: time(keys::END_NS),
                 host,
-                rank: number(keys::RANK),
+                rank,
                 local_rank: number(keys::LOCAL_RANK),
                 world_size: number(keys::WORLD_SIZE),
             },

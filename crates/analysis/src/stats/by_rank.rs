@@ -14,6 +14,8 @@ use crate::error::{Error, Result};
 /// The rank of a file's rows.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum FileRank {
+    /// No rows at all.
+    Empty,
     /// No row has a rank.
     None,
     /// Every row has this rank.
@@ -22,11 +24,13 @@ enum FileRank {
     Unknown,
 }
 
-/// `files` by the rank of their rows (`None`: rows without a rank), ranks in order.
+/// `files` by the rank of their rows (`None`: rows without a rank), ranks in order; files without
+/// rows are in no group.
 pub fn group(files: &[PathBuf]) -> Result<BTreeMap<Option<i32>, Vec<PathBuf>>> {
     let mut groups: BTreeMap<Option<i32>, Vec<PathBuf>> = BTreeMap::new();
     for path in files {
         let rank = match file_rank(path)? {
+            FileRank::Empty => continue,
             FileRank::None => None,
             FileRank::One(rank) => Some(rank),
             FileRank::Unknown => {
@@ -48,7 +52,8 @@ fn file_rank(path: &Path) -> Result<FileRank> {
     let footer = super::footer(path)?;
     let metadata = footer.metadata();
     let Some(column) = metadata.file_metadata().schema_descr().columns().iter().position(|c| c.name() == "rank") else {
-        return Ok(FileRank::None);
+        let rows: i64 = metadata.row_groups().iter().map(|g| g.num_rows()).sum();
+        return Ok(if rows == 0 { FileRank::Empty } else { FileRank::None });
     };
     // Row groups without rows say nothing; the others must all say the same.
     let mut seen: Option<FileRank> = None;
@@ -66,7 +71,7 @@ fn file_rank(path: &Path) -> Result<FileRank> {
         }
         seen = Some(this);
     }
-    Ok(seen.unwrap_or(FileRank::None))
+    Ok(seen.unwrap_or(FileRank::Empty))
 }
 
 /// A sentence on the ranks `files` span, where there are several: the figures add them up.

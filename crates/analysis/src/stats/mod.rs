@@ -156,6 +156,9 @@ pub fn compute(dir: &Path, sections: &[Section], options: &Options) -> Result<Ve
         for (rank, files) in groups {
             let mut stats = section_stats(section, &files, options, threads)?;
             stats.rank = rank;
+            if options.by_rank && rank.is_none() {
+                stats.notes.push("rows without a rank: processes no launcher gave a rank to".into());
+            }
             if !(options.by_rank || options.rank.is_some() || options.pid.is_some()) {
                 stats.notes.extend(by_rank::summed_note(&files));
             }
