@@ -114,21 +114,7 @@ impl<'a> Batch<'a> {
             .batch
             .column_by_name(name)
             .ok_or_else(|| bad(self.path, format!("no column {name} (not a rocprof-rs table?)")))?;
-        Ok(match array.data_type() {
-            DataType::UInt64 => Col::U64(array.as_primitive::<UInt64Type>()),
-            DataType::Int64 => Col::I64(array.as_primitive::<Int64Type>()),
-            DataType::UInt32 => Col::U32(array.as_primitive::<UInt32Type>()),
-            DataType::Int32 => Col::I32(array.as_primitive::<Int32Type>()),
-            DataType::Float64 => Col::F64(array.as_primitive::<Float64Type>()),
-            DataType::Utf8 => Col::Text(array.as_string::<i32>()),
-            DataType::Dictionary(key, _) if **key == DataType::Int32 => {
-                let dict = array.as_dictionary::<Int32Type>();
-                let values =
-                    dict.values().as_string_opt::<i32>().ok_or_else(|| bad(self.path, "a non-text dictionary"))?;
-                Col::Dict(dict, values)
-            }
-            other => return Err(bad(self.path, format!("column {name} has type {other}"))),
-        })
+        Col::of(array).ok_or_else(|| bad(self.path, format!("column {name} has type {}", array.data_type())))
     }
 }
 
@@ -159,6 +145,26 @@ fn same_kind(found: &DataType, declared: &DataType) -> bool {
     let text =
         |t: &DataType| matches!(t, DataType::Utf8) || matches!(t, DataType::Dictionary(_, v) if **v == DataType::Utf8);
     found == declared || (text(found) && text(declared))
+}
+
+impl<'a> Col<'a> {
+    /// `array` as the column type the format's tables use; `None` for any other type (a
+    /// dictionary of other keys or of non-text values among them).
+    pub fn of(array: &'a arrow_array::ArrayRef) -> Option<Col<'a>> {
+        Some(match array.data_type() {
+            DataType::UInt64 => Col::U64(array.as_primitive::<UInt64Type>()),
+            DataType::Int64 => Col::I64(array.as_primitive::<Int64Type>()),
+            DataType::UInt32 => Col::U32(array.as_primitive::<UInt32Type>()),
+            DataType::Int32 => Col::I32(array.as_primitive::<Int32Type>()),
+            DataType::Float64 => Col::F64(array.as_primitive::<Float64Type>()),
+            DataType::Utf8 => Col::Text(array.as_string::<i32>()),
+            DataType::Dictionary(key, _) if **key == DataType::Int32 => {
+                let dict = array.as_dictionary::<Int32Type>();
+                Col::Dict(dict, dict.values().as_string_opt::<i32>()?)
+            }
+            _ => return None,
+        })
+    }
 }
 
 impl Col<'_> {

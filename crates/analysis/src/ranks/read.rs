@@ -6,8 +6,6 @@
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicUsize, Ordering};
 
-use arrow_array::cast::AsArray;
-use arrow_array::types::{Float64Type, Int32Type, Int64Type, UInt32Type, UInt64Type};
 use arrow_array::{Array, ArrayRef, RecordBatch};
 use arrow_schema::DataType;
 use parquet::arrow::ProjectionMask;
@@ -238,18 +236,5 @@ fn checked<'a>(col: Col<'a>, name: &str, kind: Kind) -> std::result::Result<Col<
 /// The column `name` of `batch`, typed as the format reader types it.
 fn typed<'a>(batch: &'a RecordBatch, name: &str) -> std::result::Result<Col<'a>, ColumnError> {
     let array: &ArrayRef = batch.column_by_name(name).ok_or_else(|| ColumnError::Missing(name.to_owned()))?;
-    let wrong = || ColumnError::Type { column: name.to_owned(), found: array.data_type().clone() };
-    Ok(match array.data_type() {
-        DataType::UInt64 => Col::U64(array.as_primitive::<UInt64Type>()),
-        DataType::Int64 => Col::I64(array.as_primitive::<Int64Type>()),
-        DataType::UInt32 => Col::U32(array.as_primitive::<UInt32Type>()),
-        DataType::Int32 => Col::I32(array.as_primitive::<Int32Type>()),
-        DataType::Float64 => Col::F64(array.as_primitive::<Float64Type>()),
-        DataType::Utf8 => Col::Text(array.as_string::<i32>()),
-        DataType::Dictionary(key, _) if **key == DataType::Int32 => {
-            let dict = array.as_dictionary::<Int32Type>();
-            Col::Dict(dict, dict.values().as_string_opt::<i32>().ok_or_else(wrong)?)
-        }
-        _ => return Err(wrong()),
-    })
+    Col::of(array).ok_or_else(|| ColumnError::Type { column: name.to_owned(), found: array.data_type().clone() })
 }
