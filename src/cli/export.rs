@@ -19,6 +19,9 @@ pub enum ExportFormat {
     /// rocpd SQLite databases (`<pid>_results.db`), rocprofv3's default output from ROCm 7.0:
     /// AMD's schema and views, so the `rocpd` tools open them.
     Rocpd,
+    /// madengine's sampler files (gpu_info_power_profiler_output.csv and
+    /// gpu_info_vram_profiler_output.csv) from the device samples, with madengine's columns.
+    Madengine,
 }
 
 /// The options of `rocprof-rs export`.
@@ -29,7 +32,7 @@ pub struct ExportArgs {
     /// What to write.
     #[arg(long, value_enum)]
     format: ExportFormat,
-    /// Where to write it: a directory for CSV, JSON and rocpd files, a file (or a directory
+    /// Where to write it: a directory for CSV (rocprofv3's, madengine's), JSON and rocpd files, a file (or a directory
     /// to hold trace.pftrace) for Perfetto.
     #[arg(short = 'o', long, value_name = "PATH")]
     output: PathBuf,
@@ -59,6 +62,7 @@ pub fn export(args: ExportArgs) -> ExitCode {
         ExportFormat::Rocprofv3Csv => rocprof_rs_analysis::export::rocprofv3::export(&args.dir, &args.output),
         ExportFormat::Rocprofv3Json => rocprof_rs_analysis::export::results_json::export(&args.dir, &args.output),
         ExportFormat::Rocpd => rocprof_rs_analysis::export::rocpd::export(&args.dir, &args.output),
+        ExportFormat::Madengine => rocprof_rs_analysis::export::madengine::export(&args.dir, &args.output),
         ExportFormat::Perfetto => {
             let file = if args.output.is_dir() { args.output.join("trace.pftrace") } else { args.output.clone() };
             rocprof_rs_analysis::export::perfetto::export(&args.dir, &file).map(|slices| {
@@ -71,7 +75,7 @@ pub fn export(args: ExportArgs) -> ExitCode {
             let unit = match args.format {
                 ExportFormat::Perfetto => "slices",
                 ExportFormat::Rocpd => "events",
-                ExportFormat::Rocprofv3Csv => "rows",
+                ExportFormat::Rocprofv3Csv | ExportFormat::Madengine => "rows",
                 ExportFormat::Rocprofv3Json => "records",
             };
             let written: Vec<Written> = files

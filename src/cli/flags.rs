@@ -181,6 +181,15 @@ pub struct RunArgs {
     #[arg(long, value_name = "rotate|application", help_heading = "Counters")]
     counter_passes: Option<String>,
 
+    /// Sample every GPU's power, energy counter, clocks, memory, busy % and temperature (NVML on
+    /// NVIDIA, AMD SMI on AMD) into the device_sample table, every MS milliseconds (1 to 60000;
+    /// 10 when given without a value).
+    #[arg(long, value_name = "MS", num_args = 0..=1, default_missing_value = "10", help_heading = "Device telemetry")]
+    device_sample: Option<String>,
+    /// The libamd_smi.so or libnvidia-ml.so.1 to sample through, where not found by its name.
+    #[arg(long, value_name = "PATH", help_heading = "Device telemetry")]
+    device_sample_library: Option<String>,
+
     /// Read a madengine profiling profile (JSON) and do what it asks where rocprof-rs can;
     /// every part it cannot do is named on stderr. Options given here override it.
     #[arg(long, value_name = "FILE.json", help_heading = "Launch")]
@@ -241,6 +250,8 @@ impl RunArgs {
             (config::POLICY, &self.policy),
             (config::BUFFER_SIZE, &self.buffer_size),
             (config::QUEUE_BATCHES, &self.queue_batches),
+            (config::DEVICE_SAMPLE_MS, &self.device_sample),
+            (config::DEVICE_SAMPLE_LIBRARY, &self.device_sample_library),
         ];
         for (name, value) in texts {
             if let Some(value) = value {

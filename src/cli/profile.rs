@@ -108,10 +108,12 @@ const OTHER_TOOLS: &[(&str, &str)] = &[
     ("miopen_trace", LIBRARY_LOG),
     ("tensile_trace", LIBRARY_LOG),
     ("rccl_trace", "RCCL's own call logging collected by madengine's scripts; --rccl-trace traces the RCCL API"),
-    ("gpu_info_power_profiler", "GPU power sampling by madengine's scripts; rocprof-rs samples no power"),
-    ("gpu_info_vram_profiler", "VRAM usage sampling by madengine's scripts; rocprof-rs samples no memory usage"),
     ("therock_check", "a check of the ROCm installation by madengine's scripts, not profiling"),
 ];
+
+/// madengine's sampling tools, which the device sampler stands in for, and the prefix of their
+/// variables (`POWER_SAMPLING_RATE`; the bare `SAMPLING_RATE` is read too).
+const MADENGINE_SAMPLERS: &[(&str, &str)] = &[("gpu_info_power_profiler", "POWER"), ("gpu_info_vram_profiler", "VRAM")];
 
 /// What a profile asks of rocprof-rs.
 #[derive(Debug, Default, PartialEq, Eq)]
@@ -237,6 +239,11 @@ impl Mapper {
     /// As madengine applies a tool: its `cmd` replaces the tool's command line, its `env_vars`
     /// are added to the tool's own.
     fn tool(&mut self, name: &str, cmd: Option<&str>, env: BTreeMap<String, String>) {
+        if let Some(prefix) = MADENGINE_SAMPLERS.iter().find(|(n, _)| *n == name).map(|(_, p)| *p)
+            && cmd.is_none()
+        {
+            return self.sampler(name, prefix, &env);
+        }
         let known = ROCPROFV3_TOOLS.iter().find(|t| t.name == name);
         let options = match cmd {
             Some(cmd) => rocprofv3_options(cmd),
@@ -359,6 +366,31 @@ impl Mapper {
         };
         self.cannot(format!("distributed launcher {launcher}"), &why);
         Ok(())
+    }
+
+    /// madengine's power or VRAM sampler, as the device sampler: its interval (`SAMPLING_RATE`,
+    /// seconds; madengine's default 0.1) in milliseconds, the shorter where both are asked for.
+    /// Its `DEVICE` list is not honoured: every GPU is sampled.
+    fn sampler(&mut self, name: &str, prefix: &str, env: &BTreeMap<String, String>) {
+        let setting = |key: &str| env.get(&format!("{prefix}_{key}")).or_else(|| env.get(key)).map(|v| v.trim());
+        let rate = setting("SAMPLING_RATE").unwrap_or("0.1");
+        let Some(ms) = rate
+            .parse::<f64>()
+            .ok()
+            .filter(|s| s.is_finite() && *s > 0.0)
+            .map(|s| (s * 1e3).round().clamp(1.0, 60_000.0) as u64)
+        else {
+            return self.cannot(format!("tool {name} SAMPLING_RATE {rate}"), "not a number of seconds above 0");
+        };
+        let interval =
+            self.options.get(config::DEVICE_SAMPLE_MS).and_then(|v| v.parse::<u64>().ok()).map_or(ms, |v| v.min(ms));
+        self.options.insert(config::DEVICE_SAMPLE_MS.to_owned(), interval.to_string());
+        if let Some(devices) = setting("DEVICE").filter(|d| !d.eq_ignore_ascii_case("all")) {
+            self.cannot(
+                format!("tool {name} DEVICE {devices}"),
+                "rocprof-rs samples every GPU, and `export madengine` writes a column for each",
+            );
+        }
     }
 
     fn cannot(&mut self, what: impl AsRef<str>, why: &str) {

@@ -22,7 +22,9 @@ pub enum Format {
 pub struct StatsArgs {
     /// The dataset: the directory a run (or `rocprof-rs import`) wrote.
     dir: PathBuf,
-    /// Only these sections (kernel, hip_api, memory_copy, marker); default: every one with rows.
+    /// Only these sections (kernel, hip_api, memory_copy, marker, device); default: every one
+    /// with rows. device: each GPU's sampled power, energy, clocks and memory, and energy by
+    /// kernel and marker range (from `run --device-sample`); with --format json, it alone.
     #[arg(long, value_delimiter = ',')]
     section: Vec<String>,
     /// Only the N names with the largest total per section.
@@ -60,16 +62,17 @@ pub struct StatsArgs {
 pub fn stats(args: StatsArgs) -> ExitCode {
     rocprof_rs_analysis::spill::set_memory(args.memory);
     let mut sections = Vec::new();
-    for name in &args.section {
+    let device_asked = args.section.iter().any(|s| s == DEVICE);
+    for name in args.section.iter().filter(|s| *s != DEVICE) {
         match Section::by_name(name) {
             Some(s) => sections.push(s),
             None => {
-                eprintln!("rocprof-rs: --section {name:?}: expected kernel, hip_api, memory_copy or marker");
+                eprintln!("rocprof-rs: --section {name:?}: expected kernel, hip_api, memory_copy, marker or device");
                 return ExitCode::from(2);
             }
         }
     }
-    if sections.is_empty() {
+    if sections.is_empty() && !device_asked {
         sections = Section::ALL.to_vec();
     }
     if !args.dir.is_dir() {
@@ -95,6 +98,44 @@ pub fn stats(args: StatsArgs) -> ExitCode {
             return ExitCode::FAILURE;
         }
     };
+    // The GPUs' samples belong to processes, not ranks' sections: --pid narrows them, and a
+    // --by-rank run prints them once.
+    let device = if args.section.is_empty() || device_asked {
+        match rocprof_rs_analysis::telemetry::report::report(&args.dir, args.pid) {
+            Ok(device) => device,
+            Err(e) => {
+                eprintln!("rocprof-rs: {e}");
+                return ExitCode::FAILURE;
+            }
+        }
+    } else {
+        None
+    };
+    if device_asked && device.is_none() {
+        eprintln!(
+            "rocprof-rs: {}: no device samples (record them with `rocprof-rs run --device-sample`)",
+            args.dir.display()
+        );
+        return ExitCode::FAILURE;
+    }
+    if device_asked && sections.is_empty() {
+        return match print_device(&args, device.as_ref()) {
+            Ok(()) => ExitCode::SUCCESS,
+            Err(e) => {
+                eprintln!("rocprof-rs: {e}");
+                ExitCode::FAILURE
+            }
+        };
+    }
+    if result.is_empty() && device.is_some() {
+        return match print_device(&args, device.as_ref()) {
+            Ok(()) => ExitCode::SUCCESS,
+            Err(e) => {
+                eprintln!("rocprof-rs: {e}");
+                ExitCode::FAILURE
+            }
+        };
+    }
     if result.is_empty() {
         match args.rank {
             Some(rank) => eprintln!("rocprof-rs: {}: no rows of rank {rank} to summarise", args.dir.display()),
@@ -102,7 +143,9 @@ pub fn stats(args: StatsArgs) -> ExitCode {
         }
         return ExitCode::FAILURE;
     }
-    match print(&args, &result) {
+    match print(&args, &result)
+        .and_then(|()| if args.format == Format::Json { Ok(()) } else { print_device(&args, device.as_ref()) })
+    {
         Ok(()) => ExitCode::SUCCESS,
         Err(e) => {
             eprintln!("rocprof-rs: {e}");
@@ -135,6 +178,44 @@ fn print(args: &StatsArgs, result: &[stats::SectionStats]) -> Result<(), PrintEr
         (Format::Table, _) => result.iter().try_for_each(|section| render::table(section, args.width, &mut out)),
         (Format::Csv, None) => render::csv(&result[0], &mut out),
         (Format::Csv, Some(dir)) => return write_csv_files(args, dir, result),
+    };
+    written.and_then(|()| out.flush()).map_err(PrintError::Stdout)
+}
+
+/// The `--section` name of the device section.
+const DEVICE: &str = "device";
+
+/// The device section, where the dataset has one: tables, JSON, or CSV files under --csv-dir.
+fn print_device(
+    args: &StatsArgs,
+    device: Option<&rocprof_rs_analysis::telemetry::report::DeviceReport>,
+) -> Result<(), PrintError> {
+    let Some(device) = device else { return Ok(()) };
+    let stdout = std::io::stdout();
+    let mut out = std::io::BufWriter::new(stdout.lock());
+    let written = match (args.format, &args.csv_dir) {
+        (Format::Json, _) => {
+            serde_json::to_writer_pretty(&mut out, device).map_err(std::io::Error::from).and_then(|()| writeln!(out))
+        }
+        (Format::Table, _) => {
+            rocprof_rs_analysis::telemetry::report::render(device, args.top.unwrap_or(20), args.width, &mut out)
+        }
+        (Format::Csv, None) => {
+            eprintln!("rocprof-rs: note: the device section's CSV files need --csv-dir");
+            Ok(())
+        }
+        (Format::Csv, Some(dir)) => {
+            for (name, text) in rocprof_rs_analysis::telemetry::report::csv_files(device) {
+                let path = dir.join(name);
+                let failed = |source| PrintError::File { path: path.clone(), source };
+                std::fs::create_dir_all(dir).map_err(failed)?;
+                let mut file = OutputFile::create(&path).map_err(failed)?;
+                file.write_all(text.as_bytes()).map_err(failed)?;
+                file.complete().map_err(failed)?;
+                file.commit().map_err(failed)?;
+            }
+            Ok(())
+        }
     };
     written.and_then(|()| out.flush()).map_err(PrintError::Stdout)
 }

@@ -15,6 +15,7 @@
 
 #![allow(non_camel_case_types, non_snake_case, non_upper_case_globals)]
 
+pub mod amdsmi;
 #[allow(missing_debug_implementations)]
 pub mod checked;
 
@@ -39,9 +40,11 @@ pub use generated::*;
 #[cfg(not(rocprofiler_sdk_sys_bindgen))]
 pub use checked::*;
 
+pub mod cuda;
 pub mod cupti;
 pub mod dylib;
 pub mod hip;
+pub mod nvml;
 pub mod sdk;
 
 pub use dylib::LoadError;

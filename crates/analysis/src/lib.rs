@@ -20,5 +20,6 @@ pub mod read;
 pub mod rocpd;
 pub mod spill;
 pub mod stats;
+pub mod telemetry;
 
 pub use error::{Error, Result};

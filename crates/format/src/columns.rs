@@ -208,6 +208,40 @@ impl Column for OptI32 {
     }
 }
 
+macro_rules! optional {
+    ($name:ident, $t:ty, $array:ident, $dt:expr) => {
+        #[doc = concat!("A nullable `", stringify!($t), "` column (a reading a device may not report): see [`OptI32`].")]
+        #[derive(Debug, Default)]
+        pub struct $name {
+            values: Vec<$t>,
+            valid: Vec<bool>,
+        }
+
+        impl Column for $name {
+            type Value<'a> = Option<$t>;
+            fn data_type() -> DataType {
+                $dt
+            }
+            const NULLABLE: bool = true;
+            #[inline]
+            fn push(&mut self, value: Option<$t>) {
+                self.values.push(value.unwrap_or_default());
+                self.valid.push(value.is_some());
+            }
+            fn finish(&mut self) -> ArrayRef {
+                let values = std::mem::take(&mut self.values);
+                let nulls = self.valid.contains(&false).then(|| NullBuffer::from(self.valid.as_slice()));
+                self.valid.clear();
+                Arc::new($array::new(values.into(), nulls))
+            }
+        }
+    };
+}
+
+optional!(OptU64, u64, UInt64Array, DataType::UInt64);
+optional!(OptU32, u32, UInt32Array, DataType::UInt32);
+optional!(OptF64, f64, Float64Array, DataType::Float64);
+
 /// A UTF-8 column.
 #[derive(Debug, Default)]
 pub struct Str(StringBuilder);

@@ -288,6 +288,37 @@ columns! {
     }
 }
 
+columns! {
+    /// `device_sample`: one row per GPU and sample of the device sampler (off unless asked
+    /// for): what the vendor's management library (NVML, AMD SMI) reported at `time_ns`, on
+    /// the tables' clock. `agent_id` is the GPU's agent where the process uses it (null for a
+    /// GPU the library sees but the process does not); `device_index` is the library's own
+    /// numbering and `device_uuid` its name for the GPU. Each reading is null where the GPU
+    /// or library does not report it. `power_w` is the library's power reading (NVML's
+    /// `nvmlDeviceGetPowerUsage`, AMD SMI's socket power); `energy_j` is the GPU's energy
+    /// counter, from an arbitrary origin, so only its differences mean anything.
+    /// `throttle_reasons` is the library's bit mask, `throttle` the same as names.
+    DeviceSample / DeviceSampleRow {
+        time_ns: I64,
+        agent_id: OptU64,
+        device_index: U32,
+        device_uuid: Dict,
+        library: Dict,
+        power_w: OptF64,
+        energy_j: OptF64,
+        sm_clock_mhz: OptU32,
+        memory_clock_mhz: OptU32,
+        memory_used_bytes: OptU64,
+        memory_total_bytes: OptU64,
+        gpu_busy_pct: OptU32,
+        memory_busy_pct: OptU32,
+        temperature_c: OptI32,
+        throttle_reasons: OptU64,
+        throttle: OptStr,
+        pid: SameU32,
+    }
+}
+
 /// Declares the [`Table`] enum from one list: each table's variant, folder name and row
 /// buffers (several tables may share a schema, as the API tables do).
 macro_rules! tables {
@@ -349,6 +380,8 @@ tables! {
     KernelCounter => "kernel_counter", KernelCounter;
     /// `process`: [`Process`].
     Process => "process", Process;
+    /// `device_sample`: [`DeviceSample`].
+    DeviceSample => "device_sample", DeviceSample;
 }
 
 impl Table {

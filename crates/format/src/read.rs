@@ -218,12 +218,24 @@ impl Col<'_> {
         self.is_valid(i).then(|| self.i64(i))
     }
 
+    /// The value at `i`, or `None` where null.
+    #[inline]
+    pub fn opt_f64(&self, i: usize) -> Option<f64> {
+        self.is_valid(i).then(|| self.f64(i))
+    }
+
     #[inline]
     pub fn f64(&self, i: usize) -> f64 {
         match self {
             Col::F64(a) => a.value(i),
             other => other.u64(i) as f64,
         }
+    }
+
+    /// The text at `i`, or `None` where null.
+    #[inline]
+    pub fn opt_text(&self, i: usize) -> Option<&str> {
+        self.is_valid(i).then(|| self.text(i))
     }
 
     /// The text at `i` (empty for a number column).

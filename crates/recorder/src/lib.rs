@@ -24,6 +24,7 @@ pub mod profiler;
 pub mod rocprofiler;
 pub mod sdk;
 mod signals;
+pub mod telemetry;
 mod threads;
 
 pub use error::{Error, Result, Status};

@@ -47,6 +47,8 @@ pub struct Tool {
     /// pointee is leaked (`Arc::into_raw`), so a reference to it lives as long as the process.
     queue: AtomicPtr<Queue>,
     pub(crate) writer: Mutex<Option<WriterGuard>>,
+    /// The device sampler, where asked for and its library opened.
+    sampler: Mutex<Option<crate::telemetry::SamplerGuard>>,
     /// The library feeding the queue, once it started.
     backend: OnceLock<&'static dyn Backend>,
     /// What a forked child needs to start its own tables.
@@ -95,6 +97,8 @@ pub(crate) trait Backend: Send + Sync {
     /// At the end of the run, before the writer stops: stops collecting and moves every record
     /// the library still holds into the queue.
     fn finish(&self);
+    /// Whose management library samples this backend's GPUs.
+    fn telemetry(&self) -> crate::telemetry::Vendor;
 }
 
 /// Claims the process for a backend: the first to claim it profiles it, any later claim (a
@@ -108,6 +112,7 @@ pub(crate) fn install(config: Config) -> Option<&'static Tool> {
     let tool = Tool {
         queue: AtomicPtr::new(std::ptr::null_mut()),
         writer: Mutex::new(None),
+        sampler: Mutex::new(None),
         backend: OnceLock::new(),
         seed: OnceLock::new(),
         config,
@@ -132,7 +137,30 @@ pub(crate) fn start(
     *tool.writer.lock() = Some(start_writer(tables, queue, receiver)?);
     let _ = tool.backend.set(backend);
     STATE.store(RUNNING, Ordering::Release);
+    start_sampler(tool, backend.telemetry());
     backend.start()
+}
+
+/// Starts the device sampler where the run asks for one. A library that cannot be had costs
+/// the run its samples, said in one line, and nothing else.
+fn start_sampler(tool: &'static Tool, vendor: crate::telemetry::Vendor) {
+    let interval_ms = tool.config.device_sample_ms;
+    if interval_ms == 0 {
+        return;
+    }
+    let started = crate::telemetry::SamplerGuard::start(
+        vendor,
+        tool.config.device_sample_library.clone(),
+        Duration::from_millis(interval_ms),
+        move |batch| {
+            tool.queue().send(batch);
+        },
+        move || tool.queue().batch(),
+    );
+    match started {
+        Ok(sampler) => *tool.sampler.lock() = Some(sampler),
+        Err(e) => crate::say!("rocprof-rs: no device samples: the sampler's thread could not start: {e}"),
+    }
 }
 
 /// A queue's two ends, between the tool's installation and its writer's start.
@@ -234,6 +262,9 @@ pub(crate) fn finish() -> Option<Summary> {
             break state;
         }
     };
+    if let Some(sampler) = tool.sampler.lock().take() {
+        sampler.stop();
+    }
     if previous == RUNNING
         && let Some(backend) = tool.backend.get()
     {

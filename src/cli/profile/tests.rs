@@ -14,10 +14,8 @@ const MULTI_NODE: &str = include_str!("../../../tests/fixtures/madengine/rocprof
 
 const HIP_COMPILER: &str = "the HIP compiler API of --hip-trace (rocprof-rs traces the HIP runtime API only)";
 const PFTRACE: &str = "--output-format pftrace (rocprof-rs writes Parquet only)";
-const POWER: &str =
-    "tool gpu_info_power_profiler (GPU power sampling by madengine's scripts; rocprof-rs samples no power)";
-const VRAM: &str =
-    "tool gpu_info_vram_profiler (VRAM usage sampling by madengine's scripts; rocprof-rs samples no memory usage)";
+/// madengine's power and VRAM samplers at 0.1 s, as the device sampler.
+const SAMPLE: (&str, &str) = ("ROCPROF_RS_DEVICE_SAMPLE_MS", "100");
 const SLURM: &str = "slurm (rocprof-rs submits no jobs; run it inside the allocation: srun rocprof-rs run -- APP)";
 const OUT: (&str, &str) = ("ROCPROF_RS_OUTPUT_DIR", "./rocprof_output");
 
@@ -48,11 +46,11 @@ fn lightweight_traces_hip_and_kernels() {
 }
 
 #[test]
-fn compute_bound_collects_its_counters_as_the_preset_but_no_power() {
+fn compute_bound_collects_its_counters_as_the_preset_and_samples_power() {
     check(
         COMPUTE_BOUND,
-        &[("ROCPROF_RS_COUNTER_PRESET", "compute_bound"), ("ROCPROF_RS_DOMAINS", "kernel,hip_api"), OUT],
-        &[HIP_COMPILER, PFTRACE, POWER],
+        &[("ROCPROF_RS_COUNTER_PRESET", "compute_bound"), SAMPLE, ("ROCPROF_RS_DOMAINS", "kernel,hip_api"), OUT],
+        &[HIP_COMPILER, PFTRACE],
     );
 }
 
@@ -62,10 +60,11 @@ fn memory_bound_adds_copies_and_allocations() {
         MEMORY_BOUND,
         &[
             ("ROCPROF_RS_COUNTER_PRESET", "memory_bound"),
+            SAMPLE,
             ("ROCPROF_RS_DOMAINS", "kernel,memory_copy,hip_api,memory_allocation"),
             OUT,
         ],
-        &[HIP_COMPILER, PFTRACE, VRAM],
+        &[HIP_COMPILER, PFTRACE],
     );
 }
 
@@ -76,14 +75,13 @@ fn multi_gpu_traces_communication_and_keeps_the_environment() {
         &[
             ("OMP_NUM_THREADS", "8"),
             ("RCCL_DEBUG", "INFO"),
+            SAMPLE,
             ("ROCPROF_RS_DOMAINS", "kernel,memory_copy,hip_api,hsa_api,rccl_api,scratch_memory"),
             OUT,
         ],
         &[
             HIP_COMPILER,
             PFTRACE,
-            POWER,
-            VRAM,
             SLURM,
             "distributed launcher torchrun (rocprof-rs launches nothing itself; \
              run rocprof-rs run -- torchrun ... and every worker inherits the tool)",
@@ -99,6 +97,7 @@ fn comprehensive_traces_everything_and_names_all_it_cannot_do() {
             ("HSA_ENABLE_SDMA", "0"),
             ("RCCL_DEBUG", "INFO"),
             ("ROCPROF_RS_COUNTER_PRESET", "full_profile"),
+            SAMPLE,
             (
                 "ROCPROF_RS_DOMAINS",
                 "kernel,memory_copy,hip_api,hsa_api,rccl_api,marker,scratch_memory,memory_allocation",
@@ -109,8 +108,6 @@ fn comprehensive_traces_everything_and_names_all_it_cannot_do() {
             HIP_COMPILER,
             PFTRACE,
             "--stats (rocprof-rs writes no statistics files; aggregate its Parquet tables)",
-            POWER,
-            VRAM,
             "tool miopen_trace (library call logging collected by madengine's scripts; \
              rocprof-rs does not trace library calls)",
             "tool rocblas_trace (library call logging collected by madengine's scripts; \
@@ -129,14 +126,13 @@ fn multi_node_is_multi_gpu_on_every_node() {
             ("NCCL_SOCKET_IFNAME", "eth0"),
             ("OMP_NUM_THREADS", "8"),
             ("RCCL_DEBUG", "INFO"),
+            SAMPLE,
             ("ROCPROF_RS_DOMAINS", "kernel,memory_copy,hip_api,hsa_api,rccl_api,scratch_memory"),
             OUT,
         ],
         &[
             HIP_COMPILER,
             PFTRACE,
-            POWER,
-            VRAM,
             SLURM,
             "distributed launcher torchrun (rocprof-rs launches nothing itself; \
              on each of the 2 nodes run rocprof-rs run -- torchrun ... and every worker inherits the tool)",
@@ -227,4 +223,24 @@ fn what_is_not_a_profile_is_refused_with_its_json_path() {
 fn load_names_the_file() {
     let error = load(Path::new("/nonexistent/profile.json")).unwrap_err().to_string();
     assert!(error.starts_with("profile /nonexistent/profile.json: cannot read it: "), "{error}");
+}
+
+#[test]
+fn madengine_samplers_take_the_shorter_interval_and_name_a_device_list() {
+    let profile = mapped(
+        r#"{"tools": [
+            {"name": "gpu_info_power_profiler", "env_vars": {"POWER_SAMPLING_RATE": "0.5", "POWER_DEVICE": "0,1"}},
+            {"name": "gpu_info_vram_profiler", "env_vars": {"SAMPLING_RATE": "0.02"}}
+        ]}"#,
+    );
+    assert_eq!(profile.vars.get("ROCPROF_RS_DEVICE_SAMPLE_MS").map(String::as_str), Some("20"));
+    assert_eq!(
+        profile.unhonoured,
+        [
+            "tool gpu_info_power_profiler DEVICE 0,1 (rocprof-rs samples every GPU, and `export madengine` writes a column for each)"
+        ]
+    );
+    let bad = mapped(r#"{"tools": [{"name": "gpu_info_power_profiler", "env_vars": {"POWER_SAMPLING_RATE": "-1"}}]}"#);
+    assert_eq!(bad.unhonoured, ["tool gpu_info_power_profiler SAMPLING_RATE -1 (not a number of seconds above 0)"]);
+    assert!(!bad.vars.contains_key("ROCPROF_RS_DEVICE_SAMPLE_MS"));
 }

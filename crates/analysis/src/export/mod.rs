@@ -4,6 +4,7 @@
 
 mod agent_info;
 mod agents;
+pub mod madengine;
 pub mod perfetto;
 pub mod proto;
 pub mod results_json;

@@ -89,7 +89,11 @@ fn export_into(dir: &Path, out: &Path) -> Result<Vec<(String, u64)>> {
                     Table::MemoryCopy => db.copy(&row),
                     Table::MemoryAllocation => db.allocation(&row),
                     Table::ScratchMemory => db.scratch(&row),
-                    Table::KernelSymbol | Table::Agent | Table::KernelCounter | Table::Process => {
+                    Table::KernelSymbol
+                    | Table::Agent
+                    | Table::KernelCounter
+                    | Table::Process
+                    | Table::DeviceSample => {
                         unreachable!("not a record table")
                     }
                 }?;

@@ -17,6 +17,8 @@ pub(crate) struct Run {
     pub command: String,
     pub start_ns: Option<i64>,
     pub end_ns: Option<i64>,
+    /// CLOCK_REALTIME at `start_ns`: what places the run's clock on the calendar.
+    pub start_unix_ns: Option<i64>,
     /// The machine it ran on, where the tool recorded it.
     pub host: Option<String>,
     /// Its place in a distributed job, where the launcher's variables gave it.
@@ -79,6 +81,7 @@ pub(crate) fn read(dir: &Path) -> Result<HashMap<u32, Run>> {
                 command,
                 start_ns: time(keys::START_NS),
                 end_ns: time(keys::END_NS),
+                start_unix_ns: time(keys::START_UNIX_NS),
                 host,
                 rank,
                 local_rank: number(keys::LOCAL_RANK),

@@ -94,6 +94,8 @@ pub struct Sink {
     pub symbol: TableWriter<tables::KernelSymbol>,
     pub kernel_counter: TableWriter<tables::KernelCounter>,
     process: TableWriter<tables::Process>,
+    /// No import fills it yet (rocprofv3 samples no device); held so every table is written.
+    device_sample: TableWriter<tables::DeviceSample>,
     /// What the import came from, for the process rows.
     source: String,
     /// (process, agent id) of every agent rows refer to, for the agent table.
@@ -141,6 +143,7 @@ impl Sink {
             symbol: TableWriter::new(&options, Table::KernelSymbol, metadata.clone()),
             kernel_counter: TableWriter::new(&options, Table::KernelCounter, metadata.clone()),
             process: TableWriter::new(&options, Table::Process, metadata.clone()),
+            device_sample: TableWriter::new(&options, Table::DeviceSample, metadata.clone()),
             source: source.to_owned(),
             agents: BTreeSet::new(),
             described: BTreeSet::new(),
@@ -299,7 +302,7 @@ impl Sink {
     }
 
     /// Every table, in the order the import's report lists them.
-    fn writers_mut(&mut self) -> [&mut dyn AnyTableWriter; 14] {
+    fn writers_mut(&mut self) -> [&mut dyn AnyTableWriter; 15] {
         [
             &mut self.dispatch,
             &mut self.hip_api,
@@ -315,6 +318,7 @@ impl Sink {
             &mut self.symbol,
             &mut self.kernel_counter,
             &mut self.process,
+            &mut self.device_sample,
         ]
     }
 

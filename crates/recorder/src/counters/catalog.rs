@@ -52,6 +52,9 @@ pub struct AgentInfo {
     pub num_xcc: u32,
     pub max_engine_clock_mhz: u32,
     pub local_mem_bytes: u64,
+    /// The PCI location as AMD SMI packs it (`amdsmi_bdf_t`): domain, then the KFD's
+    /// `location_id` (bus, device, function).
+    pub pci_bdf: u64,
     /// The largest level-2 cache the agent lists (per XCD on multi-XCD parts).
     pub l2_bytes: u64,
     pub lds_kb: u32,
@@ -173,6 +176,7 @@ pub fn agents_only(api: &SdkApi, on_panic: fn(&str)) -> Result<Vec<AgentInfo>> {
                     num_xcc: a.num_xcc,
                     max_engine_clock_mhz: a.max_engine_clk_fcompute,
                     local_mem_bytes: a.local_mem_size,
+                    pci_bdf: (u64::from(a.domain) << 16) | u64::from(a.location_id & 0xffff),
                     l2_bytes: caches.iter().filter(|c| c.level == 2).map(|c| c.size).max().unwrap_or(0),
                     lds_kb: a.lds_size_in_kb,
                     counters: Err(NoCounters::NotAsked),

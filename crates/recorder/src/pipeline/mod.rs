@@ -6,6 +6,7 @@
 
 pub mod clock;
 pub mod counter_rows;
+pub mod device_rows;
 pub mod nvtx;
 mod process_row;
 pub mod queue;

@@ -223,6 +223,56 @@ pub struct CounterValue {
     pub instance: Option<u32>,
 }
 
+/// Which management library a device sample came from: it names the `library` column and
+/// says what the throttle bits mean.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum TelemetryLibrary {
+    /// NVIDIA's NVML.
+    Nvml,
+    /// AMD SMI.
+    AmdSmi,
+}
+
+impl TelemetryLibrary {
+    /// The `library` column's value.
+    pub fn name(self) -> &'static str {
+        match self {
+            TelemetryLibrary::Nvml => "nvml",
+            TelemetryLibrary::AmdSmi => "amd-smi",
+        }
+    }
+}
+
+/// A GPU the device sampler reads, told to the writer once before its first sample.
+#[derive(Debug, Clone)]
+pub struct SampledDevice {
+    /// The library's index of the GPU, which its samples carry.
+    pub index: u32,
+    /// The library's name for the GPU (NVML's UUID, AMD SMI's PCI address).
+    pub uuid: Box<str>,
+    pub library: TelemetryLibrary,
+    /// The GPU's agent, where the process uses it.
+    pub agent_id: Option<u64>,
+}
+
+/// What a management library reported of one GPU at one time: each reading is `None` where
+/// the GPU or library does not report it.
+#[derive(Debug, Clone, Copy, Default, PartialEq)]
+pub struct DeviceSample {
+    pub time_ns: u64,
+    pub index: u32,
+    pub power_w: Option<f64>,
+    pub energy_j: Option<f64>,
+    pub sm_clock_mhz: Option<u32>,
+    pub memory_clock_mhz: Option<u32>,
+    pub memory_used_bytes: Option<u64>,
+    pub memory_total_bytes: Option<u64>,
+    pub gpu_busy_pct: Option<u32>,
+    pub memory_busy_pct: Option<u32>,
+    pub temperature_c: Option<i32>,
+    pub throttle_reasons: Option<u64>,
+}
+
 /// One record on its way to the writer.
 #[derive(Debug, Clone)]
 pub enum Record {
@@ -239,6 +289,8 @@ pub enum Record {
     CudaKernel(CudaKernel),
     NvtxEdge(Box<NvtxEdge>),
     Device(Box<Device>),
+    SampledDevice(Box<SampledDevice>),
+    DeviceSample(Box<DeviceSample>),
 }
 
 impl Record {
@@ -247,7 +299,7 @@ impl Record {
     /// device, sent when code is loaded). Dropped, a run's dispatches would lose their names.
     /// (The libraries' drop counts never travel as records: see [`super::queue::Queue`].)
     pub fn must_keep(&self) -> bool {
-        matches!(self, Record::Symbol(_) | Record::Device(_) | Record::CounterPlan(_))
+        matches!(self, Record::Symbol(_) | Record::Device(_) | Record::CounterPlan(_) | Record::SampledDevice(_))
     }
 
     /// Whether this record is traced activity, which becomes a row (or half of one, for an
@@ -267,11 +319,13 @@ impl Record {
             Record::Marker(r) => Some(r.start_ns),
             Record::CudaKernel(r) => Some(r.start_ns),
             Record::NvtxEdge(r) => Some(r.timestamp_ns),
+            Record::DeviceSample(r) => Some(r.time_ns),
             Record::Symbol(_)
             | Record::CounterDispatch(_)
             | Record::CounterValue(_)
             | Record::CounterPlan(_)
-            | Record::Device(_) => None,
+            | Record::Device(_)
+            | Record::SampledDevice(_) => None,
         }
     }
 }

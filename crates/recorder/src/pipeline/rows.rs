@@ -66,6 +66,7 @@ pub struct Tables {
     agent: TableWriter<tables::Agent>,
     process: TableWriter<tables::Process>,
     counters: CounterRows,
+    devices: super::device_rows::DeviceRows,
 }
 
 impl std::fmt::Debug for Tables {
@@ -140,6 +141,7 @@ impl Tables {
             agent: TableWriter::with_rows(&options, Table::Agent, metadata.clone(), agents),
             process: TableWriter::new(&options, Table::Process, metadata.clone()),
             counters: CounterRows::new(&config, counters.names, &metadata).deferred(counters.deferred),
+            devices: super::device_rows::DeviceRows::new(&options, &metadata),
             operations,
             kernels: HashMap::default(),
             iterations: HashMap::new(),
@@ -264,6 +266,8 @@ impl Tables {
             Record::CounterDispatch(h) => self.counters.header(h, &self.kernels),
             Record::CounterValue(v) => self.counters.value(v, &self.kernels),
             Record::CounterPlan(plan) => self.add_counter_plan(plan),
+            Record::SampledDevice(device) => self.devices.name(device),
+            Record::DeviceSample(sample) => self.devices.add(sample, pid),
         }
     }
 
@@ -520,6 +524,7 @@ impl Tables {
             &mut self.process,
             &mut self.counters.values,
             &mut self.counters.kernels,
+            &mut self.devices.writer,
         ];
         all.extend(self.apis.iter_mut().map(|a| a as &mut dyn AnyTableWriter));
         all
@@ -541,6 +546,7 @@ impl Tables {
             &self.process,
             &self.counters.values,
             &self.counters.kernels,
+            &self.devices.writer,
         ];
         all.extend(self.apis.iter().map(|a| a as &dyn AnyTableWriter));
         all.into_iter().map(|w| (w.table(), w.files())).collect()
@@ -553,6 +559,7 @@ impl Tables {
             Table::Counter | Table::KernelCounter => self.counters.enabled(),
             // The process's own row is no record of the run.
             Table::Process => false,
+            Table::DeviceSample => self.config.device_sample_ms > 0,
             _ => self.config.domains.iter().any(|d| d.table() == table),
         };
         self.files().into_iter().filter(|&(t, _)| traced(t)).map(|(t, f)| (t, f.rows_written)).collect()
@@ -590,6 +597,9 @@ impl Tables {
             if self.counters.unjoined > 0 {
                 fields.push(format!("\"counter_dispatches_unjoined\":{}", self.counters.unjoined));
             }
+        }
+        if self.devices.unnamed > 0 {
+            fields.push(format!("\"device_samples_unnamed\":{}", self.devices.unnamed));
         }
         if self.nvtx.unclosed() > 0 {
             fields.push(format!("\"unclosed_nvtx_ranges\":{}", self.nvtx.unclosed()));

@@ -87,7 +87,7 @@ fn restart() {
     let config = tool.config.for_forked_child(&Placeholders::of_this_process(&config::process_vars()));
     let (queue, receiver) = tool.new_queue();
     let agents = match crate::sdk::sdk().map_err(crate::Error::from).and_then(|sdk| session::agents(sdk.api())) {
-        Ok(agents) => agents,
+        Ok((agents, _)) => agents,
         Err(e) => {
             disable(&format!("in the forked child {}: {e}", std::process::id()));
             return;

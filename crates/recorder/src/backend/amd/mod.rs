@@ -31,6 +31,8 @@ pub(crate) struct Amd {
     session: Session,
     /// Leave the tracing context stopped until the application starts collecting.
     paused: bool,
+    /// Each GPU's PCI location and agent id.
+    gpus: Vec<(u64, u64)>,
 }
 
 static AMD: OnceLock<Amd> = OnceLock::new();
@@ -56,6 +58,10 @@ impl Backend for Amd {
             let _ = session::set_tracing(sdk.api(), &self.session, false);
             let _ = session::flush(sdk.api(), &self.session);
         }
+    }
+
+    fn telemetry(&self) -> crate::telemetry::Vendor {
+        crate::telemetry::Vendor::Amd(self.gpus.clone())
     }
 }
 
@@ -151,7 +157,7 @@ fn initialize() -> Result<()> {
     let version = crate::compat::abi_checked_version(sdk)?;
     let kinds = session::buffer_kinds(&tool.config);
     let operations = operations::operation_names(api, &kinds);
-    let agents = session::agents(api)?;
+    let (agents, gpus) = session::agents(api)?;
     std::fs::create_dir_all(&tool.config.output_dir)
         .map_err(|e| Error::Io { path: tool.config.output_dir.display().to_string(), source: e })?;
     let session = session::create(api, &tool.config)?;
@@ -160,7 +166,7 @@ fn initialize() -> Result<()> {
     let tables = Tables::new(tool.config.clone(), seed.clone(), agents, 0)?;
     let receiving = RECEIVER.lock().take().expect("configure stored the receiver");
     let paused = START_PAUSED.load(Ordering::Acquire);
-    let amd = AMD.get_or_init(|| Amd { session, paused });
+    let amd = AMD.get_or_init(|| Amd { session, paused, gpus });
     lifecycle::start(tool, tables, receiving, amd)?;
     crate::signals::install();
     fork::install();

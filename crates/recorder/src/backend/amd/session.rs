@@ -98,10 +98,15 @@ pub fn create(api: &SdkApi, config: &Config) -> Result<Session> {
     Ok(Session { tracing, code_objects, buffer })
 }
 
-/// The agent table, from `rocprofiler_query_available_agents` (1.0 struct size).
-pub fn agents(api: &SdkApi) -> Result<tables::Agent> {
+/// The agent table, from `rocprofiler_query_available_agents` (1.0 struct size), and each GPU's
+/// PCI location with its agent id, by which the device sampler names AMD SMI's GPUs.
+pub fn agents(api: &SdkApi) -> Result<(tables::Agent, Vec<(u64, u64)>)> {
     let mut table = tables::Agent::default();
+    let mut gpus = Vec::new();
     for a in crate::counters::catalog::agents_only(api, crate::lifecycle::disable)? {
+        if a.gpu {
+            gpus.push((a.pci_bdf, a.id));
+        }
         table.push(rocprof_rs_format::AgentRow {
             agent_id: a.id,
             node_id: a.node_id,
@@ -125,7 +130,7 @@ pub fn agents(api: &SdkApi) -> Result<tables::Agent> {
             pid: std::process::id(),
         });
     }
-    Ok(table)
+    Ok((table, gpus))
 }
 
 fn kind_name(api: &SdkApi, kind: u32) -> String {

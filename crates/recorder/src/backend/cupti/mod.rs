@@ -217,6 +217,10 @@ impl Backend for Cuda {
     fn finish(&self) {
         finish();
     }
+
+    fn telemetry(&self) -> crate::telemetry::Vendor {
+        crate::telemetry::Vendor::Nvidia
+    }
 }
 
 /// The activity kinds and callbacks the configuration asks for. DEVICE always: it fills the

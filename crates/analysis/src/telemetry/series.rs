@@ -1,0 +1,137 @@
+//! A dataset's `device_sample` rows as one time series per process and GPU.
+
+use std::collections::BTreeMap;
+use std::path::Path;
+
+use rocprof_rs_format::Table;
+
+use crate::error::Result;
+
+/// One sample of one GPU.
+#[derive(Debug, Clone, Copy, Default, PartialEq)]
+pub struct Sample {
+    pub time_ns: i64,
+    pub power_w: Option<f64>,
+    pub energy_j: Option<f64>,
+    pub sm_clock_mhz: Option<u32>,
+    pub memory_clock_mhz: Option<u32>,
+    pub memory_used_bytes: Option<u64>,
+    pub memory_total_bytes: Option<u64>,
+    pub gpu_busy_pct: Option<u32>,
+    pub memory_busy_pct: Option<u32>,
+    pub temperature_c: Option<i32>,
+    pub throttle_reasons: Option<u64>,
+}
+
+/// Which GPU, as seen by which process.
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct DeviceKey {
+    pub pid: u32,
+    pub device_index: u32,
+}
+
+/// One GPU's samples, in time order.
+#[derive(Debug, Clone, Default)]
+pub struct Series {
+    pub device_uuid: String,
+    pub library: String,
+    /// The agent its kernels carry, where the process used the GPU.
+    pub agent_id: Option<u64>,
+    pub host: Option<String>,
+    pub rank: Option<i32>,
+    /// The names of each sample's throttle bits, where it had any.
+    pub throttle: Vec<Option<String>>,
+    pub samples: Vec<Sample>,
+}
+
+impl Series {
+    /// The sample times, as `f64` seconds are not needed: nanoseconds.
+    pub fn span_ns(&self) -> Option<(i64, i64)> {
+        Some((self.samples.first()?.time_ns, self.samples.last()?.time_ns))
+    }
+}
+
+/// Every GPU's series in the dataset under `dir` (empty where it has no samples).
+pub fn read(dir: &Path) -> Result<BTreeMap<DeviceKey, Series>> {
+    let mut all: BTreeMap<DeviceKey, Series> = BTreeMap::new();
+    crate::read::batches(dir, Table::DeviceSample, |b| {
+        let [
+            time,
+            agent,
+            index,
+            uuid,
+            library,
+            power,
+            energy,
+            sm,
+            mem,
+            used,
+            total,
+            busy,
+            mbusy,
+            temp,
+            bits,
+            names,
+            pid,
+        ] = [
+            "time_ns",
+            "agent_id",
+            "device_index",
+            "device_uuid",
+            "library",
+            "power_w",
+            "energy_j",
+            "sm_clock_mhz",
+            "memory_clock_mhz",
+            "memory_used_bytes",
+            "memory_total_bytes",
+            "gpu_busy_pct",
+            "memory_busy_pct",
+            "temperature_c",
+            "throttle_reasons",
+            "throttle",
+            "pid",
+        ]
+        .map(|name| b.col(name));
+        let (host, rank) = (b.col_opt("host")?, b.col_opt("rank")?);
+        let (time, agent, index, uuid, library, power, energy) =
+            (time?, agent?, index?, uuid?, library?, power?, energy?);
+        let (sm, mem, used, total, busy, mbusy, temp, bits, names, pid) =
+            (sm?, mem?, used?, total?, busy?, mbusy?, temp?, bits?, names?, pid?);
+        for i in 0..b.rows() {
+            let key = DeviceKey { pid: pid.u64(i) as u32, device_index: index.u64(i) as u32 };
+            let series = all.entry(key).or_insert_with(|| Series {
+                device_uuid: uuid.text(i).to_owned(),
+                library: library.text(i).to_owned(),
+                agent_id: agent.opt_u64(i),
+                host: host.as_ref().and_then(|h| h.opt_text(i)).map(str::to_owned),
+                rank: rank.as_ref().and_then(|r| r.opt_i64(i)).map(|r| r as i32),
+                ..Series::default()
+            });
+            series.samples.push(Sample {
+                time_ns: time.i64(i),
+                power_w: power.opt_f64(i),
+                energy_j: energy.opt_f64(i),
+                sm_clock_mhz: sm.opt_u64(i).map(|v| v as u32),
+                memory_clock_mhz: mem.opt_u64(i).map(|v| v as u32),
+                memory_used_bytes: used.opt_u64(i),
+                memory_total_bytes: total.opt_u64(i),
+                gpu_busy_pct: busy.opt_u64(i).map(|v| v as u32),
+                memory_busy_pct: mbusy.opt_u64(i).map(|v| v as u32),
+                temperature_c: temp.opt_i64(i).map(|v| v as i32),
+                throttle_reasons: bits.opt_u64(i),
+            });
+            series.throttle.push(names.opt_text(i).filter(|t| !t.is_empty()).map(str::to_owned));
+        }
+        Ok(())
+    })?;
+    for series in all.values_mut() {
+        // Files are read in name order, which is time order for one process; a sort keeps any
+        // other order right as well.
+        let mut order: Vec<usize> = (0..series.samples.len()).collect();
+        order.sort_by_key(|&i| series.samples[i].time_ns);
+        series.samples = order.iter().map(|&i| series.samples[i]).collect();
+        series.throttle = order.iter().map(|&i| series.throttle[i].clone()).collect();
+    }
+    Ok(all)
+}

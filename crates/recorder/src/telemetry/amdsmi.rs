@@ -1,0 +1,168 @@
+//! AMD SMI as a sample source.
+
+use rocprofiler_sdk_sys::amdsmi::{self as sys, AmdSmi, amdsmi_processor_handle};
+
+use super::{Source, TelemetryError, stamp};
+use crate::pipeline::clock;
+use crate::pipeline::records::{DeviceSample, SampledDevice, TelemetryLibrary};
+
+pub(crate) struct AmdSmiSource {
+    smi: AmdSmi,
+    power_layout: sys::PowerLayout,
+    handles: Vec<amdsmi_processor_handle>,
+    devices: Vec<SampledDevice>,
+}
+
+// SAFETY: AMD SMI's handles are identifiers valid on any thread; only the sampler uses them.
+unsafe impl Send for AmdSmiSource {}
+
+impl AmdSmiSource {
+    pub(crate) fn open(path: Option<&str>, agents: &[(u64, u64)]) -> Result<AmdSmiSource, TelemetryError> {
+        let smi = AmdSmi::load(path)?;
+        let call = |call: &'static str, status: u32| {
+            if status == sys::AMDSMI_STATUS_SUCCESS {
+                Ok(())
+            } else {
+                Err(TelemetryError::Call { library: "AMD SMI", call, text: smi.error_string(status) })
+            }
+        };
+        // SAFETY: a plain flag argument.
+        call("amdsmi_init", unsafe { (smi.api.amdsmi_init)(sys::AMDSMI_INIT_AMD_GPUS) })?;
+        // Libraries before 25.x (ROCm 6.4) lay the power info out otherwise; one that does not
+        // say its version is taken as current.
+        let power_layout = sys::PowerLayout::of_major(smi.major_version().unwrap_or(26));
+        let mut sockets = 0u32;
+        // SAFETY: a null array asks for the count alone.
+        call("amdsmi_get_socket_handles", unsafe {
+            (smi.api.amdsmi_get_socket_handles)(&mut sockets, std::ptr::null_mut())
+        })?;
+        let mut socket_handles = vec![std::ptr::null_mut(); sockets as usize];
+        // SAFETY: the array holds `sockets` handles.
+        call("amdsmi_get_socket_handles", unsafe {
+            (smi.api.amdsmi_get_socket_handles)(&mut sockets, socket_handles.as_mut_ptr())
+        })?;
+        socket_handles.truncate(sockets as usize);
+        let (mut handles, mut devices) = (Vec::new(), Vec::new());
+        for socket in socket_handles {
+            let mut count = 0u32;
+            // SAFETY: a null array asks for the count alone.
+            call("amdsmi_get_processor_handles", unsafe {
+                (smi.api.amdsmi_get_processor_handles)(socket, &mut count, std::ptr::null_mut())
+            })?;
+            let mut processors = vec![std::ptr::null_mut(); count as usize];
+            // SAFETY: the array holds `count` handles.
+            call("amdsmi_get_processor_handles", unsafe {
+                (smi.api.amdsmi_get_processor_handles)(socket, &mut count, processors.as_mut_ptr())
+            })?;
+            processors.truncate(count as usize);
+            for processor in processors {
+                let mut kind = 0u32;
+                // SAFETY: a handle from the library and a valid out-pointer.
+                let typed = unsafe { (smi.api.amdsmi_get_processor_type)(processor, &mut kind) };
+                if typed != sys::AMDSMI_STATUS_SUCCESS || kind != sys::AMDSMI_PROCESSOR_TYPE_AMD_GPU {
+                    continue;
+                }
+                let mut bdf = 0u64;
+                // SAFETY: as above; `amdsmi_bdf_t` is one `uint64_t`.
+                let located = unsafe { (smi.api.amdsmi_get_gpu_device_bdf)(processor, &mut bdf) };
+                let index = devices.len() as u32;
+                let (uuid, agent_id) = if located == sys::AMDSMI_STATUS_SUCCESS {
+                    let name =
+                        format!("{:04x}:{:02x}:{:02x}.{}", bdf >> 16, (bdf >> 8) & 0xff, (bdf >> 3) & 0x1f, bdf & 0x7);
+                    (name, agents.iter().find(|(key, _)| *key == bdf).map(|(_, agent)| *agent))
+                } else {
+                    (format!("AMD SMI GPU {index}"), None)
+                };
+                handles.push(processor);
+                devices.push(SampledDevice { index, uuid: uuid.into(), library: TelemetryLibrary::AmdSmi, agent_id });
+            }
+        }
+        if devices.is_empty() {
+            return Err(TelemetryError::NoDevice("AMD SMI"));
+        }
+        Ok(AmdSmiSource { smi, power_layout, handles, devices })
+    }
+}
+
+impl Source for AmdSmiSource {
+    fn devices(&self) -> &[SampledDevice] {
+        &self.devices
+    }
+
+    fn read(&mut self, position: usize, sample: &mut DeviceSample) {
+        let (api, gpu) = (&self.smi.api, self.handles[position]);
+        let ok = |status: u32| status == sys::AMDSMI_STATUS_SUCCESS;
+        // SAFETY (every call below): `gpu` is a handle the library gave, and each out-pointer
+        // is a valid local of the declared type.
+        let mut power = sys::amdsmi_power_info_t::default();
+        // Before 7.x the call reports the power cap's read, which can fail with the power read:
+        // the values are taken whatever it returns, and "not reported" marks are left out.
+        let before = clock::now_ns();
+        // SAFETY: as above.
+        let status = unsafe { (api.amdsmi_get_power_info)(gpu, &mut power) };
+        sample.time_ns = stamp(before);
+        if ok(status) || status == sys::AMDSMI_STATUS_NOT_SUPPORTED || power.bytes.iter().any(|b| *b != 0) {
+            sample.power_w = watts(self.power_layout.read(&power));
+        }
+        let (mut energy, mut resolution, mut timestamp) = (0u64, 0f32, 0u64);
+        // SAFETY: as above.
+        if ok(unsafe { (api.amdsmi_get_energy_count)(gpu, &mut energy, &mut resolution, &mut timestamp) }) {
+            // The accumulator counts units of `resolution` microjoules.
+            sample.energy_j = Some(energy as f64 * f64::from(resolution) * 1e-6);
+        }
+        let clock = |kind: u32| {
+            let mut info = sys::amdsmi_clk_info_t::default();
+            // SAFETY: as above.
+            ok(unsafe { (api.amdsmi_get_clock_info)(gpu, kind, &mut info) }).then_some(info.clk)
+        };
+        sample.sm_clock_mhz = clock(sys::AMDSMI_CLK_TYPE_GFX);
+        sample.memory_clock_mhz = clock(sys::AMDSMI_CLK_TYPE_MEM);
+        let (mut used, mut total) = (0u64, 0u64);
+        // SAFETY: as above.
+        if ok(unsafe { (api.amdsmi_get_gpu_memory_usage)(gpu, sys::AMDSMI_MEM_TYPE_VRAM, &mut used) }) {
+            sample.memory_used_bytes = Some(used);
+        }
+        // SAFETY: as above.
+        if ok(unsafe { (api.amdsmi_get_gpu_memory_total)(gpu, sys::AMDSMI_MEM_TYPE_VRAM, &mut total) }) {
+            sample.memory_total_bytes = Some(total);
+        }
+        let mut usage = sys::amdsmi_engine_usage_t::default();
+        // SAFETY: as above.
+        if ok(unsafe { (api.amdsmi_get_gpu_activity)(gpu, &mut usage) }) {
+            sample.gpu_busy_pct = percent(usage.gfx_activity);
+            sample.memory_busy_pct = percent(usage.umc_activity);
+        }
+        let mut celsius = 0i64;
+        // SAFETY: as above.
+        let read = unsafe {
+            (api.amdsmi_get_temp_metric)(
+                gpu,
+                sys::AMDSMI_TEMPERATURE_TYPE_HOTSPOT,
+                sys::AMDSMI_TEMP_CURRENT,
+                &mut celsius,
+            )
+        };
+        if ok(read) {
+            sample.temperature_c = i32::try_from(celsius).ok();
+        }
+    }
+}
+
+/// AMD SMI's power: the socket's current power where the GPU reports it (MI300 and later),
+/// else its average; `u32::MAX` or 0xFFFF mark a value not reported.
+fn watts((current, average): (u32, u32)) -> Option<f64> {
+    let reported = |w: u32| (w != 0 && w != u32::MAX && w != u32::from(u16::MAX)).then_some(f64::from(w));
+    reported(current).or_else(|| reported(average))
+}
+
+/// A busy percentage, where reported (`u32::MAX` or 0xFFFF otherwise).
+fn percent(value: u32) -> Option<u32> {
+    (value <= 100).then_some(value)
+}
+
+impl Drop for AmdSmiSource {
+    fn drop(&mut self) {
+        // SAFETY: the library was initialised by `open`; nothing uses the handles after this.
+        unsafe { (self.smi.api.amdsmi_shut_down)() };
+    }
+}

@@ -1,0 +1,178 @@
+//! The device sampler: a thread of its own that reads the GPUs' management library (NVML on
+//! NVIDIA, AMD SMI on AMD) every interval and hands what it read to the writer as
+//! `device_sample` rows, on the tables' clock.
+//!
+//! It is off unless asked for (`ROCPROF_RS_DEVICE_SAMPLE_MS`). The application never waits for
+//! it: it shares nothing with the callbacks but the queue, which it feeds in batches of a
+//! tenth of a second. A library that cannot be opened, or fails, turns the sampler off with one
+//! line; tracing goes on. A sample is late when the library was slow (NVML's power reading can
+//! take a millisecond): the next one is taken at the next multiple of the interval, never in a
+//! burst to catch up, and the count of skipped ticks is said at the end.
+
+mod amdsmi;
+mod nvml;
+
+use std::thread::JoinHandle;
+use std::time::{Duration, Instant};
+
+use crossbeam_channel::{Receiver, RecvTimeoutError, Sender};
+
+use crate::config::BATCH_RECORDS;
+use crate::pipeline::clock;
+use crate::pipeline::queue::Batch;
+use crate::pipeline::records::{DeviceSample, Record, SampledDevice};
+
+/// How often the sampler hands its rows to the writer.
+const SEND_EVERY: Duration = Duration::from_millis(100);
+
+/// Why a management library could not be used.
+#[derive(Debug, thiserror::Error)]
+pub enum TelemetryError {
+    /// The library or one of its functions is missing.
+    #[error(transparent)]
+    Load(#[from] rocprofiler_sdk_sys::LoadError),
+    /// A call failed.
+    #[error("{library}: {call} failed: {text}")]
+    Call { library: &'static str, call: &'static str, text: String },
+    /// The library found no GPU.
+    #[error("{0} found no GPU")]
+    NoDevice(&'static str),
+}
+
+/// A management library, opened, with its GPUs enumerated.
+pub(crate) trait Source: Send {
+    /// The GPUs, in the order `read` takes them.
+    fn devices(&self) -> &[SampledDevice];
+    /// Reads GPU `position` (in [`Source::devices`]' order) into `sample`.
+    fn read(&mut self, position: usize, sample: &mut DeviceSample);
+}
+
+/// Which library to read.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Vendor {
+    /// NVML; its GPUs are named by CUDA's ordinals, asked of the driver.
+    Nvidia,
+    /// AMD SMI, with each GPU agent's PCI location (as `amdsmi_bdf_t` packs it) and agent id.
+    Amd(Vec<(u64, u64)>),
+}
+
+/// Opens the library for `vendor`: `path` overrides where it is looked for.
+fn open(vendor: Vendor, path: Option<&str>) -> Result<Box<dyn Source>, TelemetryError> {
+    Ok(match vendor {
+        Vendor::Nvidia => Box::new(nvml::NvmlSource::open(path)?),
+        Vendor::Amd(agents) => Box::new(amdsmi::AmdSmiSource::open(path, &agents)?),
+    })
+}
+
+/// Owns the sampler thread; dropping it stops and joins the thread.
+#[derive(Debug)]
+#[must_use = "the sampler stops when its guard is dropped"]
+pub struct SamplerGuard {
+    stop: Option<Sender<()>>,
+    handle: Option<JoinHandle<()>>,
+}
+
+impl SamplerGuard {
+    /// Starts the sampler thread, which opens `vendor`'s library (at `path`, where given) and
+    /// samples it every `interval`, sending batches to `send`. The library is opened on the
+    /// thread, not the caller's: CUPTI starts the tool inside `cuInit`, and matching NVML's
+    /// GPUs to CUDA's ordinals takes `cuInit` again.
+    pub(crate) fn start(
+        vendor: Vendor,
+        path: Option<String>,
+        interval: Duration,
+        send: impl Fn(Batch) + Send + 'static,
+        new_batch: impl Fn() -> Batch + Send + 'static,
+    ) -> std::io::Result<SamplerGuard> {
+        let (stop, stopped) = crossbeam_channel::bounded(1);
+        let handle = std::thread::Builder::new().name("rocprof-rs-sampler".into()).spawn(move || {
+            crate::threads::block_signals_of_tool_threads();
+            let quit = |why: &str| crate::say!("rocprof-rs: {why}; no device samples from here on, tracing goes on");
+            crate::guard::catch_panic("the device sampler", (), quit, || {
+                let source = match open(vendor, path.as_deref()) {
+                    Ok(source) => source,
+                    Err(e) => return quit(&format!("the device sampler: {e}")),
+                };
+                let (ticks, late) = sample_until_stopped(source, interval, &stopped, &send, &new_batch);
+                if late * 20 > ticks {
+                    crate::say!(
+                        "rocprof-rs: the device sampler skipped {late} ticks of {interval:?}: the library was slower than the interval"
+                    );
+                }
+            });
+        })?;
+        Ok(SamplerGuard { stop: Some(stop), handle: Some(handle) })
+    }
+
+    /// Takes one last sample, sends what is left and ends the thread.
+    pub fn stop(mut self) {
+        self.stop_and_join();
+    }
+
+    fn stop_and_join(&mut self) {
+        drop(self.stop.take());
+        if let Some(handle) = self.handle.take() {
+            let _ = handle.join();
+        }
+    }
+}
+
+impl Drop for SamplerGuard {
+    fn drop(&mut self) {
+        self.stop_and_join();
+    }
+}
+
+/// The sampler's loop; returns the samples taken and the ticks skipped because a sample took
+/// longer than the interval (or the thread did not get a core in time).
+fn sample_until_stopped(
+    mut source: Box<dyn Source>,
+    interval: Duration,
+    stopped: &Receiver<()>,
+    send: &dyn Fn(Batch),
+    new_batch: &dyn Fn() -> Batch,
+) -> (u64, u64) {
+    let mut batch = new_batch();
+    for device in source.devices() {
+        batch.push(Record::SampledDevice(Box::new(device.clone())));
+    }
+    let (mut next, mut sent_at, mut late, mut ticks) = (Instant::now(), Instant::now(), 0u64, 0u64);
+    loop {
+        sample_every_device(source.as_mut(), &mut batch);
+        ticks += 1;
+        if sent_at.elapsed() >= SEND_EVERY || batch.len() + source.devices().len() > BATCH_RECORDS {
+            send(std::mem::replace(&mut batch, new_batch()));
+            sent_at = Instant::now();
+        }
+        next += interval;
+        let now = Instant::now();
+        if next < now {
+            let behind = now.duration_since(next).as_nanos() / interval.as_nanos().max(1) + 1;
+            late += behind as u64;
+            next += interval * u32::try_from(behind).unwrap_or(u32::MAX);
+        }
+        match stopped.recv_timeout(next.saturating_duration_since(Instant::now())) {
+            Err(RecvTimeoutError::Timeout) => continue,
+            Ok(()) | Err(RecvTimeoutError::Disconnected) => break,
+        }
+    }
+    // The last sample closes the run, so the kernels that ended since the previous one are
+    // covered on both sides.
+    sample_every_device(source.as_mut(), &mut batch);
+    send(batch);
+    (ticks + 1, late)
+}
+
+fn sample_every_device(source: &mut dyn Source, batch: &mut Batch) {
+    for position in 0..source.devices().len() {
+        let mut sample = DeviceSample { index: source.devices()[position].index, ..DeviceSample::default() };
+        source.read(position, &mut sample);
+        batch.push(Record::DeviceSample(Box::new(sample)));
+    }
+}
+
+/// The time a sample is stamped with: the middle of its power reading, the reading energy is
+/// integrated from (NVML's can take a millisecond; the other readings follow it).
+pub(crate) fn stamp(before_ns: u64) -> u64 {
+    before_ns + (clock::now_ns().saturating_sub(before_ns)) / 2
+}
