@@ -21,6 +21,11 @@
 #                traced as is and with rank 1 sleeping in one step; rocprof-rs ranks on both;
 #                ranks/check_ranks.py against each rank's own account, our Parquet and a
 #                torch.profiler run of the same straggler workload (NCCL time)
+#   telemetry    issue 24, one GPU: --device-sample on an idle context and a bf16 GEMM loop
+#                (telemetry/workload.py), nvidia-smi sampling beside the GEMM run; idle vs load
+#                power, energy counter vs the integral of power, peak memory vs torch's plus the
+#                context, SM clock vs nvidia-smi, the loop's cost at 1 and 10 ms; stats, export
+#                --format madengine (telemetry/check_telemetry.py)
 #
 # Run from anywhere; it works in the repository root. On the GPU machine $OUT is the folder that
 # comes back (at most 8 files); elsewhere it defaults to bench/gpu/out. Each stage writes
@@ -32,7 +37,8 @@
 # beside it), PYTHON (python3), CUDA_HOME (/usr/local/cuda), CUPTI_LIB_DIR, STEP_TIMEOUT (s),
 # MEMORY_ARGS (extra options for memory.py, e.g. --baseline-tool PATH --rounds 3), RANKS_*
 # (the ranks stage: RANKS_NPROC, RANKS_STEPS, RANKS_WARMUP, RANKS_STRAGGLER_STEP,
-# RANKS_STRAGGLER_MS, RANKS_TIMEOUT; see ranks/README.md).
+# RANKS_STRAGGLER_MS, RANKS_TIMEOUT; see ranks/README.md), TELEMETRY_* (the telemetry stage:
+# TELEMETRY_IDLE_S 5, TELEMETRY_LOAD_S 15, TELEMETRY_ITERS 2500, TELEMETRY_ROUNDS 3).
 
 # shellcheck disable=SC2317  # functions run through `step`, which shellcheck cannot follow
 set -euo pipefail
@@ -44,9 +50,9 @@ cd "$REPO"
 
 STAGE="${1:-}"
 case "$STAGE" in
-    smoke | equivalence | overhead | fixtures | memory | counters | preflight | all-quick | ranks) ;;
+    smoke | equivalence | overhead | fixtures | memory | counters | preflight | all-quick | ranks | telemetry) ;;
     *)
-        sed -n '2,23p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//'
+        sed -n '2,28p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//'
         echo "usage: bash bench/gpu/run.sh STAGE" >&2
         exit 2
         ;;
@@ -106,8 +112,8 @@ needs() { [[ ! -e "$1" || "$2" -nt "$1" ]]; }
 
 build_all() {
     mkdir -p "$BUILD"
-    if [[ "$STAGE" == ranks ]]; then
-        echo "ranks: nothing to build (python and torch only)"
+    if [[ "$STAGE" == ranks || "$STAGE" == telemetry ]]; then
+        echo "$STAGE: nothing to build (python and torch only)"
         return 0
     fi
     # The memory stage needs only mem_launch and the floor: nvcc's minute goes to nothing else.
@@ -500,6 +506,102 @@ stage_ranks() {
     VERDICTS+=("$W/verdict-ranks.json")
     step tar tar -C "$W" -czf "$OUT/ranks-data.tgz" .
     ls -l "$OUT/ranks-data.tgz" || true
+}
+
+# smi_lines FILE: nvidia-smi's background sampling wrote lines (its stderr is FILE.err).
+smi_lines() {
+    local n
+    n="$(wc -l < "$1" 2>/dev/null || echo 0)"
+    echo "nvidia-smi: $n lines in $1"
+    head -n 2 "$1" 2>/dev/null || true
+    [[ -s "$1.err" ]] && head -c 400 "$1.err"
+    ((n > 0))
+}
+
+# oh_run CONFIG DATASET CMD...: one run of the telemetry stage's overhead loop: no tool, the tool
+# without sampling, sampling every 10 ms, every 1 ms.
+oh_run() {
+    local cfg="$1" dataset="$2"
+    shift 2
+    case "$cfg" in
+        none) timeout -k 10 "$T" "$@" ;;
+        tool) traced -d "$dataset" -- "$@" ;;
+        sample10) traced --device-sample 10 -d "$dataset" -- "$@" ;;
+        sample1) traced --device-sample 1 -d "$dataset" -- "$@" ;;
+        *)
+            echo "oh_run: unknown configuration $cfg"
+            return 2
+            ;;
+    esac
+}
+
+# issue 24: the device sampler (`run --device-sample`) on one GPU. An idle context and a bf16
+# GEMM loop (telemetry/workload.py) traced with samples every 10 ms, nvidia-smi sampling every
+# 100 ms in the background during the GEMM run; the GEMM loop with a fixed count under no tool,
+# the tool, and sampling at 10 and 1 ms, rounds interleaved (each round starts one configuration
+# later); stats and export --format madengine on the GEMM run; telemetry/check_telemetry.py.
+stage_telemetry() {
+    local W="$WORK/telemetry" TL="$HERE/telemetry"
+    local idle_s="${TELEMETRY_IDLE_S:-5}" load_s="${TELEMETRY_LOAD_S:-15}" iters="${TELEMETRY_ITERS:-2500}"
+    local rounds="${TELEMETRY_ROUNDS:-3}"
+    local wl=("$PY" "$TL/workload.py")
+    mkdir -p "$W/overhead"
+    nvidia-smi --query-gpu=index,name,uuid,power.limit,clocks.max.sm --format=csv || true
+
+    step idle_run logged "$W/idle.stdout" traced --device-sample 10 -d "$W/idle" \
+        -- "${wl[@]}" idle --seconds "$idle_s" --report "$W/idle.json"
+
+    # nvidia-smi's own readings beside the GEMM run (the SM clock's reference): started just
+    # before, ended just after; its timeout only guards against a stage cut short.
+    timeout -k 5 $((T + 60)) nvidia-smi --query-gpu=timestamp,uuid,clocks.sm,power.draw,memory.used \
+        --format=csv,noheader,nounits -lms 100 > "$W/smi.csv" 2> "$W/smi.csv.err" &
+    local smi=$!
+    step gemm_run logged "$W/gemm.stdout" traced --device-sample 10 --marker-trace --kernel-trace -d "$W/gemm" \
+        -- "${wl[@]}" gemm --seconds "$load_s" --settle-seconds 2 --report "$W/gemm.json"
+    kill "$smi" 2> /dev/null || true
+    wait "$smi" 2> /dev/null || true
+    step smi smi_lines "$W/smi.csv"
+
+    local cfgs=(none tool sample10 sample1) r i cfg base
+    for ((r = 1; r <= rounds; r++)); do
+        for ((i = 0; i < ${#cfgs[@]}; i++)); do
+            cfg="${cfgs[$(((i + r - 1) % ${#cfgs[@]}))]}"
+            base="$W/overhead/$cfg-$r"
+            step "overhead_${cfg}_$r" logged "$base.out" oh_run "$cfg" "$base" \
+                "${wl[@]}" gemm --iters "$iters" --report "$base.json"
+        done
+    done
+
+    step stats tee_to "$W/stats.txt" timeout -k 5 60 "$ROCPROF" stats "$W/gemm"
+    step export_madengine tee_to "$W/export.txt" timeout -k 5 60 "$ROCPROF" export "$W/gemm" --format madengine \
+        -o "$W/madengine"
+    {
+        echo "### rocprof-rs stats (gemm run)"
+        cat "$W/stats.txt" 2> /dev/null
+        echo
+        echo "### rocprof-rs stats (idle run)"
+        timeout -k 5 60 "$ROCPROF" stats "$W/idle" 2>&1 || echo "(exit $?)"
+        echo
+        echo "### rocprof-rs analyze (gemm run): throttling from the samples"
+        timeout -k 5 60 "$ROCPROF" analyze "$W/gemm" 2>&1 | tail -n 25 || echo "(exit $?)"
+        echo
+        echo "### rocprof-rs export (gemm run) --format madengine"
+        cat "$W/export.txt" 2> /dev/null
+        local f
+        while IFS= read -r f; do
+            echo "--- ${f#"$W"/}: $(($(wc -l < "$f") - 1)) rows; the first 3 lines"
+            head -n 3 "$f"
+        done < <(find "$W/madengine" -name '*.csv' 2> /dev/null | sort)
+    } > "$OUT/telemetry-stats.txt"
+    cat "$OUT/telemetry-stats.txt"
+
+    step check "$PY" "$TL/check_telemetry.py" --idle "$W/idle" --idle-report "$W/idle.json" --idle-log "$W/idle.stdout" \
+        --gemm "$W/gemm" --gemm-report "$W/gemm.json" --gemm-log "$W/gemm.stdout" --smi "$W/smi.csv" \
+        --madengine "$W/madengine" --overhead "$W/overhead" --rounds "$rounds" --interval-ms 10 \
+        --out "$W/verdict-telemetry.json" --md "$OUT/telemetry.md"
+    VERDICTS+=("$W/verdict-telemetry.json")
+    step tar tar -C "$W" -czf "$OUT/telemetry-data.tgz" .
+    ls -l "$OUT/telemetry-data.tgz" || true
 }
 
 stage_all_quick() {

@@ -234,6 +234,19 @@ fn text(analysis: &Analysis, top: usize) -> String {
         for (i, r) in k.diagnosis.recommendations.iter().take(3).enumerate() {
             let _ = writeln!(out, "  {}. {} — up to {:.0}% ({})", i + 1, r.action, 100.0 * r.expected_gain, r.why);
         }
+        let throttled =
+            analysis.throttled.iter().find(|t| t.kernel_name == k.name && t.pid == k.pid && t.agent_id == k.agent_id);
+        if let Some(t) = throttled {
+            let _ = writeln!(
+                out,
+                "  throttled: its GPU's SM clock fell to {} MHz (from {} MHz under load) during {} of {} sampled dispatches{}",
+                t.lowest_mhz,
+                t.peak_mhz,
+                t.throttled,
+                t.sampled,
+                if t.reasons.is_empty() { String::new() } else { format!("; reasons: {}", t.reasons.join(", ")) }
+            );
+        }
     }
     for note in &analysis.notes {
         let _ = writeln!(out, "note: {note}");

@@ -29,6 +29,10 @@ enum ScoreError {
     NotADataset { path: String },
     #[error("{path}: no kernel dispatches{}", if *.filtered { " match --kernel" } else { "" })]
     NoDispatches { path: String, filtered: bool },
+    #[error(
+        "{path}: --energy-weight needs device samples (record with `rocprof-rs run --device-sample`) on the scored kernels"
+    )]
+    NoEnergy { path: String },
     #[error(transparent)]
     Dataset(#[from] rocprof_rs_analysis::Error),
     #[error(transparent)]
@@ -53,6 +57,13 @@ pub struct ScoreArgs {
     /// The share of performance that is roofline efficiency (where counters or estimates give it).
     #[arg(long, default_value_t = 0.25)]
     efficiency_weight: f64,
+    /// The share of performance that is energy per iteration (datasets with device samples:
+    /// each selected kernel's mean joules per dispatch, summed); 0 leaves energy out.
+    #[arg(long, default_value_t = 0.0)]
+    energy_weight: f64,
+    /// The joules per iteration to beat, with --energy-weight.
+    #[arg(long, value_name = "J", default_value_t = 1.0)]
+    energy_target_j: f64,
     /// Only kernels whose name matches (datasets).
     #[arg(long, value_name = "REGEX")]
     kernel: Option<String>,
@@ -73,11 +84,17 @@ pub fn score(args: ScoreArgs) -> ExitCode {
         ("--correctness", args.correctness),
         ("--correctness-weight", args.correctness_weight),
         ("--efficiency-weight", args.efficiency_weight),
+        ("--energy-weight", args.energy_weight),
+        ("--efficiency-weight plus --energy-weight", args.efficiency_weight + args.energy_weight),
     ] {
         if !(0.0..=1.0).contains(&value) {
             eprintln!("rocprof-rs: {name} {value}: expected a share between 0 and 1");
             return ExitCode::from(2);
         }
+    }
+    if !args.energy_target_j.is_finite() || args.energy_target_j <= 0.0 {
+        eprintln!("rocprof-rs: --energy-target-j {}: expected a positive energy", args.energy_target_j);
+        return ExitCode::from(2);
     }
     if !args.target_us.is_finite() || args.target_us <= 0.0 {
         eprintln!("rocprof-rs: --target-us {}: expected a positive latency", args.target_us);
@@ -101,6 +118,8 @@ pub fn score(args: ScoreArgs) -> ExitCode {
         target_us: args.target_us,
         correctness_weight: args.correctness_weight,
         efficiency_weight: args.efficiency_weight,
+        energy_weight: args.energy_weight,
+        energy_target_j: args.energy_target_j,
     };
     let Some(f) = fitness::score(&measurement, &config) else {
         eprintln!("rocprof-rs: {}: no latency to score", args.path.display());
@@ -122,6 +141,9 @@ pub fn score(args: ScoreArgs) -> ExitCode {
             100.0 * f.correctness,
             f.efficiency.map_or_else(|| "not known".to_owned(), |e| format!("{:.0}%", 100.0 * e))
         );
+        if let Some(joules) = f.joules.filter(|_| config.energy_weight > 0.0) {
+            println!("energy {joules:.6} J per iteration (target {} J)", config.energy_target_j);
+        }
     }
     ExitCode::SUCCESS
 }
@@ -131,6 +153,9 @@ fn measure(args: &ScoreArgs, kernel: Option<regex::Regex>) -> Result<Measurement
     let options = Options { kernel: kernel.clone(), gpu: args.gpu.clone(), ..Options::default() };
     if args.path.is_file() {
         let path = || args.path.display().to_string();
+        if args.energy_weight > 0.0 {
+            return Err(ScoreError::NoEnergy { path: path() });
+        }
         let text = rocprof_rs_format::input::read_text(&args.path, rocprof_rs_format::input::JSON_LIMIT)
             .map_err(|source| ScoreError::Read { path: path(), source })?;
         let json: serde_json::Value =
@@ -146,6 +171,12 @@ fn measure(args: &ScoreArgs, kernel: Option<regex::Regex>) -> Result<Measurement
         m.summary = Some(results_pipeline(&json, &args.path, args.repeats)?);
     } else {
         m.summary = Some(dataset_pipeline(&args.path, kernel.as_ref())?);
+        if args.energy_weight > 0.0 {
+            m.joules = Some(
+                joules_per_iteration(&args.path, kernel.as_ref())?
+                    .ok_or_else(|| ScoreError::NoEnergy { path: args.path.display().to_string() })?,
+            );
+        }
     }
     m.efficiency = efficiency(&args.path, &options);
     Ok(m)
@@ -198,6 +229,15 @@ fn dataset_pipeline(dir: &Path, kernel: Option<&regex::Regex>) -> Result<(f64, f
         return Err(ScoreError::NoDispatches { path: dir.display().to_string(), filtered: kernel.is_some() });
     }
     Ok((center, variance.sqrt(), repeats))
+}
+
+/// Each selected kernel's mean energy per dispatch (over the dispatches with samples around
+/// them), summed: one iteration's joules, as the latency is one iteration's.
+fn joules_per_iteration(dir: &Path, kernel: Option<&regex::Regex>) -> Result<Option<f64>, ScoreError> {
+    let Some(report) = rocprof_rs_analysis::telemetry::report::report(dir, None)? else { return Ok(None) };
+    let selected: Vec<_> =
+        report.kernels.iter().filter(|k| kernel.is_none_or(|re| re.is_match(&k.name)) && k.covered > 0).collect();
+    Ok((!selected.is_empty()).then(|| selected.iter().map(|k| k.joules / k.covered as f64).sum()))
 }
 
 /// Time-weighted roofline efficiency of the analysed kernels that have one (each capped at 1).

@@ -2,7 +2,7 @@
 //! device sampler reads. Checked declarations from `nvml.h` (the driver's headers; the API has
 //! kept these signatures since NVML 10, and the `_v2` names since CUDA 9), resolved at run time.
 
-use std::ffi::{CStr, c_char, c_uint, c_ulonglong, c_void};
+use std::ffi::{CStr, c_char, c_int, c_uint, c_ulonglong, c_void};
 
 use crate::dylib::{self, LoadError, OpenLibrary, dynamic_api};
 
@@ -53,6 +53,35 @@ pub struct nvmlUtilization_t {
     pub memory: c_uint,
 }
 
+/// `nvmlFieldValue_t`: one field of `nvmlDeviceGetFieldValues`, 40 bytes.
+#[repr(C)]
+#[derive(Debug, Default, Clone, Copy)]
+pub struct nvmlFieldValue_t {
+    /// `NVML_FI_*`.
+    pub fieldId: c_uint,
+    pub scopeId: c_uint,
+    /// Microseconds since the epoch when the value was read.
+    pub timestamp: i64,
+    pub latencyUsec: i64,
+    /// `nvmlValueType_t`: 1 is `unsigned int`, the power fields' type.
+    pub valueType: c_uint,
+    /// This field's own result.
+    pub nvmlReturn: nvmlReturn_t,
+    /// `nvmlValue_t`, a union of 8 bytes: read through `valueType`.
+    pub value: u64,
+}
+
+/// `NVML_FI_DEV_POWER_AVERAGE`: milliwatts, averaged over a second (what
+/// `nvmlDeviceGetPowerUsage` returns on Ampere and later).
+pub const NVML_FI_DEV_POWER_AVERAGE: c_uint = 185;
+/// `NVML_FI_DEV_POWER_INSTANT`: milliwatts, now (driver 535 and later).
+pub const NVML_FI_DEV_POWER_INSTANT: c_uint = 186;
+/// `NVML_VALUE_TYPE_UNSIGNED_INT`.
+pub const NVML_VALUE_TYPE_UNSIGNED_INT: c_uint = 1;
+
+/// `nvmlDeviceGetFieldValues`: fills each `values[i]` whose `fieldId` is set.
+pub type GetFieldValues = unsafe extern "C" fn(nvmlDevice_t, c_int, *mut nvmlFieldValue_t) -> nvmlReturn_t;
+
 /// The `nvmlClocksEventReasons` bits (`nvmlClocksThrottleReasons` before driver 535), by name.
 pub const CLOCKS_EVENT_REASONS: [(u64, &str); 9] = [
     (0x1, "gpu_idle"),
@@ -100,6 +129,8 @@ pub struct Nvml {
     pub api: NvmlApi,
     /// The clock-event (throttle) reasons, under whichever name the driver has.
     pub clocks_event_reasons: Option<GetClocksEventReasons>,
+    /// `nvmlDeviceGetFieldValues`, where the driver has it.
+    pub field_values: Option<GetFieldValues>,
     library: OpenLibrary,
 }
 
@@ -115,7 +146,10 @@ impl Nvml {
                 .into_iter()
                 // SAFETY: both names have this signature in nvml.h.
                 .find_map(|name| unsafe { library.library.get::<GetClocksEventReasons>(name) }.ok().map(|f| *f));
-        Ok(Nvml { api, clocks_event_reasons, library })
+        // SAFETY: the name has this signature in nvml.h.
+        let field_values =
+            unsafe { library.library.get::<GetFieldValues>(b"nvmlDeviceGetFieldValues\0") }.ok().map(|f| *f);
+        Ok(Nvml { api, clocks_event_reasons, field_values, library })
     }
 
     /// The name the library was opened by.
@@ -144,6 +178,10 @@ mod tests {
         assert_eq!(std::mem::size_of::<nvmlMemory_t>(), 24);
         assert_eq!(std::mem::offset_of!(nvmlMemory_t, used), 16);
         assert_eq!(std::mem::size_of::<nvmlUtilization_t>(), 8);
+        // Checked against the driver on an H100 (bench/gpu/telemetry/nvml_fields.py).
+        assert_eq!(std::mem::size_of::<nvmlFieldValue_t>(), 40);
+        assert_eq!(std::mem::offset_of!(nvmlFieldValue_t, valueType), 24);
+        assert_eq!(std::mem::offset_of!(nvmlFieldValue_t, value), 32);
     }
 
     #[test]

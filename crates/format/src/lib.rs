@@ -294,9 +294,13 @@ columns! {
     /// the tables' clock. `agent_id` is the GPU's agent where the process uses it (null for a
     /// GPU the library sees but the process does not); `device_index` is the library's own
     /// numbering and `device_uuid` its name for the GPU. Each reading is null where the GPU
-    /// or library does not report it. `power_w` is the library's power reading (NVML's
-    /// `nvmlDeviceGetPowerUsage`, AMD SMI's socket power); `energy_j` is the GPU's energy
-    /// counter, from an arbitrary origin, so only its differences mean anything.
+    /// or library does not report it. `power_w` is the power now (NVML's instant power field,
+    /// or `nvmlDeviceGetPowerUsage` where the driver lacks it; AMD SMI's current socket power),
+    /// `power_average_w` the library's averaged reading (NVML's one-second average, which
+    /// `nvidia-smi` shows; AMD SMI's average socket power). `energy_j` is the GPU's energy
+    /// counter, from an arbitrary origin, so only its differences mean anything; reading it
+    /// costs NVML milliseconds, so it is read every 100 ms (and at the run's first and last
+    /// samples), null between.
     /// `throttle_reasons` is the library's bit mask, `throttle` the same as names.
     DeviceSample / DeviceSampleRow {
         time_ns: I64,
@@ -305,6 +309,7 @@ columns! {
         device_uuid: Dict,
         library: Dict,
         power_w: OptF64,
+        power_average_w: OptF64,
         energy_j: OptF64,
         sm_clock_mhz: OptU32,
         memory_clock_mhz: OptU32,

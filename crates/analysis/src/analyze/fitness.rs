@@ -1,8 +1,11 @@
 //! One number for an evolutionary optimiser (an OpenEvolve-style fitness): latency against a
-//! target, correctness, and roofline efficiency.
+//! target, correctness, roofline efficiency, and (where asked for) energy.
 //!
 //! `score = correctness × (w_c + (1 − w_c) × performance)`, with
-//! `performance = (1 − w_e) × target / (target + latency) + w_e × efficiency`.
+//! `performance = (1 − w_e − w_j) × target / (target + latency) + w_e × efficiency
+//!  + w_j × target_J / (target_J + joules)`: the energy term, of the joules per iteration
+//! against an energy target, is weighed only where `w_j` > 0 (and the efficiency term only where
+//! efficiency is known: its weight goes to latency otherwise).
 //!
 //! - A wrong candidate scores 0 however fast it is, and a correct one never less than `w_c`: an
 //!   optimiser cannot trade correctness for speed.
@@ -24,11 +27,21 @@ pub struct Config {
     pub correctness_weight: f64,
     /// `w_e`: the share of performance that is roofline efficiency (where known).
     pub efficiency_weight: f64,
+    /// `w_j`: the share of performance that is energy per iteration (0: not weighed).
+    pub energy_weight: f64,
+    /// The joules per iteration to beat.
+    pub energy_target_j: f64,
 }
 
 impl Default for Config {
     fn default() -> Self {
-        Config { target_us: 20.0, correctness_weight: 0.5, efficiency_weight: 0.25 }
+        Config {
+            target_us: 20.0,
+            correctness_weight: 0.5,
+            efficiency_weight: 0.25,
+            energy_weight: 0.0,
+            energy_target_j: 1.0,
+        }
     }
 }
 
@@ -44,6 +57,8 @@ pub struct Measurement {
     pub correctness: f64,
     /// Time-weighted roofline efficiency of its kernels, 0 to 1, where counters give it.
     pub efficiency: Option<f64>,
+    /// Joules per iteration, where device samples give it.
+    pub joules: Option<f64>,
 }
 
 /// The score and how it was made.
@@ -61,6 +76,9 @@ pub struct Fitness {
     pub latency_term: f64,
     pub correctness: f64,
     pub efficiency: Option<f64>,
+    /// Joules per iteration and its term, where energy is weighed.
+    pub joules: Option<f64>,
+    pub energy_term: Option<f64>,
     pub config: Config,
 }
 
@@ -83,12 +101,27 @@ fn middle(sorted: &[f64]) -> f64 {
     if n % 2 == 1 { sorted[n / 2] } else { (sorted[n / 2 - 1] + sorted[n / 2]) / 2.0 }
 }
 
-fn score_at(config: &Config, latency_us: f64, correctness: f64, efficiency: Option<f64>) -> (f64, f64) {
+/// The energy term: 1/2 at the energy target, as the latency term is at its own.
+fn energy_term(config: &Config, joules: Option<f64>) -> Option<f64> {
+    let joules = joules.filter(|_| config.energy_weight > 0.0)?;
+    Some(config.energy_target_j / (config.energy_target_j + joules.max(0.0)))
+}
+
+fn score_at(
+    config: &Config,
+    latency_us: f64,
+    correctness: f64,
+    efficiency: Option<f64>,
+    joules: Option<f64>,
+) -> (f64, f64) {
     let latency_term = config.target_us / (config.target_us + latency_us.max(0.0));
-    let performance = match efficiency {
-        Some(e) => (1.0 - config.efficiency_weight) * latency_term + config.efficiency_weight * e.clamp(0.0, 1.0),
-        None => latency_term,
-    };
+    let mut performance = latency_term;
+    if let Some(e) = efficiency {
+        performance += config.efficiency_weight * (e.clamp(0.0, 1.0) - latency_term);
+    }
+    if let Some(j) = energy_term(config, joules) {
+        performance += config.energy_weight * (j - latency_term);
+    }
     let c = correctness.clamp(0.0, 1.0);
     (c * (config.correctness_weight + (1.0 - config.correctness_weight) * performance), latency_term)
 }
@@ -101,9 +134,9 @@ pub fn score(m: &Measurement, config: &Config) -> Option<Fitness> {
         (None, None) => return None,
     };
     let latency = median + error;
-    let (score, latency_term) = score_at(config, latency, m.correctness, m.efficiency);
-    let (best, _) = score_at(config, median - error, m.correctness, m.efficiency);
-    let (worst, _) = score_at(config, median + 2.0 * error, m.correctness, m.efficiency);
+    let (score, latency_term) = score_at(config, latency, m.correctness, m.efficiency, m.joules);
+    let (best, _) = score_at(config, median - error, m.correctness, m.efficiency, m.joules);
+    let (worst, _) = score_at(config, median + 2.0 * error, m.correctness, m.efficiency, m.joules);
     Some(Fitness {
         score,
         uncertainty: (best - score).max(score - worst).max(0.0),
@@ -114,6 +147,8 @@ pub fn score(m: &Measurement, config: &Config) -> Option<Fitness> {
         latency_term,
         correctness: m.correctness.clamp(0.0, 1.0),
         efficiency: m.efficiency,
+        joules: m.joules,
+        energy_term: energy_term(config, m.joules),
         config: *config,
     })
 }
@@ -137,7 +172,7 @@ mod tests {
 
     #[test]
     fn the_formula_by_hand() {
-        let config = Config { target_us: 20.0, correctness_weight: 0.5, efficiency_weight: 0.25 };
+        let config = Config { target_us: 20.0, correctness_weight: 0.5, efficiency_weight: 0.25, ..Config::default() };
         // At the target, correct, 60 % efficient: 0.5 + 0.5 × (0.75 × 0.5 + 0.25 × 0.6) = 0.7625.
         let m = Measurement {
             summary: Some((20.0, 0.0, 100)),
@@ -190,6 +225,23 @@ mod tests {
         let (many, few) = (many.unwrap(), few.unwrap());
         assert!(few.standard_error_us > many.standard_error_us);
         assert!(few.uncertainty > many.uncertainty);
+    }
+
+    #[test]
+    fn energy_is_weighed_only_when_asked_and_a_frugal_candidate_wins() {
+        let base = Measurement { summary: Some((20.0, 0.0, 100)), correctness: 1.0, ..Default::default() };
+        let config = Config { efficiency_weight: 0.0, energy_weight: 0.5, energy_target_j: 2.0, ..Config::default() };
+        // At both targets: 0.5 + 0.5 × (0.5 × 0.5 + 0.5 × 0.5).
+        let at_target = score(&Measurement { joules: Some(2.0), ..base.clone() }, &config).unwrap();
+        assert!((at_target.score - 0.75).abs() < 1e-12, "{at_target:?}");
+        let frugal = score(&Measurement { joules: Some(1.0), ..base.clone() }, &config).unwrap();
+        assert!(frugal.score > at_target.score);
+        // Not weighed: the joules change nothing.
+        let unweighed = Config { efficiency_weight: 0.0, ..Config::default() };
+        let a = score(&Measurement { joules: Some(1.0), ..base.clone() }, &unweighed).unwrap();
+        let b = score(&Measurement { joules: Some(100.0), ..base }, &unweighed).unwrap();
+        assert_eq!(a.score, b.score);
+        assert_eq!(a.energy_term, None);
     }
 
     #[test]

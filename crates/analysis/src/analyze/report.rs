@@ -104,6 +104,8 @@ pub struct Analysis {
     pub notes: Vec<String>,
     /// How `--timings` matched its kernels, where it was given.
     pub timings: Option<Join>,
+    /// The kernels during which their GPU's clock fell, from the device samples.
+    pub throttled: Vec<crate::telemetry::throttle::ThrottledKernel>,
 }
 
 fn ceilings(device: &Device<'_>) -> Ceilings {
@@ -249,7 +251,35 @@ fn dataset(dir: &Path, db: &'static Database, forced: Option<&'static Gpu>, opti
     if kernels.iter().all(|k| k.work.is_none()) && !kernels.is_empty() {
         notes.push("no counters in this dataset: run with --preset roofline for roofline positions".into());
     }
-    Ok(Analysis { kernels, devices: devices.into_values().collect(), notes, timings: joined })
+    let throttled = throttled(dir, options)?;
+    if let Some(worst) = throttled.first() {
+        notes.push(format!(
+            "clocks fell during {} kernels (the device samples' SM clock below {:.0}% of its peak under load);              the worst, {}: {} of {} sampled dispatches, down to {} MHz from {}{}",
+            throttled.len(),
+            100.0 * crate::telemetry::throttle::FALL,
+            worst.kernel_name,
+            worst.throttled,
+            worst.sampled,
+            worst.lowest_mhz,
+            worst.peak_mhz,
+            if worst.reasons.is_empty() { String::new() } else { format!(" ({})", worst.reasons.join(", ")) }
+        ));
+    }
+    Ok(Analysis { kernels, devices: devices.into_values().collect(), notes, timings: joined, throttled })
+}
+
+/// The kernels whose clocks fell, where the dataset has device samples (of `--pid`'s process,
+/// and `--kernel`'s names, where given).
+fn throttled(dir: &Path, options: &Options) -> Result<Vec<crate::telemetry::throttle::ThrottledKernel>> {
+    let mut series = crate::telemetry::series::read(dir)?;
+    series.retain(|key, _| options.pid.is_none_or(|p| p == key.pid));
+    if series.is_empty() {
+        return Ok(Vec::new());
+    }
+    let dispatches = crate::telemetry::attribute::dispatches(dir, &series)?;
+    let mut kernels = crate::telemetry::throttle::kernels(&series, &dispatches);
+    kernels.retain(|k| options.kernel.as_ref().is_none_or(|re| re.is_match(&k.kernel_name)));
+    Ok(kernels)
 }
 
 /// How long a kernel's GPU sat idle before its dispatches, where the trace measures it;
@@ -406,5 +436,5 @@ fn results_json(path: &Path, gpu: Option<&'static Gpu>, options: &Options) -> Re
         });
     }
     let devices = device.iter().map(ceilings).collect();
-    Ok(Analysis { kernels, devices, notes, timings: None })
+    Ok(Analysis { kernels, devices, notes, timings: None, throttled: Vec::new() })
 }

@@ -8,9 +8,10 @@
 //! with `<i>` the management library's index. A power madengine could not read is `N/A`, a VRAM
 //! share 0.0, as madengine writes them; values are rounded to two places, as it rounds them.
 //!
-//! One row per sample round. Power is in watts as the library reports it; madengine's AMD
-//! reader divides AMD SMI's watts by 1000 (it takes them for milliwatts), which these files do
-//! not copy.
+//! One row per sample round. Power is the reading madengine takes: NVML's one-second average
+//! (`nvmlDeviceGetPowerUsage`), AMD SMI's current socket power, in watts as the library reports
+//! them; madengine's AMD reader divides AMD SMI's watts by 1000 (it takes them for milliwatts),
+//! which these files do not copy.
 
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
@@ -98,8 +99,10 @@ fn csv(
     (text, rounds as u64)
 }
 
+/// The averaged power where the library gives one (NVML's, what madengine reads), else the
+/// current one (AMD SMI's, what madengine reads).
 fn power_cell(sample: &series::Sample) -> String {
-    sample.power_w.map_or_else(|| "N/A".to_owned(), |w| python_float(round2(w)))
+    sample.power_average_w.or(sample.power_w).map_or_else(|| "N/A".to_owned(), |w| python_float(round2(w)))
 }
 
 fn vram_cell(sample: &series::Sample) -> String {

@@ -12,6 +12,7 @@ use crate::error::Result;
 pub struct Sample {
     pub time_ns: i64,
     pub power_w: Option<f64>,
+    pub power_average_w: Option<f64>,
     pub energy_j: Option<f64>,
     pub sm_clock_mhz: Option<u32>,
     pub memory_clock_mhz: Option<u32>,
@@ -45,7 +46,7 @@ pub struct Series {
 }
 
 impl Series {
-    /// The sample times, as `f64` seconds are not needed: nanoseconds.
+    /// The first and last sample times.
     pub fn span_ns(&self) -> Option<(i64, i64)> {
         Some((self.samples.first()?.time_ns, self.samples.last()?.time_ns))
     }
@@ -93,7 +94,7 @@ pub fn read(dir: &Path) -> Result<BTreeMap<DeviceKey, Series>> {
             "pid",
         ]
         .map(|name| b.col(name));
-        let (host, rank) = (b.col_opt("host")?, b.col_opt("rank")?);
+        let (host, rank, average) = (b.col_opt("host")?, b.col_opt("rank")?, b.col_opt("power_average_w")?);
         let (time, agent, index, uuid, library, power, energy) =
             (time?, agent?, index?, uuid?, library?, power?, energy?);
         let (sm, mem, used, total, busy, mbusy, temp, bits, names, pid) =
@@ -111,6 +112,7 @@ pub fn read(dir: &Path) -> Result<BTreeMap<DeviceKey, Series>> {
             series.samples.push(Sample {
                 time_ns: time.i64(i),
                 power_w: power.opt_f64(i),
+                power_average_w: average.as_ref().and_then(|a| a.opt_f64(i)),
                 energy_j: energy.opt_f64(i),
                 sm_clock_mhz: sm.opt_u64(i).map(|v| v as u32),
                 memory_clock_mhz: mem.opt_u64(i).map(|v| v as u32),

@@ -62,6 +62,7 @@ impl DeviceRows {
             device_uuid: &device.uuid,
             library: &device.library,
             power_w: sample.power_w,
+            power_average_w: sample.power_average_w,
             energy_j: sample.energy_j,
             sm_clock_mhz: sample.sm_clock_mhz,
             memory_clock_mhz: sample.memory_clock_mhz,

@@ -262,6 +262,7 @@ pub struct DeviceSample {
     pub time_ns: u64,
     pub index: u32,
     pub power_w: Option<f64>,
+    pub power_average_w: Option<f64>,
     pub energy_j: Option<f64>,
     pub sm_clock_mhz: Option<u32>,
     pub memory_clock_mhz: Option<u32>,

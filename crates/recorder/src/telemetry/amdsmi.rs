@@ -89,7 +89,7 @@ impl Source for AmdSmiSource {
         &self.devices
     }
 
-    fn read(&mut self, position: usize, sample: &mut DeviceSample) {
+    fn read(&mut self, position: usize, sample: &mut DeviceSample, energy: bool) {
         let (api, gpu) = (&self.smi.api, self.handles[position]);
         let ok = |status: u32| status == sys::AMDSMI_STATUS_SUCCESS;
         // SAFETY (every call below): `gpu` is a handle the library gave, and each out-pointer
@@ -101,14 +101,17 @@ impl Source for AmdSmiSource {
         // SAFETY: as above.
         let status = unsafe { (api.amdsmi_get_power_info)(gpu, &mut power) };
         sample.time_ns = stamp(before);
-        if ok(status) || status == sys::AMDSMI_STATUS_NOT_SUPPORTED || power.bytes.iter().any(|b| *b != 0) {
-            sample.power_w = watts(self.power_layout.read(&power));
+        if ok(status) || power.bytes.iter().any(|b| *b != 0) {
+            let (current, average) = self.power_layout.read(&power);
+            (sample.power_w, sample.power_average_w) = (watts(current).or(watts(average)), watts(average));
         }
-        let (mut energy, mut resolution, mut timestamp) = (0u64, 0f32, 0u64);
+        let (mut accumulator, mut resolution, mut timestamp) = (0u64, 0f32, 0u64);
         // SAFETY: as above.
-        if ok(unsafe { (api.amdsmi_get_energy_count)(gpu, &mut energy, &mut resolution, &mut timestamp) }) {
+        if energy
+            && ok(unsafe { (api.amdsmi_get_energy_count)(gpu, &mut accumulator, &mut resolution, &mut timestamp) })
+        {
             // The accumulator counts units of `resolution` microjoules.
-            sample.energy_j = Some(energy as f64 * f64::from(resolution) * 1e-6);
+            sample.energy_j = Some(accumulator as f64 * f64::from(resolution) * 1e-6);
         }
         let clock = |kind: u32| {
             let mut info = sys::amdsmi_clk_info_t::default();
@@ -148,11 +151,11 @@ impl Source for AmdSmiSource {
     }
 }
 
-/// AMD SMI's power: the socket's current power where the GPU reports it (MI300 and later),
-/// else its average; `u32::MAX` or 0xFFFF mark a value not reported.
-fn watts((current, average): (u32, u32)) -> Option<f64> {
-    let reported = |w: u32| (w != 0 && w != u32::MAX && w != u32::from(u16::MAX)).then_some(f64::from(w));
-    reported(current).or_else(|| reported(average))
+/// An AMD SMI power in watts, where reported: `u32::MAX` or 0xFFFF mark one not reported, and a
+/// secondary die reads 0. The current socket power is reported by MI300 and later, the average
+/// by Navi and MI200 and earlier.
+fn watts(value: u32) -> Option<f64> {
+    (value != 0 && value != u32::MAX && value != u32::from(u16::MAX)).then_some(f64::from(value))
 }
 
 /// A busy percentage, where reported (`u32::MAX` or 0xFFFF otherwise).

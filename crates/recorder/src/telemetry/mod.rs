@@ -5,9 +5,14 @@
 //! It is off unless asked for (`ROCPROF_RS_DEVICE_SAMPLE_MS`). The application never waits for
 //! it: it shares nothing with the callbacks but the queue, which it feeds in batches of a
 //! tenth of a second. A library that cannot be opened, or fails, turns the sampler off with one
-//! line; tracing goes on. A sample is late when the library was slow (NVML's power reading can
-//! take a millisecond): the next one is taken at the next multiple of the interval, never in a
-//! burst to catch up, and the count of skipped ticks is said at the end.
+//! line; tracing goes on. A sample is late when the library was slow or the thread got no core
+//! in time: the next one is taken at the next multiple of the interval, never in a burst to
+//! catch up, and the count of skipped ticks is said at the end where it is more than one in 20.
+//!
+//! Readings cost microseconds each, but for the energy counter: NVML takes 3 ms (7 ms at p90)
+//! for it on an H100 (`bench/gpu/telemetry/nvml_costs.py`), which read on every tick would
+//! make 1 ms ticks impossible and miss one 10 ms tick in ten. It is read every
+//! [`ENERGY_EVERY`] and at the first and last samples, and is null between.
 
 mod amdsmi;
 mod nvml;
@@ -24,6 +29,9 @@ use crate::pipeline::records::{DeviceSample, Record, SampledDevice};
 
 /// How often the sampler hands its rows to the writer.
 const SEND_EVERY: Duration = Duration::from_millis(100);
+
+/// How often the energy counter is read.
+pub const ENERGY_EVERY: Duration = Duration::from_millis(100);
 
 /// Why a management library could not be used.
 #[derive(Debug, thiserror::Error)]
@@ -43,8 +51,9 @@ pub enum TelemetryError {
 pub(crate) trait Source: Send {
     /// The GPUs, in the order `read` takes them.
     fn devices(&self) -> &[SampledDevice];
-    /// Reads GPU `position` (in [`Source::devices`]' order) into `sample`.
-    fn read(&mut self, position: usize, sample: &mut DeviceSample);
+    /// Reads GPU `position` (in [`Source::devices`]' order) into `sample`; the energy counter
+    /// too where `energy` is set.
+    fn read(&mut self, position: usize, sample: &mut DeviceSample, energy: bool);
 }
 
 /// Which library to read.
@@ -137,8 +146,13 @@ fn sample_until_stopped(
         batch.push(Record::SampledDevice(Box::new(device.clone())));
     }
     let (mut next, mut sent_at, mut late, mut ticks) = (Instant::now(), Instant::now(), 0u64, 0u64);
+    let mut energy_at: Option<Instant> = None;
     loop {
-        sample_every_device(source.as_mut(), &mut batch);
+        let energy = energy_at.is_none_or(|at| at.elapsed() >= ENERGY_EVERY);
+        if energy {
+            energy_at = Some(Instant::now());
+        }
+        sample_every_device(source.as_mut(), &mut batch, energy);
         ticks += 1;
         if sent_at.elapsed() >= SEND_EVERY || batch.len() + source.devices().len() > BATCH_RECORDS {
             send(std::mem::replace(&mut batch, new_batch()));
@@ -158,21 +172,21 @@ fn sample_until_stopped(
     }
     // The last sample closes the run, so the kernels that ended since the previous one are
     // covered on both sides.
-    sample_every_device(source.as_mut(), &mut batch);
+    sample_every_device(source.as_mut(), &mut batch, true);
     send(batch);
     (ticks + 1, late)
 }
 
-fn sample_every_device(source: &mut dyn Source, batch: &mut Batch) {
+fn sample_every_device(source: &mut dyn Source, batch: &mut Batch, energy: bool) {
     for position in 0..source.devices().len() {
         let mut sample = DeviceSample { index: source.devices()[position].index, ..DeviceSample::default() };
-        source.read(position, &mut sample);
+        source.read(position, &mut sample, energy);
         batch.push(Record::DeviceSample(Box::new(sample)));
     }
 }
 
 /// The time a sample is stamped with: the middle of its power reading, the reading energy is
-/// integrated from (NVML's can take a millisecond; the other readings follow it).
+/// integrated from.
 pub(crate) fn stamp(before_ns: u64) -> u64 {
     before_ns + (clock::now_ns().saturating_sub(before_ns)) / 2
 }

@@ -1,6 +1,6 @@
 //! NVML as a sample source.
 
-use std::ffi::{CStr, c_char, c_uint, c_ulonglong};
+use std::ffi::{CStr, c_char, c_int, c_uint, c_ulonglong};
 
 use rocprofiler_sdk_sys::cuda::CudaDriver;
 use rocprofiler_sdk_sys::nvml::{self as sys, Nvml, nvmlDevice_t};
@@ -64,12 +64,31 @@ impl NvmlSource {
     }
 }
 
+impl NvmlSource {
+    /// The instant and the averaged power, watts, in one call where the driver has the fields
+    /// (the instant one since driver 535).
+    fn power_fields(&self, device: nvmlDevice_t) -> (Option<f64>, Option<f64>) {
+        let Some(get) = self.nvml.field_values else { return (None, None) };
+        let mut fields = [sys::NVML_FI_DEV_POWER_INSTANT, sys::NVML_FI_DEV_POWER_AVERAGE]
+            .map(|field_id| sys::nvmlFieldValue_t { fieldId: field_id, ..Default::default() });
+        // SAFETY: a handle NVML gave, and an array of as many fields as the count says.
+        if unsafe { get(device, fields.len() as c_int, fields.as_mut_ptr()) } != sys::NVML_SUCCESS {
+            return (None, None);
+        }
+        let watts = |f: &sys::nvmlFieldValue_t| {
+            (f.nvmlReturn == sys::NVML_SUCCESS && f.valueType == sys::NVML_VALUE_TYPE_UNSIGNED_INT)
+                .then(|| f64::from(f.value as u32) / 1e3)
+        };
+        (watts(&fields[0]), watts(&fields[1]))
+    }
+}
+
 impl Source for NvmlSource {
     fn devices(&self) -> &[SampledDevice] {
         &self.devices
     }
 
-    fn read(&mut self, position: usize, sample: &mut DeviceSample) {
+    fn read(&mut self, position: usize, sample: &mut DeviceSample, energy: bool) {
         let (api, device) = (&self.nvml.api, self.handles[position]);
         let ok = |code: c_uint| code == sys::NVML_SUCCESS;
         // Each reading on its own: a GPU that lacks one (NOT_SUPPORTED) still gives the rest.
@@ -82,13 +101,18 @@ impl Source for NvmlSource {
             c_uint,
         ) = (0, 0, 0, 0, 0);
         let before = clock::now_ns();
-        // SAFETY: as above.
-        let powered = ok(unsafe { (api.nvmlDeviceGetPowerUsage)(device, &mut milliwatts) });
+        let (instant, average) = self.power_fields(device);
         sample.time_ns = stamp(before);
-        sample.power_w = powered.then(|| f64::from(milliwatts) / 1e3);
-        // SAFETY: as above.
-        let counted = ok(unsafe { (api.nvmlDeviceGetTotalEnergyConsumption)(device, &mut millijoules) });
-        sample.energy_j = counted.then(|| millijoules as f64 / 1e3);
+        sample.power_average_w = average.or_else(|| {
+            // SAFETY: as above.
+            ok(unsafe { (api.nvmlDeviceGetPowerUsage)(device, &mut milliwatts) }).then(|| f64::from(milliwatts) / 1e3)
+        });
+        sample.power_w = instant.or(sample.power_average_w);
+        if energy {
+            // SAFETY: as above.
+            let counted = ok(unsafe { (api.nvmlDeviceGetTotalEnergyConsumption)(device, &mut millijoules) });
+            sample.energy_j = counted.then(|| millijoules as f64 / 1e3);
+        }
         // SAFETY: as above.
         sample.sm_clock_mhz =
             ok(unsafe { (api.nvmlDeviceGetClockInfo)(device, sys::NVML_CLOCK_SM, &mut sm) }).then_some(sm);
