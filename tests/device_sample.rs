@@ -214,3 +214,160 @@ fn madengine_files_have_madengines_columns() {
         assert!(first[1..].iter().all(|v| v.parse::<f64>().is_ok()), "{}", rows[0]);
     }
 }
+
+/// The samples in the exports: a Perfetto counter track per GPU and reading, which Perfetto's
+/// own trace processor reads, and rocpd's PMC and sample tables as rocprofiler-systems files
+/// its AMD SMI samples.
+#[test]
+fn the_exports_carry_the_samples() {
+    let out = scratch("device-sample-exports");
+    let dir = out.join("run");
+    sampled_run(&dir, &out.join("truth.csv"), &[]);
+    let table = series::read(&dir).unwrap();
+    let powered: usize = table.values().map(|s| s.samples.iter().filter(|x| x.power_w.is_some()).count()).sum();
+
+    let trace = out.join("trace.pftrace");
+    let export = Command::new(built("rocprof-rs"))
+        .args(["export", "--format", "perfetto", "-o"])
+        .arg(&trace)
+        .arg(&dir)
+        .output()
+        .unwrap();
+    assert!(export.status.success(), "{}", stderr(&export));
+    let queries = out.join("queries.sql");
+    std::fs::write(
+        &queries,
+        "select t.name as name, count(*) as n, count(distinct t.id) as tracks from counter c \
+         join counter_track t on c.track_id = t.id group by t.name order by t.name\n",
+    )
+    .unwrap();
+    let check = Command::new("node")
+        .arg(Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/verify/perfetto_check.mjs"))
+        .arg(&trace)
+        .arg(&queries)
+        .output()
+        .unwrap();
+    assert!(check.status.success(), "the trace processor refused the trace: {}", stderr(&check));
+    let report: serde_json::Value = serde_json::from_slice(&check.stdout).unwrap();
+    assert_eq!(report["errors"].as_array().map(Vec::len), Some(0), "no import errors: {report}");
+    let rows = report["queries"][0].as_array().unwrap_or_else(|| panic!("no query rows: {report}"));
+    let power = rows.iter().find(|r| r["name"] == "power (W)").unwrap_or_else(|| panic!("no power track: {report}"));
+    assert_eq!(power["n"].as_u64(), Some(powered as u64), "{report}");
+    assert_eq!(power["tracks"].as_u64(), Some(2), "a power track per GPU: {report}");
+    for name in ["SM clock (MHz)", "memory used (GiB)", "temperature (°C)", "GPU busy (%)"] {
+        assert!(rows.iter().any(|r| r["name"] == name), "no {name} track: {report}");
+    }
+
+    let rocpd = out.join("rocpd");
+    let export = Command::new(built("rocprof-rs"))
+        .args(["export", "--format", "rocpd", "-o"])
+        .arg(&rocpd)
+        .arg(&dir)
+        .output()
+        .unwrap();
+    assert!(export.status.success(), "{}", stderr(&export));
+    let db = std::fs::read_dir(&rocpd)
+        .unwrap()
+        .flatten()
+        .map(|e| e.path())
+        .find(|p| p.extension().is_some_and(|x| x == "db"));
+    let conn = rusqlite::Connection::open(db.expect("a database")).unwrap();
+    let (samples, agents): (i64, i64) = conn
+        .query_row(
+            "select count(*), count(distinct p.agent_id) from rocpd_sample s join rocpd_track t on s.track_id = t.id \
+             join rocpd_string n on t.name_id = n.id join rocpd_pmc_event e on e.event_id = s.event_id \
+             join rocpd_info_pmc p on e.pmc_id = p.id and p.name = n.string where n.string = 'device_power'",
+            [],
+            |r| Ok((r.get(0)?, r.get(1)?)),
+        )
+        .unwrap();
+    assert_eq!(samples as usize, powered, "a device_power sample per power reading");
+    assert_eq!(agents, 2, "the pmc rows name each GPU's agent");
+    let sum: f64 = conn
+        .query_row(
+            "select sum(e.value) from rocpd_pmc_event e join rocpd_info_pmc p on e.pmc_id = p.id where p.name = 'device_power'",
+            [],
+            |r| r.get(0),
+        )
+        .unwrap();
+    let expected: f64 = table.values().flat_map(|s| &s.samples).filter_map(|x| x.power_w).sum();
+    assert!((sum - expected).abs() < 1e-6 * expected, "{sum} vs {expected}");
+    let path = std::fs::read_dir(&rocpd)
+        .unwrap()
+        .flatten()
+        .map(|e| e.path())
+        .find(|p| p.extension().is_some_and(|x| x == "db"))
+        .unwrap();
+    common::python("rocpd_check.py", &[dir.as_os_str(), path.as_os_str()]);
+}
+
+/// `stats`' device section (table, JSON, CSV files), `analyze`'s throttling and `score`'s
+/// energy weight on a sampled run: the simulated GPU's clock drops from 2100 to 1700 MHz while
+/// its power is above 450 W, so kernels run then are named.
+#[test]
+fn stats_analyze_and_score_read_the_samples() {
+    let out = scratch("device-sample-cli");
+    let dir = out.join("run");
+    sampled_run(&dir, &out.join("truth.csv"), &[]);
+    let cli = |args: &[&std::ffi::OsStr]| Command::new(built("rocprof-rs")).args(args).output().unwrap();
+    let d = dir.as_os_str();
+
+    let table = cli(&["stats".as_ref(), d]);
+    assert!(table.status.success(), "{}", stderr(&table));
+    let text = String::from_utf8_lossy(&table.stdout);
+    for heading in ["Kernels", "Devices", "Energy by kernel", "method: energy = the trapezoid integral"] {
+        assert!(text.contains(heading), "no {heading:?} in:\n{text}");
+    }
+    let json =
+        cli(&["stats".as_ref(), d, "--section".as_ref(), "device".as_ref(), "--format".as_ref(), "json".as_ref()]);
+    assert!(json.status.success(), "{}", stderr(&json));
+    let report: serde_json::Value = serde_json::from_slice(&json.stdout).unwrap();
+    let devices = report["devices"].as_array().unwrap();
+    assert_eq!(devices.len(), 2);
+    for gpu in devices {
+        assert_eq!(gpu["max_sm_clock_mhz"], 2100, "{gpu}");
+        assert_eq!(gpu["min_sm_clock_mhz"], 1700, "{gpu}");
+        let (integral, counter) =
+            (gpu["energy_integral_j"].as_f64().unwrap(), gpu["energy_counter_j"].as_f64().unwrap());
+        assert!((integral / counter - 1.0).abs() < 0.02, "{gpu}");
+    }
+    let by_kernel: f64 = report["kernels"].as_array().unwrap().iter().map(|k| k["joules"].as_f64().unwrap()).sum();
+    assert!(by_kernel > 0.0, "{report}");
+
+    let csv_dir = out.join("csv");
+    let csv =
+        cli(&["stats".as_ref(), d, "--format".as_ref(), "csv".as_ref(), "--csv-dir".as_ref(), csv_dir.as_os_str()]);
+    assert!(csv.status.success(), "{}", stderr(&csv));
+    for file in
+        ["kernel_stats.csv", "device_stats.csv", "kernel_energy.csv", "marker_energy.csv", "dispatch_energy.csv"]
+    {
+        assert!(csv_dir.join(file).is_file(), "no {file}");
+    }
+    let dispatches = std::fs::read_to_string(csv_dir.join("dispatch_energy.csv")).unwrap();
+    assert_eq!(dispatches.lines().count(), 30_001, "a row per dispatch and the header");
+
+    let analyze = cli(&["analyze".as_ref(), d]);
+    assert!(analyze.status.success(), "{}", stderr(&analyze));
+    let text = String::from_utf8_lossy(&analyze.stdout);
+    assert!(text.contains("clocks fell during"), "{text}");
+    assert!(text.contains("throttled: its GPU's SM clock fell to 1700 MHz (from 2100 MHz under load)"), "{text}");
+
+    let score = |weight: &str| {
+        let output = cli(&[
+            "score".as_ref(),
+            d,
+            "--format".as_ref(),
+            "json".as_ref(),
+            "--energy-weight".as_ref(),
+            weight.as_ref(),
+            "--energy-target-j".as_ref(),
+            "0.001".as_ref(),
+        ]);
+        assert!(output.status.success(), "{}", stderr(&output));
+        serde_json::from_slice::<serde_json::Value>(&output.stdout).unwrap()
+    };
+    let (weighed, unweighed) = (score("0.5"), score("0"));
+    assert!(weighed["joules"].as_f64().unwrap() > 0.0, "{weighed}");
+    assert_ne!(weighed["score"], unweighed["score"], "the energy term moves the score");
+    assert!(unweighed["energy_term"].is_null(), "{unweighed}");
+}

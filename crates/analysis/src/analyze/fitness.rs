@@ -2,10 +2,12 @@
 //! target, correctness, roofline efficiency, and (where asked for) energy.
 //!
 //! `score = correctness × (w_c + (1 − w_c) × performance)`, with
-//! `performance = (1 − w_e − w_j) × target / (target + latency) + w_e × efficiency
-//!  + w_j × target_J / (target_J + joules)`: the energy term, of the joules per iteration
-//! against an energy target, is weighed only where `w_j` > 0 (and the efficiency term only where
-//! efficiency is known: its weight goes to latency otherwise).
+//! `performance = (1 − w_e − w_j) × target / (target + latency) + w_e × efficiency +
+//! w_j × target_J / (target_J + joules)`.
+//!
+//! The energy term, of the joules per iteration against an energy target, is weighed only where
+//! `w_j` > 0, and the efficiency term only where efficiency is known: an unweighed term's weight
+//! goes to latency.
 //!
 //! - A wrong candidate scores 0 however fast it is, and a correct one never less than `w_c`: an
 //!   optimiser cannot trade correctness for speed.

@@ -254,7 +254,8 @@ fn dataset(dir: &Path, db: &'static Database, forced: Option<&'static Gpu>, opti
     let throttled = throttled(dir, options)?;
     if let Some(worst) = throttled.first() {
         notes.push(format!(
-            "clocks fell during {} kernels (the device samples' SM clock below {:.0}% of its peak under load);              the worst, {}: {} of {} sampled dispatches, down to {} MHz from {}{}",
+            "clocks fell during {} kernels (the device samples' SM clock below {:.0}% of its peak under load); \
+             the worst, {}: {} of {} sampled dispatches, down to {} MHz from {}{}",
             throttled.len(),
             100.0 * crate::telemetry::throttle::FALL,
             worst.kernel_name,

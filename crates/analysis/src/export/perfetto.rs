@@ -296,6 +296,7 @@ pub fn export(dir: &Path, out: &Path) -> Result<u64> {
         })?;
         place_counter_values(std::mem::take(&mut b.dispatch_join), &mut counter_values)?;
     }
+    device_counters(dir, &mut b, &mut counter_values, gpu_names)?;
     progress.inc(1);
     join_flows(&mut b)?;
     progress.inc(1);
@@ -303,6 +304,49 @@ pub fn export(dir: &Path, out: &Path) -> Result<u64> {
     progress.inc(1);
     progress.finish_and_clear();
     Ok(slices)
+}
+
+/// The device samples' readings, as they are drawn: name (with unit) and value.
+type Reading = (&'static str, fn(&crate::telemetry::series::Sample) -> Option<f64>);
+
+/// What a GPU's device samples draw, each a counter track under the GPU.
+const READINGS: [Reading; 6] = [
+    ("power (W)", |s| s.power_w),
+    ("SM clock (MHz)", |s| s.sm_clock_mhz.map(f64::from)),
+    ("memory clock (MHz)", |s| s.memory_clock_mhz.map(f64::from)),
+    ("memory used (GiB)", |s| s.memory_used_bytes.map(|b| b as f64 / f64::from(1u32 << 30))),
+    ("GPU busy (%)", |s| s.gpu_busy_pct.map(f64::from)),
+    ("temperature (°C)", |s| s.temperature_c.map(f64::from)),
+];
+
+/// Each sampled GPU's readings (`device_sample`) as counter tracks: under the GPU's own group
+/// where the process used it, else under a group of the GPU the process only sampled.
+fn device_counters(dir: &Path, b: &mut Builder, values: &mut Sorter, gpu_names: &HashMap<u64, String>) -> Result<()> {
+    for (key, series) in crate::telemetry::series::read(dir)? {
+        let parent = match series.agent_id {
+            Some(agent) => b.gpu(agent, || gpu_names.get(&agent).cloned().unwrap_or_else(|| format!("agent {agent}"))),
+            None => {
+                let id = uuid(&[9, u64::from(key.pid), u64::from(key.device_index)]);
+                let name = format!("GPU {} {} (sampled by process {})", key.device_index, series.device_uuid, key.pid);
+                b.groups.entry(id).or_insert_with(|| (name, None));
+                id
+            }
+        };
+        for (metric, (name, read)) in READINGS.iter().enumerate() {
+            let track = uuid(&[10, u64::from(key.pid), u64::from(key.device_index), metric as u64]);
+            let mut any = false;
+            for sample in &series.samples {
+                let Some(value) = read(sample) else { continue };
+                any = true;
+                let at = u64::try_from(sample.time_ns).unwrap_or(0);
+                values.push(&Key::new().u64(track).u64(at).0, &value.to_bits().to_le_bytes())?;
+            }
+            if any {
+                b.counters.entry(track).or_insert_with(|| ((*name).to_owned(), parent));
+            }
+        }
+    }
+    Ok(())
 }
 
 /// A counter name's part of its track's id (the same name, the same track on one GPU).

@@ -102,6 +102,12 @@ fn export_into(dir: &Path, out: &Path) -> Result<Vec<(String, u64)>> {
         })?;
         progress.inc(1);
     }
+    // The device samples, as rocprofiler-systems files its AMD SMI samples.
+    for (key, series) in crate::telemetry::series::read(dir)? {
+        if let Some(db) = dbs.get_mut(&key.pid) {
+            db.device_samples(key.device_index, &series)?;
+        }
+    }
     progress.finish_and_clear();
     // Every database complete before any is renamed into place: a failure leaves none.
     let finished = dbs.into_values().map(Db::finish).collect::<Result<Vec<_>>>()?;
@@ -206,6 +212,71 @@ fn extdata(mut base: Map<String, Value>, extra: Map<String, Value>) -> String {
 }
 
 /// One process's database, open in a transaction.
+/// One reading of the device samples in rocpd: rocprofiler-systems' name, symbol, description
+/// and units where it files the same reading, and the value it takes.
+struct DeviceMetric {
+    name: &'static str,
+    symbol: &'static str,
+    description: &'static str,
+    units: &'static str,
+    read: fn(&crate::telemetry::series::Sample) -> Option<f64>,
+}
+
+const DEVICE_METRICS: [DeviceMetric; 7] = [
+    DeviceMetric {
+        name: "device_power",
+        symbol: "Pow",
+        description: "Power consumption of a GPU device",
+        units: "w",
+        read: |s| s.power_w,
+    },
+    DeviceMetric {
+        name: "device_temp",
+        symbol: "Temp",
+        description: "Temperature of a GPU device",
+        units: "\u{00B0}C",
+        read: |s| s.temperature_c.map(f64::from),
+    },
+    DeviceMetric {
+        name: "device_memory_usage",
+        symbol: "MemUsg",
+        description: "Memory usage of a GPU device",
+        units: "MB",
+        read: |s| s.memory_used_bytes.map(|b| b as f64 / 1e6),
+    },
+    DeviceMetric {
+        name: "device_busy_gfx",
+        symbol: "Busy",
+        description: "Busy percentage of a GPU device's graphics/compute engine",
+        units: "%",
+        read: |s| s.gpu_busy_pct.map(f64::from),
+    },
+    DeviceMetric {
+        name: "device_sm_clock",
+        symbol: "SClk",
+        description: "SM (GFX) clock of a GPU device",
+        units: "MHz",
+        read: |s| s.sm_clock_mhz.map(f64::from),
+    },
+    DeviceMetric {
+        name: "device_memory_clock",
+        symbol: "MClk",
+        description: "Memory clock of a GPU device",
+        units: "MHz",
+        read: |s| s.memory_clock_mhz.map(f64::from),
+    },
+    DeviceMetric {
+        name: "device_energy",
+        symbol: "Energy",
+        description: "Energy counter of a GPU device (from an arbitrary origin)",
+        units: "J",
+        read: |s| s.energy_j,
+    },
+];
+
+/// The `tracks` key of the device tracks, which have no thread.
+const DEVICE_TRACK: u64 = u64::MAX;
+
 struct Db {
     conn: Connection,
     identity: Identity,
@@ -831,6 +902,75 @@ impl Db {
             params![track, start, event],
         )?;
         self.widen(start, end);
+        Ok(())
+    }
+
+    /// A GPU's device samples, as rocprofiler-systems files its AMD SMI samples: per metric a
+    /// track (named as its are: `device_power`, `device_temp`, `device_memory_usage`, and ours
+    /// beside them) with no thread, per GPU and metric a `rocpd_info_pmc` row on the GPU's
+    /// agent, and per sample one event (category `amd_smi` or `nvml`) holding each metric's
+    /// `rocpd_pmc_event` value and a `rocpd_sample` on its track.
+    fn device_samples(&mut self, device_index: u32, series: &crate::telemetry::series::Series) -> Result<()> {
+        let category = if series.library == "nvml" { "nvml" } else { "amd_smi" };
+        // A GPU the process did not use has no agent row: its pmc rows have none, and are kept
+        // apart by a key no agent has.
+        let node = match series.agent_id {
+            Some(agent) => Some(self.agent_of(agent)?),
+            None => None,
+        };
+        let key = node.unwrap_or(-1 - i64::from(device_index));
+        let extra = json!({"device_index": device_index, "device_uuid": series.device_uuid, "library": series.library})
+            .to_string();
+        let mut ids = Vec::with_capacity(DEVICE_METRICS.len());
+        for metric in &DEVICE_METRICS {
+            let pmc = match self.pmc.get(&(key, metric.name.to_owned())) {
+                Some(&id) => id,
+                None => {
+                    let id = self.pmc.len() as i64 + 1;
+                    self.sql(
+                        "INSERT INTO rocpd_info_pmc{t} (id, nid, pid, agent_id, target_arch, name, symbol, description, \
+                         component, units, value_type, extdata) VALUES (?1, ?2, ?3, ?4, 'GPU', ?5, ?6, ?7, ?8, ?9, 'ABS', ?10)",
+                        params![id, self.nid, self.pid, node, metric.name, metric.symbol, metric.description, category, metric.units, extra],
+                    )?;
+                    self.pmc.insert((key, metric.name.to_owned()), id);
+                    id
+                }
+            };
+            let name = self.string(metric.name)?;
+            let track = match self.tracks.get(&(DEVICE_TRACK, name)) {
+                Some(&t) => t,
+                None => {
+                    let id = self.tracks.len() as i64 + 1;
+                    self.sql(
+                        "INSERT INTO rocpd_track{t} (id, nid, pid, tid, name_id) VALUES (?1, ?2, ?3, NULL, ?4)",
+                        params![id, self.nid, self.pid, name],
+                    )?;
+                    self.tracks.insert((DEVICE_TRACK, name), id);
+                    id
+                }
+            };
+            ids.push((pmc, track));
+        }
+        for sample in &series.samples {
+            let values: Vec<(usize, f64)> =
+                DEVICE_METRICS.iter().enumerate().filter_map(|(i, m)| Some((i, (m.read)(sample)?))).collect();
+            if values.is_empty() {
+                continue;
+            }
+            let event = self.event(category, 0, 0, 0, None)?;
+            for (i, value) in values {
+                let (pmc, track) = ids[i];
+                self.sql(
+                    "INSERT INTO rocpd_pmc_event{t} (event_id, pmc_id, value) VALUES (?1, ?2, ?3)",
+                    params![event, pmc, value],
+                )?;
+                self.sql(
+                    "INSERT INTO rocpd_sample{t} (track_id, timestamp, event_id) VALUES (?1, ?2, ?3)",
+                    params![track, sample.time_ns, event],
+                )?;
+            }
+            self.widen(sample.time_ns, sample.time_ns);
+        }
         Ok(())
     }
 

@@ -5,9 +5,10 @@
 //! that depends on it: over a stretch between samples `p₀` and `p₁`, the linear reading and a
 //! step at either end differ by `|p₁ − p₀| · t / 2`, and the sum of those is the
 //! `uncertainty_j`. A kernel much shorter than the interval is attributed the interpolated power
-//! at its time, whatever it drew itself; and the libraries' power readings are themselves
-//! averages (NVML's over a window of up to a second on recent GPUs), which smooth short bursts
-//! further. Totals over many dispatches are what this is good for.
+//! at its time, whatever it drew itself; and the power readings are not instantaneous (NVML's
+//! instant field still follows the board's sensor, and where the driver lacks it the reading is
+//! a one-second average), which smooths short bursts further. Totals over many dispatches are
+//! what this is good for.
 
 use super::series::Sample;
 
@@ -65,7 +66,8 @@ pub fn integrate(points: &[(i64, f64)], start_ns: i64, end_ns: i64) -> Option<En
 /// How an energy figure was reached, for the outputs that print one.
 pub const METHOD: &str = "energy = the trapezoid integral of the sampled power, linearly interpolated between samples; \
      concurrent kernels on one GPU share each stretch equally; ± is the part that depends on the power between samples \
-     (|Δp|·t/2 per stretch), and the library's power reading is itself an average (NVML: over up to 1 s)";
+     (|Δp|·t/2 per stretch); the power is NVML's instant reading (a 1 s average where the driver lacks it) or AMD SMI's \
+     socket power, itself smoothed by the board's sensor";
 
 #[cfg(test)]
 mod tests {

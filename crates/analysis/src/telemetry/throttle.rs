@@ -1,5 +1,7 @@
-//! Kernels during which the GPU's clock fell: throttling, told by the samples' SM clock and the
-//! library's throttle reasons.
+//! Kernels during which the GPU's clock fell: throttling, told by the samples' SM clock below
+//! [`FALL`] of the GPU's highest clock while kernels ran, and, where the library reports them
+//! (NVML), a slowdown among its throttle reasons (a low clock without one is an idle GPU ramping
+//! up). AMD SMI reports no reasons: there the clock alone tells.
 
 use std::collections::{BTreeMap, HashMap};
 
@@ -67,7 +69,11 @@ pub fn kernels(series: &BTreeMap<DeviceKey, Series>, dispatches: &[DispatchEnerg
         });
         entry.sampled += 1;
         let lowest = s.samples[range.clone()].iter().filter_map(|x| x.sm_clock_mhz).min();
-        if let Some(lowest) = lowest.filter(|&l| f64::from(l) < FALL * f64::from(peak_mhz)) {
+        // Where the library says why clocks are where they are, a low clock with no slowdown
+        // among its reasons is a GPU idling or ramping up, not throttled.
+        let reported = s.samples[range.clone()].iter().any(|x| x.throttle_reasons.is_some());
+        let slowed = s.throttle[range.clone()].iter().flatten().any(|names| names.split(',').any(|n| !is_idle(n)));
+        if let Some(lowest) = lowest.filter(|&l| f64::from(l) < FALL * f64::from(peak_mhz) && (slowed || !reported)) {
             entry.throttled += 1;
             entry.lowest_mhz = entry.lowest_mhz.min(lowest);
             for names in s.throttle[range].iter().flatten() {

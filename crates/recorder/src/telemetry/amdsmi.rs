@@ -106,10 +106,11 @@ impl Source for AmdSmiSource {
             (sample.power_w, sample.power_average_w) = (watts(current).or(watts(average)), watts(average));
         }
         let (mut accumulator, mut resolution, mut timestamp) = (0u64, 0f32, 0u64);
-        // SAFETY: as above.
-        if energy
-            && ok(unsafe { (api.amdsmi_get_energy_count)(gpu, &mut accumulator, &mut resolution, &mut timestamp) })
-        {
+        let counted = energy && {
+            // SAFETY: as above.
+            ok(unsafe { (api.amdsmi_get_energy_count)(gpu, &mut accumulator, &mut resolution, &mut timestamp) })
+        };
+        if counted {
             // The accumulator counts units of `resolution` microjoules.
             sample.energy_j = Some(accumulator as f64 * f64::from(resolution) * 1e-6);
         }
