@@ -53,7 +53,7 @@ fn read_truth(path: &Path) -> BTreeMap<u32, Vec<Truth>> {
 /// A simulated run sampled every 2 ms through the stand-in, with `vars` added.
 fn sampled_run(out: &Path, truth: &Path, vars: &[(&str, &str)]) -> std::process::Output {
     let output = Command::new(built("rocprof-sim"))
-        .args(["--dispatches", "30000", "--threads", "2", "--agents", "2", "--no-truth", "--sdk"])
+        .args(["--dispatches", "100000", "--threads", "2", "--agents", "2", "--no-truth", "--sdk"])
         .arg(built("librocprofiler_sdk_sim.so"))
         .env("ROCP_TOOL_LIBRARIES", tool())
         .env("ROCPROF_RS_OUTPUT_DIR", out)
@@ -122,6 +122,7 @@ fn the_table_equals_the_stand_ins_truth_and_each_dispatch_its_integral() {
     let table = series::read(&dir).unwrap();
     let device = report::report(&dir, None).unwrap().expect("a device section");
     let mut covered = 0;
+    let mut expected_totals = (0.0, 0.0);
     for (key, s) in &table {
         let points: Vec<(i64, f64)> = truth[&key.device_index].iter().map(|t| (t.time_ns, t.power_w)).collect();
         let ours: Vec<&attribute::DispatchEnergy> =
@@ -131,8 +132,12 @@ fn the_table_equals_the_stand_ins_truth_and_each_dispatch_its_integral() {
         for (d, want) in ours.iter().zip(expected) {
             let (Some(got), Some(want)) = (d.energy, want) else { continue };
             covered += 1;
-            // The two differ only by the stamp gap above, microseconds against milliseconds.
-            let tolerance = 1e-3 * want.joules + 1e-7;
+            expected_totals.0 += got.joules;
+            expected_totals.1 += want.joules;
+            // The two differ only by the stamp gaps above: a shift of a sample's time by less
+            // than half its stretch moves the integral by less than the stretch's uncertainty
+            // (|Δp|·t/2), whatever the load on the machine.
+            let tolerance = want.uncertainty_j + 1e-2 * want.joules + 1e-7;
             assert!((got.joules - want.joules).abs() <= tolerance, "dispatch {}: {got:?} vs {want:?}", d.dispatch_id);
         }
         // The counter and the integral of the power agree over the GPU's span (the model's
@@ -144,9 +149,11 @@ fn the_table_equals_the_stand_ins_truth_and_each_dispatch_its_integral() {
         )
         .unwrap();
         let counter = s.samples.last().unwrap().energy_j.unwrap() - s.samples[0].energy_j.unwrap();
-        assert!((whole.joules / counter - 1.0).abs() < 0.02, "integral {} J, counter {counter} J", whole.joules);
+        assert!((whole.joules / counter - 1.0).abs() < 0.05, "integral {} J, counter {counter} J", whole.joules);
     }
     assert!(covered > 100, "only {covered} dispatches had samples around them");
+    let (ours, truth): (f64, f64) = expected_totals;
+    assert!((ours - truth).abs() <= 1e-2 * truth, "over every covered dispatch: {ours} J vs the truth's {truth} J");
     let kernels: f64 = device.kernels.iter().map(|k| k.joules).sum();
     let dispatches: f64 = device.dispatches.iter().filter_map(|d| d.energy).map(|e| e.joules).sum();
     assert!(
@@ -172,7 +179,7 @@ fn a_failing_library_costs_the_samples_alone() {
     assert_eq!(lines.len(), 1, "one line: {lines:?}");
     assert!(lines[0].contains("amdsmi_init") && lines[0].contains("tracing goes on"), "{}", lines[0]);
     assert!(series::read(&out.join("run")).unwrap().is_empty());
-    assert!(stderr(&output).contains("kernel_dispatch 30000"), "the trace is whole: {}", stderr(&output));
+    assert!(stderr(&output).contains("kernel_dispatch 100000"), "the trace is whole: {}", stderr(&output));
     let missing = Command::new(built("rocprof-sim"))
         .args(["--dispatches", "100", "--no-truth", "--sdk"])
         .arg(built("librocprofiler_sdk_sim.so"))
@@ -329,7 +336,7 @@ fn stats_analyze_and_score_read_the_samples() {
         assert_eq!(gpu["min_sm_clock_mhz"], 1700, "{gpu}");
         let (integral, counter) =
             (gpu["energy_integral_j"].as_f64().unwrap(), gpu["energy_counter_j"].as_f64().unwrap());
-        assert!((integral / counter - 1.0).abs() < 0.02, "{gpu}");
+        assert!((integral / counter - 1.0).abs() < 0.05, "{gpu}");
     }
     let by_kernel: f64 = report["kernels"].as_array().unwrap().iter().map(|k| k["joules"].as_f64().unwrap()).sum();
     assert!(by_kernel > 0.0, "{report}");
@@ -344,7 +351,7 @@ fn stats_analyze_and_score_read_the_samples() {
         assert!(csv_dir.join(file).is_file(), "no {file}");
     }
     let dispatches = std::fs::read_to_string(csv_dir.join("dispatch_energy.csv")).unwrap();
-    assert_eq!(dispatches.lines().count(), 30_001, "a row per dispatch and the header");
+    assert_eq!(dispatches.lines().count(), 100_001, "a row per dispatch and the header");
 
     let analyze = cli(&["analyze".as_ref(), d]);
     assert!(analyze.status.success(), "{}", stderr(&analyze));
@@ -370,4 +377,17 @@ fn stats_analyze_and_score_read_the_samples() {
     assert!(weighed["joules"].as_f64().unwrap() > 0.0, "{weighed}");
     assert_ne!(weighed["score"], unweighed["score"], "the energy term moves the score");
     assert!(unweighed["energy_term"].is_null(), "{unweighed}");
+}
+
+/// A library stuck in a call (a hung driver) holds neither the application nor its exit: the
+/// run ends within the sampler's stop wait, whole but for the samples, with one line.
+#[test]
+fn a_hung_library_does_not_hold_the_exit() {
+    let out = scratch("device-sample-hang");
+    let started = std::time::Instant::now();
+    let output = sampled_run(&out.join("run"), &out.join("truth.csv"), &[("ROCPROF_SIM_AMDSMI_FAIL", "hang")]);
+    assert!(started.elapsed() < std::time::Duration::from_secs(20), "took {:?}", started.elapsed());
+    let text = stderr(&output);
+    assert!(text.contains("the device sampler is stuck in its library"), "{text}");
+    assert!(text.contains("kernel_dispatch 100000"), "the trace is whole: {text}");
 }

@@ -65,6 +65,9 @@ fn run() -> &'static Path {
                 )
                 .env("ROCPROF_RS_PMC", "SQ_WAVES,TCC_HIT")
                 .env("ROCPROF_RS_ROW_GROUP_ROWS", "1024")
+                // The simulated AMD SMI's samples: device_sample, with its nullable readings.
+                .env("ROCPROF_RS_DEVICE_SAMPLE_MS", "1")
+                .env("ROCPROF_RS_DEVICE_SAMPLE_LIBRARY", built("libamd_smi.so"))
                 .env_remove("LD_PRELOAD")
                 .output()
                 .unwrap();

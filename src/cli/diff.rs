@@ -9,7 +9,6 @@ use clap::Args;
 use comfy_table::{Cell, CellAlignment, ContentArrangement, Table, presets::UTF8_FULL_CONDENSED};
 use rocprof_rs_analysis::analyze::diff::{self, KernelDiff, Options, Report, Verdict};
 use rocprof_rs_analysis::stats::render::human_ns;
-use rocprof_rs_analysis::stats::scan;
 
 use super::stats::Format;
 
@@ -46,19 +45,6 @@ enum ShareError {
     OutOfRange(String),
 }
 
-/// A run that cannot be compared.
-#[derive(Debug, thiserror::Error)]
-enum InputError {
-    #[error("{0}: not a directory (give the directory a run or an import wrote)")]
-    NotADirectory(String),
-    #[error("{0}: no kernel_dispatch table")]
-    NoKernelTable(String),
-    #[error(transparent)]
-    Files(#[from] rocprof_rs_format::Error),
-    #[error(transparent)]
-    Dataset(#[from] rocprof_rs_analysis::Error),
-}
-
 /// `2%`, `0.02`, or `2` (a bare number of 1 or more is a percentage).
 fn parse_share(text: &str) -> Result<f64, ShareError> {
     let (number, percent) = match text.trim().strip_suffix('%') {
@@ -75,17 +61,7 @@ fn parse_share(text: &str) -> Result<f64, ShareError> {
 
 /// Runs `diff`: exit 0 when nothing regressed, 1 when something did, 2 on an error.
 pub fn diff(args: DiffArgs) -> ExitCode {
-    let threads = std::thread::available_parallelism().map_or(2, |n| n.get());
-    let read = |dir: &Path| -> Result<scan::ByName, InputError> {
-        if !dir.is_dir() {
-            return Err(InputError::NotADirectory(dir.display().to_string()));
-        }
-        let files = rocprof_rs_format::dataset::table_files(dir, rocprof_rs_format::Table::KernelDispatch)?;
-        if files.is_empty() {
-            return Err(InputError::NoKernelTable(dir.display().to_string()));
-        }
-        Ok(scan::summarise(&files, "kernel_name", args.pid, threads)?)
-    };
+    let read = |dir: &Path| diff::read_run(dir, args.pid);
     let (a, b) = match (read(&args.a), read(&args.b)) {
         (Ok(a), Ok(b)) => (a, b),
         (Err(e), _) | (_, Err(e)) => {

@@ -12,6 +12,7 @@
 //! [`lifecycle`] → [`backend`] → [`profiler`]. README.md's Architecture section has the map.
 
 pub mod backend;
+pub mod c_api;
 pub mod compat;
 pub mod config;
 pub mod counters;

@@ -163,6 +163,13 @@ impl ProfilerBuilder {
         self.set(config::ROTATE_SECONDS, seconds.to_string())
     }
 
+    /// Sample every GPU's power, energy, clocks, memory, busy % and temperature (NVML or AMD
+    /// SMI) into `device_sample` every `interval` (whole milliseconds, 1 ms to 60 s).
+    pub fn device_sample(self, interval: std::time::Duration) -> Self {
+        let ms = interval.as_millis().clamp(1, 60_000);
+        self.set(config::DEVICE_SAMPLE_MS, ms.to_string())
+    }
+
     /// Print the one-line summary when the run ends (on by default).
     pub fn summary(self, on: bool) -> Self {
         self.set(config::SUMMARY, if on { "1" } else { "0" })

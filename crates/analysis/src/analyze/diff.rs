@@ -189,6 +189,32 @@ fn erfc(x: f64) -> f64 {
     if x >= 0.0 { r } else { 2.0 - r }
 }
 
+/// A run that cannot be compared.
+#[derive(Debug, thiserror::Error)]
+pub enum InputError {
+    #[error("{0}: not a directory (give the directory a run or an import wrote)")]
+    NotADirectory(String),
+    #[error("{0}: no kernel_dispatch table")]
+    NoKernelTable(String),
+    #[error(transparent)]
+    Files(#[from] rocprof_rs_format::Error),
+    #[error(transparent)]
+    Dataset(#[from] crate::Error),
+}
+
+/// A run's kernels by name, as `diff` compares them (only process `pid`, where given).
+pub fn read_run(dir: &std::path::Path, pid: Option<u32>) -> Result<crate::stats::scan::ByName, InputError> {
+    if !dir.is_dir() {
+        return Err(InputError::NotADirectory(dir.display().to_string()));
+    }
+    let files = rocprof_rs_format::dataset::table_files(dir, rocprof_rs_format::Table::KernelDispatch)?;
+    if files.is_empty() {
+        return Err(InputError::NoKernelTable(dir.display().to_string()));
+    }
+    let threads = std::thread::available_parallelism().map_or(2, |n| n.get());
+    Ok(crate::stats::scan::summarise(&files, "kernel_name", pid, threads)?)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

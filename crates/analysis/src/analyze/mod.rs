@@ -16,6 +16,7 @@ pub mod timings;
 
 pub use report::{Analysis, KernelAnalysis, Options, analyze};
 pub mod fitness;
+pub mod measure;
 #[cfg(test)]
 mod noise;
 pub mod svg;

@@ -73,11 +73,17 @@ fn open(vendor: Vendor, path: Option<&str>) -> Result<Box<dyn Source>, Telemetry
     })
 }
 
-/// Owns the sampler thread; dropping it stops and joins the thread.
+/// How long the end of a run waits for the sampler's last sample: a library stuck in a call (a
+/// hung driver) must not hold the application's exit.
+pub const STOP_WAIT: Duration = Duration::from_secs(2);
+
+/// Owns the sampler thread; dropping it stops the thread and waits [`STOP_WAIT`] at most.
 #[derive(Debug)]
 #[must_use = "the sampler stops when its guard is dropped"]
 pub struct SamplerGuard {
     stop: Option<Sender<()>>,
+    /// Closed by the thread when it ends.
+    ended: Receiver<()>,
     handle: Option<JoinHandle<()>>,
 }
 
@@ -94,7 +100,9 @@ impl SamplerGuard {
         new_batch: impl Fn() -> Batch + Send + 'static,
     ) -> std::io::Result<SamplerGuard> {
         let (stop, stopped) = crossbeam_channel::bounded(1);
+        let (ending, ended) = crossbeam_channel::bounded::<()>(0);
         let handle = std::thread::Builder::new().name("rocprof-rs-sampler".into()).spawn(move || {
+            let _ending = ending;
             crate::threads::block_signals_of_tool_threads();
             let quit = |why: &str| crate::say!("rocprof-rs: {why}; no device samples from here on, tracing goes on");
             crate::guard::catch_panic("the device sampler", (), quit, || {
@@ -110,18 +118,25 @@ impl SamplerGuard {
                 }
             });
         })?;
-        Ok(SamplerGuard { stop: Some(stop), handle: Some(handle) })
+        Ok(SamplerGuard { stop: Some(stop), ended, handle: Some(handle) })
     }
 
-    /// Takes one last sample, sends what is left and ends the thread.
+    /// Takes one last sample, sends what is left and ends the thread; a thread that has not
+    /// ended within [`STOP_WAIT`] is left behind, said in one line.
     pub fn stop(mut self) {
         self.stop_and_join();
     }
 
     fn stop_and_join(&mut self) {
         drop(self.stop.take());
-        if let Some(handle) = self.handle.take() {
-            let _ = handle.join();
+        let Some(handle) = self.handle.take() else { return };
+        match self.ended.recv_timeout(STOP_WAIT) {
+            Err(RecvTimeoutError::Timeout) => crate::say!(
+                "rocprof-rs: the device sampler is stuck in its library; its last samples are lost, the run ends without them"
+            ),
+            Ok(()) | Err(RecvTimeoutError::Disconnected) => {
+                let _ = handle.join();
+            }
         }
     }
 }

@@ -9,7 +9,8 @@
 //!
 //! `ROCPROF_SIM_AMDSMI_VERSION` sets the version it reports (default `26.5.0`); a version
 //! before 25 lays out `amdsmi_power_info_t` and `amdsmi_version_t` as 24.x did.
-//! `ROCPROF_SIM_AMDSMI_FAIL=init` makes `amdsmi_init` fail.
+//! `ROCPROF_SIM_AMDSMI_FAIL=init` makes `amdsmi_init` fail; `=hang` makes every power reading
+//! after the fifth block for good, as a hung driver's would.
 
 #![allow(
     clippy::multiple_unsafe_ops_per_block,
@@ -32,11 +33,15 @@ const INIT_ERROR: u32 = 18;
 pub const RESOLUTION_UJ: f32 = 15.3;
 
 /// The readings of a GPU at `t` seconds after `amdsmi_init`: a load that rises and falls with a
-/// period of 0.25 s, power that follows it, and a clock that drops above 450 W (a power cap).
+/// period of [`PERIOD`] seconds (short, so a simulated run of a few tens of milliseconds sees
+/// both), power that follows it, and a clock that drops above 450 W (a power cap).
 pub mod model {
+    /// Seconds.
+    pub const PERIOD: f64 = 0.1;
+
     /// Busy share, 0 to 1.
     pub fn busy(gpu: usize, t: f64) -> f64 {
-        0.5 + 0.5 * (std::f64::consts::TAU * t / 0.25 + gpu as f64).sin()
+        0.5 + 0.5 * (std::f64::consts::TAU * t / PERIOD + gpu as f64).sin()
     }
     /// Watts.
     pub fn power(gpu: usize, t: f64) -> f64 {
@@ -44,7 +49,7 @@ pub mod model {
     }
     /// Joules since `amdsmi_init`: the exact integral of [`power`].
     pub fn energy(gpu: usize, t: f64) -> f64 {
-        let w = std::f64::consts::TAU / 0.25;
+        let w = std::f64::consts::TAU / PERIOD;
         let phase = gpu as f64;
         90.0 * t + 225.0 * t - 225.0 / w * ((w * t + phase).cos() - phase.cos())
     }
@@ -342,6 +347,14 @@ fn latch(state: &mut State, gpu: usize) -> Sample {
 /// As AMD SMI's.
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn amdsmi_get_power_info(handle: *mut c_void, info: *mut amdsmi_power_info_t) -> u32 {
+    static CALLS: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
+    if std::env::var("ROCPROF_SIM_AMDSMI_FAIL").is_ok_and(|v| v == "hang")
+        && CALLS.fetch_add(1, std::sync::atomic::Ordering::Relaxed) >= 5
+    {
+        loop {
+            std::thread::park();
+        }
+    }
     let taken = with_gpu(handle, |state, gpu| (latch(state, gpu), state.major));
     status(taken, |(sample, major)| {
         let mut bytes = [0u8; 256];

@@ -1,0 +1,208 @@
+//! `rocprof_rs._native`: what the Python package computes in Rust, as the CLI computes it.
+//!
+//! Each function takes plain arguments, runs with the GIL released (reads and analysis of a
+//! large dataset take seconds), and returns the CLI's JSON text, which the Python side parses:
+//! one encoding, so `Dataset.stats()` equals `rocprof-rs stats --format json` by construction.
+//! Errors raise `RocprofError` with the message the CLI would print; a panic is caught and
+//! raised the same way, never unwinding into the interpreter.
+
+use std::panic::{AssertUnwindSafe, catch_unwind};
+use std::path::PathBuf;
+
+use pyo3::create_exception;
+use pyo3::exceptions::PyException;
+use pyo3::prelude::*;
+
+use rocprof_rs_analysis::analyze::{self, diff, fitness, measure};
+use rocprof_rs_analysis::stats::{self, Section};
+use rocprof_rs_analysis::telemetry;
+
+create_exception!(
+    _native,
+    RocprofError,
+    PyException,
+    "An error rocprof-rs reports: bad input, a dataset it cannot read."
+);
+
+/// Runs `work` without the GIL; its error or panic becomes a `RocprofError`.
+fn detached(py: Python<'_>, work: impl FnOnce() -> Result<String, String> + Send) -> PyResult<String> {
+    let outcome = py.detach(|| catch_unwind(AssertUnwindSafe(work)));
+    match outcome {
+        Ok(Ok(text)) => Ok(text),
+        Ok(Err(message)) => Err(RocprofError::new_err(message)),
+        Err(payload) => {
+            let what = payload
+                .downcast_ref::<&str>()
+                .map(|s| (*s).to_owned())
+                .or_else(|| payload.downcast_ref::<String>().cloned())
+                .unwrap_or_else(|| "a panic".into());
+            Err(RocprofError::new_err(format!("internal error: {what}")))
+        }
+    }
+}
+
+fn json(value: &impl serde::Serialize) -> Result<String, String> {
+    serde_json::to_string(value).map_err(|e| format!("cannot encode the result as JSON: {e}"))
+}
+
+fn regex(pattern: Option<&str>, option: &str) -> Result<Option<regex::Regex>, String> {
+    pattern.map(regex::Regex::new).transpose().map_err(|e| format!("{option}: {e}"))
+}
+
+/// `rocprof-rs stats DIR --format json`: the duration sections, as a JSON list.
+#[pyfunction]
+#[pyo3(signature = (dir, sections=None, pid=None, rank=None, by_rank=false, top=None))]
+fn stats_json(
+    py: Python<'_>,
+    dir: PathBuf,
+    sections: Option<Vec<String>>,
+    pid: Option<u32>,
+    rank: Option<i32>,
+    by_rank: bool,
+    top: Option<usize>,
+) -> PyResult<String> {
+    detached(py, move || {
+        let sections = match sections {
+            None => Section::ALL.to_vec(),
+            Some(names) => names
+                .iter()
+                .map(|n| {
+                    Section::by_name(n)
+                        .ok_or_else(|| format!("section {n:?}: expected kernel, hip_api, memory_copy or marker"))
+                })
+                .collect::<Result<_, _>>()?,
+        };
+        if !dir.is_dir() {
+            return Err(format!("{}: not a directory (give the directory a run or an import wrote)", dir.display()));
+        }
+        let options = stats::Options { pid, rank, by_rank, top, threads: 0 };
+        let result = stats::compute(&dir, &sections, &options).map_err(|e| e.to_string())?;
+        json(&result)
+    })
+}
+
+/// `rocprof-rs stats DIR --section device --format json`, or `None` without device samples.
+#[pyfunction]
+#[pyo3(signature = (dir, pid=None))]
+fn device_json(py: Python<'_>, dir: PathBuf, pid: Option<u32>) -> PyResult<Option<String>> {
+    let text = detached(py, move || match telemetry::report::report(&dir, pid).map_err(|e| e.to_string())? {
+        Some(report) => json(&report),
+        None => Ok(String::new()),
+    })?;
+    Ok((!text.is_empty()).then_some(text))
+}
+
+/// `rocprof-rs analyze PATH --format json`.
+#[pyfunction]
+#[pyo3(signature = (path, kernel=None, gpu=None, pid=None, timings=None))]
+fn analyze_json(
+    py: Python<'_>,
+    path: PathBuf,
+    kernel: Option<String>,
+    gpu: Option<String>,
+    pid: Option<u32>,
+    timings: Option<PathBuf>,
+) -> PyResult<String> {
+    detached(py, move || {
+        let options =
+            analyze::Options { kernel: regex(kernel.as_deref(), "kernel")?, gpu, pid, timings, ..Default::default() };
+        json(&analyze::analyze(&path, &options).map_err(|e| e.to_string())?)
+    })
+}
+
+/// `rocprof-rs diff BASE NEW --format json`.
+#[pyfunction]
+#[pyo3(signature = (base, new, threshold=0.02, confidence=0.99, pid=None))]
+fn diff_json(
+    py: Python<'_>,
+    base: PathBuf,
+    new: PathBuf,
+    threshold: f64,
+    confidence: f64,
+    pid: Option<u32>,
+) -> PyResult<String> {
+    detached(py, move || {
+        if !(0.0..1.0).contains(&threshold) {
+            return Err(format!("threshold {threshold}: expected a share between 0 and 1, such as 0.02"));
+        }
+        if !(0.0..1.0).contains(&confidence) {
+            return Err(format!("confidence {confidence}: expected a probability below 1, such as 0.99"));
+        }
+        let a = diff::read_run(&base, pid).map_err(|e| e.to_string())?;
+        let b = diff::read_run(&new, pid).map_err(|e| e.to_string())?;
+        json(&diff::compare(&a, &b, diff::Options { threshold, confidence }))
+    })
+}
+
+/// `rocprof-rs score PATH --format json`.
+#[pyfunction]
+#[pyo3(signature = (
+    path, target_us=20.0, correctness=1.0, correctness_weight=0.5, efficiency_weight=0.25,
+    energy_weight=0.0, energy_target_j=1.0, kernel=None, gpu=None, repeats=100
+))]
+#[allow(clippy::too_many_arguments, reason = "the CLI's options, one keyword each")]
+fn score_json(
+    py: Python<'_>,
+    path: PathBuf,
+    target_us: f64,
+    correctness: f64,
+    correctness_weight: f64,
+    efficiency_weight: f64,
+    energy_weight: f64,
+    energy_target_j: f64,
+    kernel: Option<String>,
+    gpu: Option<String>,
+    repeats: usize,
+) -> PyResult<String> {
+    detached(py, move || {
+        for (name, value) in [
+            ("correctness", correctness),
+            ("correctness_weight", correctness_weight),
+            ("efficiency_weight", efficiency_weight),
+            ("energy_weight", energy_weight),
+            ("efficiency_weight plus energy_weight", efficiency_weight + energy_weight),
+        ] {
+            if !(0.0..=1.0).contains(&value) {
+                return Err(format!("{name} {value}: expected a share between 0 and 1"));
+            }
+        }
+        if !target_us.is_finite() || target_us <= 0.0 {
+            return Err(format!("target_us {target_us}: expected a positive latency"));
+        }
+        if !energy_target_j.is_finite() || energy_target_j <= 0.0 {
+            return Err(format!("energy_target_j {energy_target_j}: expected a positive energy"));
+        }
+        let inputs = measure::Inputs {
+            path: path.clone(),
+            correctness,
+            energy: energy_weight > 0.0,
+            kernel: regex(kernel.as_deref(), "kernel")?,
+            gpu,
+            repeats,
+        };
+        let measurement = measure::measure(&inputs).map_err(|e| e.to_string())?;
+        let config =
+            fitness::Config { target_us, correctness_weight, efficiency_weight, energy_weight, energy_target_j };
+        let scored =
+            fitness::score(&measurement, &config).ok_or_else(|| format!("{}: no latency to score", path.display()))?;
+        json(&scored)
+    })
+}
+
+/// The version of the library the module was built from.
+#[pyfunction]
+fn version() -> &'static str {
+    env!("CARGO_PKG_VERSION")
+}
+
+#[pymodule]
+fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    m.add("RocprofError", m.py().get_type::<RocprofError>())?;
+    m.add_function(wrap_pyfunction!(stats_json, m)?)?;
+    m.add_function(wrap_pyfunction!(device_json, m)?)?;
+    m.add_function(wrap_pyfunction!(analyze_json, m)?)?;
+    m.add_function(wrap_pyfunction!(diff_json, m)?)?;
+    m.add_function(wrap_pyfunction!(score_json, m)?)?;
+    m.add_function(wrap_pyfunction!(version, m)?)?;
+    Ok(())
+}

@@ -1,0 +1,125 @@
+//! The tool library's C entry points for in-process profiling from another language (the
+//! Python package's `rocprof_rs.profile` calls them through ctypes): start a [`Profiler`],
+//! open and close collection regions, finish. The same profiler a Rust program gets from
+//! [`Profiler::builder`], so the same rules: start before the first HIP or HSA call.
+//!
+//! Each entry is a trampoline that catches panics, returns 0 on success and otherwise writes the
+//! error's text, NUL-terminated and cut to fit, into the caller's buffer.
+
+use std::ffi::{CStr, c_char, c_int};
+
+use parking_lot::Mutex;
+
+use crate::profiler::Profiler;
+
+/// The process's in-process profiler, between start and finish.
+static PROFILER: Mutex<Option<Profiler>> = Mutex::new(None);
+
+/// Writes `message` into `buffer` (`capacity` bytes), cut to fit and NUL-terminated.
+fn tell(message: &str, buffer: *mut c_char, capacity: usize) {
+    if buffer.is_null() || capacity == 0 {
+        return;
+    }
+    let bytes = message.as_bytes();
+    let n = bytes.len().min(capacity - 1);
+    // SAFETY: the caller gives `capacity` writable bytes at `buffer`; `n + 1 <= capacity`, and
+    // the text is ours, not the caller's.
+    let out = unsafe { std::slice::from_raw_parts_mut(buffer.cast::<u8>(), n + 1) };
+    out[..n].copy_from_slice(&bytes[..n]);
+    out[n] = 0;
+}
+
+/// Runs `body`, catching a panic; an error's text goes to the caller's buffer.
+fn entry(name: &str, buffer: *mut c_char, capacity: usize, body: impl FnOnce() -> Result<(), String>) -> c_int {
+    let outcome = crate::guard::catch_panic(name, Err(format!("internal error in {name}")), |_| {}, body);
+    match outcome {
+        Ok(()) => 0,
+        Err(message) => {
+            tell(&message, buffer, capacity);
+            -1
+        }
+    }
+}
+
+/// A C string, or `None` for null.
+///
+/// # Safety
+/// `text` is null or a NUL-terminated string that outlives the call.
+unsafe fn text<'a>(text: *const c_char) -> Option<&'a str> {
+    // SAFETY: as the caller promises.
+    (!text.is_null()).then(|| unsafe { CStr::from_ptr(text) }.to_str().unwrap_or(""))
+}
+
+/// Starts the in-process profiler with `count` settings `NAME=VALUE` (the `ROCPROF_RS_*`
+/// variables), paused where `paused` is non-zero, loading the SDK from `sdk_path` where it is
+/// not null. Returns 0, or -1 with the reason in `error`.
+///
+/// # Safety
+/// `settings` points to `count` NUL-terminated strings (or is null with `count` 0); `sdk_path`
+/// is null or NUL-terminated; `error` has `error_capacity` writable bytes (or is null).
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn rocprof_rs_profile_start(
+    settings: *const *const c_char,
+    count: usize,
+    sdk_path: *const c_char,
+    paused: c_int,
+    error: *mut c_char,
+    error_capacity: usize,
+) -> c_int {
+    entry("rocprof_rs_profile_start", error, error_capacity, || {
+        let mut builder = Profiler::builder();
+        let pointers: &[*const c_char] = if count == 0 || settings.is_null() {
+            &[]
+        } else {
+            // SAFETY: `settings` holds `count` pointers, as the caller promises.
+            unsafe { std::slice::from_raw_parts(settings, count) }
+        };
+        for &pointer in pointers {
+            // SAFETY: each is a NUL-terminated string, as the caller promises.
+            let setting = unsafe { text(pointer) }.unwrap_or("");
+            let (name, value) =
+                setting.split_once('=').ok_or_else(|| format!("setting {setting:?}: expected NAME=VALUE"))?;
+            builder = builder.var(name, value);
+        }
+        // SAFETY: as the caller promises.
+        if let Some(path) = unsafe { text(sdk_path) } {
+            builder = builder.sdk_library(path);
+        }
+        if paused != 0 {
+            builder = builder.start_paused();
+        }
+        let mut slot = PROFILER.lock();
+        if slot.is_some() {
+            return Err("a profile is already running in this process".into());
+        }
+        *slot = Some(builder.start().map_err(|e| e.to_string())?);
+        Ok(())
+    })
+}
+
+/// Starts (`on` non-zero) or stops collecting. Returns 0, or -1 with the reason in `error`.
+///
+/// # Safety
+/// `error` has `error_capacity` writable bytes (or is null).
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn rocprof_rs_profile_collect(on: c_int, error: *mut c_char, error_capacity: usize) -> c_int {
+    entry("rocprof_rs_profile_collect", error, error_capacity, || {
+        let slot = PROFILER.lock();
+        let profiler = slot.as_ref().ok_or("no profile is running in this process")?;
+        let changed = if on != 0 { profiler.resume() } else { profiler.pause() };
+        changed.map_err(|e| e.to_string())
+    })
+}
+
+/// Ends the profile: every record written, every file complete. Returns 0, or -1 with the
+/// reason in `error`.
+///
+/// # Safety
+/// `error` has `error_capacity` writable bytes (or is null).
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn rocprof_rs_profile_finish(error: *mut c_char, error_capacity: usize) -> c_int {
+    entry("rocprof_rs_profile_finish", error, error_capacity, || {
+        let profiler = PROFILER.lock().take().ok_or("no profile is running in this process")?;
+        profiler.finish().map(|_| ()).map_err(|e| e.to_string())
+    })
+}

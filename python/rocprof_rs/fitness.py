@@ -1,0 +1,128 @@
+"""A fitness evaluator for evolutionary search (seed 001's ProfilingFitness, OpenEvolve's
+evaluator interface): run a candidate under the tool, check it, and score it with the CLI's
+`score` formula."""
+
+from __future__ import annotations
+
+import math
+import os
+import shlex
+import sys
+import tempfile
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Callable, Mapping, Optional, Sequence
+
+from ._native import RocprofError
+from .dataset import Dataset, Score
+from .runner import run
+
+
+@dataclass(frozen=True)
+class Evaluation:
+    """One candidate's result: the score, its parts, and the dataset it came from."""
+
+    score: float
+    correctness: float
+    latency_us: float
+    uncertainty: float
+    efficiency: Optional[float]
+    joules: Optional[float]
+    details: Score
+    dataset: Optional[Dataset]
+    error: Optional[str] = None
+
+    def metrics(self) -> dict[str, float]:
+        """OpenEvolve's metrics: `combined_score` and its parts (NaN where unknown)."""
+        nan = float("nan")
+        return {
+            "combined_score": self.score,
+            "correctness": self.correctness,
+            "latency_us": self.latency_us,
+            "uncertainty": self.uncertainty,
+            "efficiency": nan if self.efficiency is None else self.efficiency,
+            "joules": nan if self.joules is None else self.joules,
+        }
+
+
+class Evaluator:
+    """Profiles a candidate program, checks it, and scores it.
+
+    `command(program_path)` gives the command line that runs a candidate (default: the Python
+    running this, on the path). `check(program_path)` returns the share of correctness checks
+    it passes (0 to 1); an exception in it counts as 0. The score is `rocprof-rs score`'s:
+    a wrong candidate scores 0, a correct one at least `correctness_weight`, the rest from its
+    kernels' latency against `target_us` (each selected kernel once per iteration), roofline
+    efficiency where counters give it, and energy where `energy_weight` > 0.
+
+    `evaluate(program_path)` returns OpenEvolve's metrics dict; `evaluate_full` the whole
+    `Evaluation`. A candidate that fails to run scores 0, with the reason in `error`.
+    """
+
+    def __init__(
+        self,
+        *,
+        target_us: float,
+        check: Optional[Callable[[str], float]] = None,
+        command: Optional[Callable[[str], Sequence[str]]] = None,
+        kernel: Optional[str] = None,
+        correctness_weight: float = 0.5,
+        efficiency_weight: float = 0.25,
+        energy_weight: float = 0.0,
+        energy_target_j: float = 1.0,
+        run_options: Optional[Mapping[str, Any]] = None,
+        output_root: Optional[os.PathLike[str] | str] = None,
+    ) -> None:
+        self.target_us = target_us
+        self.check = check
+        self.command = command or (lambda path: [sys.executable, path])
+        self.kernel = kernel
+        self.weights = dict(
+            correctness_weight=correctness_weight,
+            efficiency_weight=efficiency_weight,
+            energy_weight=energy_weight,
+            energy_target_j=energy_target_j,
+        )
+        self.run_options = dict(run_options or {})
+        if energy_weight > 0 and "device_sample" not in self.run_options:
+            self.run_options["device_sample"] = 10
+        self.output_root = Path(output_root) if output_root else Path(tempfile.mkdtemp(prefix="rocprof-rs-evaluator-"))
+        self._count = 0
+
+    def _correctness(self, program_path: str) -> float:
+        if self.check is None:
+            return 1.0
+        try:
+            value = float(self.check(program_path))
+        except Exception:  # noqa: BLE001 - a failing check is a wrong candidate
+            return 0.0
+        return 0.0 if math.isnan(value) else min(max(value, 0.0), 1.0)
+
+    def evaluate_full(self, program_path: str) -> Evaluation:
+        """Runs, checks and scores one candidate."""
+        self._count += 1
+        output = self.output_root / f"candidate-{self._count:05d}"
+        correctness = self._correctness(program_path)
+        try:
+            dataset = run(list(self.command(program_path)), output=output, **self.run_options)
+            details = dataset.score(target_us=self.target_us, correctness=correctness, kernel=self.kernel, **self.weights)
+        except RocprofError as error:
+            failed = Score(0.0, 0.0, float("inf"), float("inf"), 0.0, 0, 0.0, correctness, None, None, None, {})
+            return Evaluation(0.0, correctness, float("inf"), 0.0, None, None, failed, None, error=str(error))
+        return Evaluation(
+            score=details.score,
+            correctness=correctness,
+            latency_us=details.latency_us,
+            uncertainty=details.uncertainty,
+            efficiency=details.efficiency,
+            joules=details.joules,
+            details=details,
+            dataset=dataset,
+        )
+
+    def evaluate(self, program_path: str) -> dict[str, float]:
+        """OpenEvolve's evaluator interface: `evaluate(program_path) -> metrics`."""
+        return self.evaluate_full(program_path).metrics()
+
+    def __repr__(self) -> str:
+        return f"Evaluator(target_us={self.target_us}, command={shlex.join(self.command('<candidate>'))!r})"

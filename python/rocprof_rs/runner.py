@@ -1,0 +1,163 @@
+"""Profiling from Python: `run` an application under the tool, or `profile` this process."""
+
+from __future__ import annotations
+
+import contextlib
+import ctypes
+import os
+import subprocess
+from pathlib import Path
+from typing import Iterator, Mapping, Optional, Sequence, Union
+
+from . import _binaries
+from ._native import RocprofError
+from .dataset import Dataset
+
+PathLike = Union[str, "os.PathLike[str]"]
+
+#: `run`'s trace switches, as the CLI names them.
+TRACES = ("kernel", "hip", "hsa", "rccl", "memory_copy", "marker", "scratch_memory", "memory_allocation", "cuda_api", "sys")
+
+
+def run(
+    command: Sequence[PathLike],
+    *,
+    output: PathLike = "rocprof-rs-output",
+    kernel_trace: bool = True,
+    hip_trace: bool = False,
+    memory_copy_trace: bool = False,
+    marker_trace: bool = False,
+    sys_trace: bool = False,
+    preset: Optional[str] = None,
+    pmc: Optional[Sequence[str]] = None,
+    device_sample: Optional[int] = None,
+    backend: str = "auto",
+    options: Sequence[str] = (),
+    env: Optional[Mapping[str, str]] = None,
+    check: bool = True,
+) -> Dataset:
+    """Runs `command` under the tool (`rocprof-rs run ... -- command`) and returns its dataset.
+
+    `preset` and `pmc` collect counters; `device_sample` samples the GPUs every that many
+    milliseconds; `options` are further `rocprof-rs run` options, as the CLI spells them. With
+    `check`, a failing application or tool raises `RocprofError` with the tool's last words.
+    """
+    args: list[str] = [str(_binaries.cli()), "run", "-d", str(output), "--backend", backend]
+    for on, flag in (
+        (kernel_trace, "--kernel-trace"),
+        (hip_trace, "--hip-trace"),
+        (memory_copy_trace, "--memory-copy-trace"),
+        (marker_trace, "--marker-trace"),
+        (sys_trace, "--sys-trace"),
+    ):
+        if on:
+            args.append(flag)
+    if preset:
+        args += ["--preset", preset]
+    if pmc:
+        args += ["--pmc", ",".join(pmc)]
+    if device_sample is not None:
+        args += ["--device-sample", str(int(device_sample))]
+    args += [str(o) for o in options]
+    args += ["--", *[str(c) for c in command]]
+    environment = dict(os.environ if env is None else env)
+    done = subprocess.run(args, env=environment, stderr=subprocess.PIPE, text=True, check=False)
+    if check and done.returncode != 0:
+        last = [line for line in done.stderr.splitlines() if line.strip()][-3:]
+        raise RocprofError(f"`{' '.join(args[1:])}` exited with {done.returncode}: " + " / ".join(last))
+    return Dataset(output)
+
+
+class Profile:
+    """An in-process profile of this process (see `profile`): collects while a `region` is
+    open (or always, unless started paused), and `finish` writes the dataset."""
+
+    def __init__(self, library: ctypes.CDLL, output: Path, paused: bool) -> None:
+        self._library = library
+        self.output = output
+        self._paused = paused
+        self._depth = 0
+        self.dataset: Optional[Dataset] = None
+
+    def _call(self, name: str, *args: object) -> None:
+        error = ctypes.create_string_buffer(4096)
+        if getattr(self._library, name)(*args, error, ctypes.c_size_t(len(error))) != 0:
+            raise RocprofError(error.value.decode(errors="replace"))
+
+    @contextlib.contextmanager
+    def region(self) -> Iterator["Profile"]:
+        """Collects inside the block (regions nest); a paused profile collects nothing outside."""
+        if self.dataset is not None:
+            raise RocprofError("the profile has finished")
+        if self._depth == 0 and self._paused:
+            self._call("rocprof_rs_profile_collect", ctypes.c_int(1))
+        self._depth += 1
+        try:
+            yield self
+        finally:
+            self._depth -= 1
+            if self._depth == 0 and self._paused:
+                self._call("rocprof_rs_profile_collect", ctypes.c_int(0))
+
+    def finish(self) -> Dataset:
+        """Ends the profile: every record written and every file complete; returns the dataset."""
+        if self.dataset is None:
+            self._call("rocprof_rs_profile_finish")
+            self.dataset = Dataset(self.output)
+        return self.dataset
+
+
+def start(
+    *,
+    output: PathLike = "rocprof-rs-output",
+    domains: Sequence[str] = ("kernel",),
+    preset: Optional[str] = None,
+    pmc: Optional[Sequence[str]] = None,
+    device_sample: Optional[int] = None,
+    paused: bool = True,
+    settings: Optional[Mapping[str, str]] = None,
+    sdk: Optional[PathLike] = None,
+) -> Profile:
+    """Starts profiling this process in-process, paused by default (collect in `region`s).
+
+    AMD: the tool is handed to rocprofiler-sdk through `rocprofiler_force_configure`, which the
+    SDK accepts only before a runtime has registered: call this before HIP loads (before
+    `import torch` on ROCm). `sdk` names the SDK library where it is not found by its SONAME.
+    `settings` are further `ROCPROF_RS_*` variables.
+    """
+    output = Path(output)
+    chosen = {
+        "ROCPROF_RS_OUTPUT_DIR": str(output),
+        "ROCPROF_RS_DOMAINS": ",".join(domains),
+    }
+    if preset:
+        chosen["ROCPROF_RS_COUNTER_PRESET"] = preset
+    if pmc:
+        chosen["ROCPROF_RS_PMC"] = ",".join(pmc)
+    if device_sample is not None:
+        chosen["ROCPROF_RS_DEVICE_SAMPLE_MS"] = str(int(device_sample))
+    chosen.update(settings or {})
+    library = ctypes.CDLL(str(_binaries.tool()), mode=ctypes.RTLD_GLOBAL)
+    library.rocprof_rs_profile_start.restype = ctypes.c_int
+    encoded = [f"{k}={v}".encode() for k, v in chosen.items()]
+    array = (ctypes.c_char_p * len(encoded))(*encoded)
+    error = ctypes.create_string_buffer(4096)
+    sdk_path = None if sdk is None else str(sdk).encode()
+    started = library.rocprof_rs_profile_start(
+        array, ctypes.c_size_t(len(encoded)), sdk_path, ctypes.c_int(1 if paused else 0), error, ctypes.c_size_t(len(error))
+    )
+    if started != 0:
+        raise RocprofError(error.value.decode(errors="replace"))
+    return Profile(library, output, paused)
+
+
+@contextlib.contextmanager
+def profile(**options: object) -> Iterator[Profile]:
+    """Profiles the block in-process: `with rocprof_rs.profile(domains=["kernel"]) as p: ...`,
+    then `p.dataset`. Takes `start`'s options; collects throughout the block."""
+    options.setdefault("paused", False)
+    p = start(**options)  # type: ignore[arg-type]
+    try:
+        yield p
+    finally:
+        p.finish()
