@@ -26,6 +26,10 @@
 #                power, energy counter vs the integral of power, peak memory vs torch's plus the
 #                context, SM clock vs nvidia-smi, the loop's cost at 1 and 10 ms; stats, export
 #                --format madengine (telemetry/check_telemetry.py)
+#   python       issue 25, one GPU: the carried wheel (dist/, python/build-wheel.sh) in a venv
+#                beside the machine's torch; one training step profiled in-process with
+#                rocprof_rs.start/region (CUPTI) against torch.profiler's of the same step
+#                (python/inprocess_step.py, python/check_inprocess.py)
 #
 # Run from anywhere; it works in the repository root. On the GPU machine $OUT is the folder that
 # comes back (at most 8 files); elsewhere it defaults to bench/gpu/out. Each stage writes
@@ -50,9 +54,9 @@ cd "$REPO"
 
 STAGE="${1:-}"
 case "$STAGE" in
-    smoke | equivalence | overhead | fixtures | memory | counters | preflight | all-quick | ranks | telemetry) ;;
+    smoke | equivalence | overhead | fixtures | memory | counters | preflight | all-quick | ranks | telemetry | python) ;;
     *)
-        sed -n '2,28p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//'
+        sed -n '2,32p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//'
         echo "usage: bash bench/gpu/run.sh STAGE" >&2
         exit 2
         ;;
@@ -112,7 +116,7 @@ needs() { [[ ! -e "$1" || "$2" -nt "$1" ]]; }
 
 build_all() {
     mkdir -p "$BUILD"
-    if [[ "$STAGE" == ranks || "$STAGE" == telemetry ]]; then
+    if [[ "$STAGE" == ranks || "$STAGE" == telemetry || "$STAGE" == python ]]; then
         echo "$STAGE: nothing to build (python and torch only)"
         return 0
     fi
@@ -604,6 +608,25 @@ stage_telemetry() {
     ls -l "$OUT/telemetry-data.tgz" || true
 }
 
+# issue 25: the Python package's in-process profile of one PyTorch training step (CUPTI),
+# against torch.profiler's of the same step. The wheel is carried as dist/ (python/build-wheel.sh
+# here); the venv sees the machine's torch and pyarrow, and pip installs nothing from outside.
+stage_python() {
+    local W="$WORK/python" PY_DIR="$HERE/python" wheel
+    mkdir -p "$W"
+    wheel="$(ls -t "$REPO"/dist/rocprof_rs-*.whl 2> /dev/null | head -n 1)"
+    echo "wheel: ${wheel:-none in $REPO/dist}"
+    step venv "$PY" -m venv --system-site-packages "$W/venv"
+    step install "$W/venv/bin/python" -m pip install -q --no-deps --no-index "$wheel"
+    step rocprof_step "$W/venv/bin/python" "$PY_DIR/inprocess_step.py" --mode rocprof --out "$W/dataset" \
+        --report "$W/rocprof.json"
+    step torch_step "$W/venv/bin/python" "$PY_DIR/inprocess_step.py" --mode torch --out "$W/unused" --report "$W/torch.json"
+    step check "$PY" "$PY_DIR/check_inprocess.py" "$W/rocprof.json" "$W/torch.json" --out "$W/verdict-python.json"
+    VERDICTS+=("$W/verdict-python.json")
+    step stats tee_to "$OUT/python-stats.txt" "$W/venv/bin/rocprof-rs" stats "$W/dataset"
+    cp "$W/rocprof.json" "$W/torch.json" "$OUT/" 2> /dev/null || true
+}
+
 stage_all_quick() {
     local s
     for s in smoke equivalence fixtures overhead; do
@@ -627,7 +650,7 @@ main() {
     echo "run.sh $STAGE: repo $REPO, OUT $OUT, work $WORK"
     write_env
     step build build_all
-    if [[ "$STAGE" != preflight && "$STAGE" != all-quick ]]; then
+    if [[ "$STAGE" != preflight && "$STAGE" != all-quick && "$STAGE" != python ]]; then
         step require_rocprof require_rocprof
     fi
     if awk -F'\t' '($1 == "build" || $1 == "require_rocprof") && $2 != 0 { bad = 1 } END { exit !bad }' "$STEPS"; then

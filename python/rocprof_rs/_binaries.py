@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import os
 from pathlib import Path
 
 from ._native import RocprofError
@@ -11,11 +10,10 @@ _HERE = Path(__file__).resolve().parent
 
 
 def cli() -> Path:
-    """The `rocprof-rs` executable: `ROCPROF_RS_CLI` where set, else the wheel's own."""
-    override = os.environ.get("ROCPROF_RS_CLI")
-    path = Path(override) if override else _HERE / "_bin" / "rocprof-rs"
+    """The wheel's `rocprof-rs` executable."""
+    path = _HERE / "_bin" / "rocprof-rs"
     if not path.is_file():
-        raise RocprofError(f"{path}: no rocprof-rs executable (a wheel holds one in rocprof_rs/_bin; set ROCPROF_RS_CLI)")
+        raise RocprofError(f"{path}: no rocprof-rs executable (the wheel holds one in rocprof_rs/_bin)")
     return path
 
 

@@ -107,6 +107,22 @@ class Profile:
         return self.dataset
 
 
+def _loadable(name: str) -> bool:
+    try:
+        ctypes.CDLL(name, mode=ctypes.RTLD_LOCAL)
+    except OSError:
+        return False
+    return True
+
+
+def _cuda_initialized() -> bool:
+    torch = __import__("sys").modules.get("torch")
+    try:
+        return bool(torch is not None and torch.cuda.is_initialized())
+    except Exception:  # noqa: BLE001 - a torch without CUDA
+        return False
+
+
 def start(
     *,
     output: PathLike = "rocprof-rs-output",
@@ -117,12 +133,21 @@ def start(
     paused: bool = True,
     settings: Optional[Mapping[str, str]] = None,
     sdk: Optional[PathLike] = None,
+    backend: str = "auto",
 ) -> Profile:
     """Starts profiling this process in-process, paused by default (collect in `region`s).
 
-    AMD: the tool is handed to rocprofiler-sdk through `rocprofiler_force_configure`, which the
-    SDK accepts only before a runtime has registered: call this before HIP loads (before
-    `import torch` on ROCm). `sdk` names the SDK library where it is not found by its SONAME.
+    - AMD (`backend="rocprofiler-sdk"`): the tool is handed to rocprofiler-sdk through
+      `rocprofiler_force_configure`, which the SDK accepts only before a runtime has registered:
+      call this before HIP loads (before `import torch` on ROCm). `sdk` names the SDK library
+      where it is not found by its SONAME.
+    - NVIDIA (`backend="cupti"`): the tool becomes CUDA's injection library, which the driver
+      loads at the first CUDA call of the process: call this before it (`import torch` is fine;
+      `torch.cuda` use is not). Regions work once CUDA has started; CUPTI records a kernel when
+      its kind was on at its launch, as torch.profiler does.
+    - `auto`: rocprofiler-sdk where `sdk` is given or the SDK is there, else CUPTI where the CUDA
+      driver is.
+
     `settings` are further `ROCPROF_RS_*` variables.
     """
     output = Path(output)
@@ -137,7 +162,24 @@ def start(
     if device_sample is not None:
         chosen["ROCPROF_RS_DEVICE_SAMPLE_MS"] = str(int(device_sample))
     chosen.update(settings or {})
-    library = ctypes.CDLL(str(_binaries.tool()), mode=ctypes.RTLD_GLOBAL)
+    if backend == "auto":
+        amd = sdk is not None or _loadable("librocprofiler-sdk.so.1") or not _loadable("libcuda.so.1")
+        backend = "rocprofiler-sdk" if amd else "cupti"
+    tool = str(_binaries.tool())
+    if backend == "cupti":
+        if _cuda_initialized():
+            raise RocprofError("CUDA has started in this process already: call rocprof_rs.start before the first CUDA call")
+        held = os.environ.get("CUDA_INJECTION64_PATH")
+        if held and held != tool:
+            raise RocprofError(f"CUDA_INJECTION64_PATH is already set to {held}: another tool injects into CUDA")
+        os.environ.update(chosen)
+        os.environ["ROCPROF_RS_START_PAUSED"] = "1" if paused else "0"
+        os.environ["CUDA_INJECTION64_PATH"] = tool
+        # The driver will load this same file; loaded now, its entry points are this one's.
+        return Profile(ctypes.CDLL(tool, mode=ctypes.RTLD_GLOBAL), output, paused)
+    if backend != "rocprofiler-sdk":
+        raise RocprofError(f"backend {backend!r}: expected auto, rocprofiler-sdk or cupti")
+    library = ctypes.CDLL(tool, mode=ctypes.RTLD_GLOBAL)
     library.rocprof_rs_profile_start.restype = ctypes.c_int
     encoded = [f"{k}={v}".encode() for k, v in chosen.items()]
     array = (ctypes.c_char_p * len(encoded))(*encoded)

@@ -97,7 +97,9 @@ pub unsafe extern "C" fn rocprof_rs_profile_start(
     })
 }
 
-/// Starts (`on` non-zero) or stops collecting. Returns 0, or -1 with the reason in `error`.
+/// Starts (`on` non-zero) or stops collecting: the in-process profiler's, or (CUPTI, where the
+/// driver loaded this library as its injection) the running tool's. Returns 0, or -1 with the
+/// reason in `error`.
 ///
 /// # Safety
 /// `error` has `error_capacity` writable bytes (or is null).
@@ -105,21 +107,37 @@ pub unsafe extern "C" fn rocprof_rs_profile_start(
 pub unsafe extern "C" fn rocprof_rs_profile_collect(on: c_int, error: *mut c_char, error_capacity: usize) -> c_int {
     entry("rocprof_rs_profile_collect", error, error_capacity, || {
         let slot = PROFILER.lock();
-        let profiler = slot.as_ref().ok_or("no profile is running in this process")?;
-        let changed = if on != 0 { profiler.resume() } else { profiler.pause() };
-        changed.map_err(|e| e.to_string())
+        let changed = match slot.as_ref() {
+            Some(profiler) => {
+                if on != 0 {
+                    profiler.resume()
+                } else {
+                    profiler.pause()
+                }
+            }
+            None => crate::lifecycle::set_collecting(on != 0),
+        };
+        changed.map_err(|e| match e {
+            crate::Error::NotRunning => {
+                "no profile is running in this process (on NVIDIA, the tool starts at the first CUDA call)".to_owned()
+            }
+            other => other.to_string(),
+        })
     })
 }
 
-/// Ends the profile: every record written, every file complete. Returns 0, or -1 with the
-/// reason in `error`.
+/// Ends the profile (the in-process profiler's, or the running tool's): every record written,
+/// every file complete. Returns 0, or -1 with the reason in `error`.
 ///
 /// # Safety
 /// `error` has `error_capacity` writable bytes (or is null).
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn rocprof_rs_profile_finish(error: *mut c_char, error_capacity: usize) -> c_int {
     entry("rocprof_rs_profile_finish", error, error_capacity, || {
-        let profiler = PROFILER.lock().take().ok_or("no profile is running in this process")?;
-        profiler.finish().map(|_| ()).map_err(|e| e.to_string())
+        if let Some(profiler) = PROFILER.lock().take() {
+            return profiler.finish().map(|_| ()).map_err(|e| e.to_string());
+        }
+        let summary = crate::lifecycle::finish().ok_or("no profile is running in this process")?;
+        summary.error.map_or(Ok(()), Err)
     })
 }

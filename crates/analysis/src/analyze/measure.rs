@@ -127,7 +127,11 @@ fn dataset_pipeline(dir: &Path, kernel: Option<&regex::Regex>) -> Result<(f64, f
     let threads = std::thread::available_parallelism().map_or(2, |n| n.get());
     let by_name = scan::summarise(&files, "kernel_name", None, threads)?;
     let (mut center, mut variance, mut repeats) = (0.0, 0.0, usize::MAX);
-    for (name, s) in &by_name {
+    // In name order: a float sum in a hash map's order would differ between runs in its last
+    // digits.
+    let mut by_name: Vec<_> = by_name.iter().collect();
+    by_name.sort_unstable_by(|a, b| a.0.cmp(b.0));
+    for (name, s) in by_name {
         if kernel.is_some_and(|re| !re.is_match(name)) || s.count == 0 {
             continue;
         }

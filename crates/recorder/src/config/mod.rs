@@ -196,6 +196,8 @@ pub struct Config {
     pub counters: Option<counters::CounterRequest>,
     /// NVIDIA: milliseconds between flushes of CUPTI's buffers.
     pub flush_ms: u64,
+    /// Start with collection off, for an in-process profile to turn on around its regions.
+    pub start_paused: bool,
     /// Milliseconds between device samples (0: no sampler).
     pub device_sample_ms: u64,
     /// The management library to sample through, where not found by SONAME.
@@ -255,6 +257,7 @@ variables! {
     COUNTER_PASS = "ROCPROF_RS_COUNTER_PASS", "the 0-based pass this run takes with application passes (rocprof-rs run sets it)", "0";
     CUPTI_LIBRARY = "ROCPROF_RS_CUPTI_LIBRARY", "NVIDIA: the libcupti to load when the process has none and the SONAMEs are not on the search path", "(search)";
     FLUSH_MS = "ROCPROF_RS_FLUSH_MS", "NVIDIA: milliseconds between flushes of CUPTI's buffers, from 10 to 86400000: what a killed process can lose", "1000";
+    START_PAUSED = "ROCPROF_RS_START_PAUSED", "1 or 0: start with collection off, for the in-process API (the C entry points, the Python package's rocprof_rs.start) to turn on around its regions", "0";
     DEVICE_SAMPLE_MS = "ROCPROF_RS_DEVICE_SAMPLE_MS", "milliseconds between samples of every GPU's power, energy, clocks, memory, busy % and temperature (NVML, AMD SMI) into device_sample, from 1 to 60000; 0 for none", "0";
     DEVICE_SAMPLE_LIBRARY = "ROCPROF_RS_DEVICE_SAMPLE_LIBRARY", "the path of libamd_smi.so or libnvidia-ml.so.1 to sample through", "(search: libamd_smi.so in $ROCM_PATH/lib and /opt/rocm/lib; libnvidia-ml.so.1)";
     CUPTI_DUMP = "ROCPROF_RS_CUPTI_DUMP", "NVIDIA, for test fixtures: a directory to write each CUPTI buffer into, raw, with a JSON sidecar", "(none)";
@@ -555,6 +558,7 @@ impl Config {
             origin: Origin::from_variables(&placeholders.hostname, |name| env.get(name).cloned()),
             counters: counters::CounterRequest::from_env(env)?,
             flush_ms: integer(env, FLUSH_MS, 1000, (10, 86_400_000))?,
+            start_paused: flag(env, START_PAUSED, false)?,
             device_sample_ms: integer(env, DEVICE_SAMPLE_MS, 0, (0, 60_000))?,
             device_sample_library: env.get(DEVICE_SAMPLE_LIBRARY).filter(|v| !v.trim().is_empty()).cloned(),
             cupti_dump: env.get(CUPTI_DUMP).filter(|v| !v.is_empty()).map(PathBuf::from),

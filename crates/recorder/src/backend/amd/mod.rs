@@ -165,7 +165,7 @@ fn initialize() -> Result<()> {
     let seed = tool.seed.get_or_init(|| Seed { operations, library: Library::RocprofilerSdk { version }, counters });
     let tables = Tables::new(tool.config.clone(), seed.clone(), agents, 0)?;
     let receiving = RECEIVER.lock().take().expect("configure stored the receiver");
-    let paused = START_PAUSED.load(Ordering::Acquire);
+    let paused = START_PAUSED.load(Ordering::Acquire) || tool.config.start_paused;
     let amd = AMD.get_or_init(|| Amd { session, paused, gpus });
     lifecycle::start(tool, tables, receiving, amd)?;
     crate::signals::install();

@@ -55,6 +55,15 @@ pub(super) fn subscribe(cupti: &Cupti) -> Result<usize, CuptiError> {
 /// Whether launch calls become `cuda_api` rows (they may be on for counting alone).
 static TRACE_LAUNCHES: AtomicBool = AtomicBool::new(false);
 
+/// Whether launch calls become rows now: off while an in-process profile is paused.
+static COLLECTING: AtomicBool = AtomicBool::new(true);
+
+/// Starts or stops making rows of launch calls (the callbacks stay subscribed: counters still
+/// need their correlation).
+pub(super) fn set_collecting(on: bool) {
+    COLLECTING.store(on, Ordering::Relaxed);
+}
+
 /// Turns the callbacks on: always the two that must flush, and the launch calls when traced or
 /// counted.
 pub(super) fn enable(cupti: &Cupti, subscriber: usize, launches: bool) {
@@ -138,7 +147,7 @@ fn api_call(domain: u32, cbid: u32, data: &sys::CUpti_CallbackData) {
             return;
         }
     }
-    if !TRACE_LAUNCHES.load(Ordering::Relaxed) {
+    if !TRACE_LAUNCHES.load(Ordering::Relaxed) || !COLLECTING.load(Ordering::Relaxed) {
         return;
     }
     if data.correlationData.is_null() {

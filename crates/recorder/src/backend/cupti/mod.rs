@@ -196,18 +196,32 @@ fn start(config: Config, seed: Seed) -> Result<(), CuptiError> {
 }
 
 impl Backend for Cuda {
-    /// The activity kinds and callbacks, then the thread that flushes CUPTI every second.
+    /// The activity kinds and callbacks (the collected kinds not yet where the run starts
+    /// paused), then the thread that flushes CUPTI every second.
     fn start(&self) -> crate::Result<()> {
+        let paused = lifecycle::installed().is_some_and(|t| t.config.start_paused);
         if let Some(cupti) = cupti() {
-            enable(cupti, self.subscriber);
+            enable(cupti, self.subscriber, !paused);
         }
         flush::start_thread();
         Ok(())
     }
 
-    /// CUPTI's activity kinds cannot be paused per region: a region is the whole run here.
-    fn set_collecting(&self, _on: bool) -> crate::Result<()> {
-        Err(Error::NotRunning)
+    /// Enables or disables the collected activity kinds, as torch.profiler does around its
+    /// window: CUPTI records a kernel if its kind was enabled when it was launched, so a region
+    /// holds exactly the work launched inside it. Launch calls stop making rows likewise.
+    fn set_collecting(&self, on: bool) -> crate::Result<()> {
+        let cupti = cupti().ok_or(Error::NotRunning)?;
+        for (name, kind) in collected_kinds() {
+            let switch = if on { cupti.api().cuptiActivityEnable } else { cupti.api().cuptiActivityDisable };
+            // SAFETY: a plain enum argument.
+            let rc = unsafe { switch(kind) };
+            if rc != sys::CUPTI_SUCCESS {
+                crate::say!("rocprof-rs: CUPTI cannot switch {name} activity ({})", cupti.result_text(rc));
+            }
+        }
+        callbacks::set_collecting(on);
+        Ok(())
     }
 
     fn flush(&self) {
@@ -223,11 +237,10 @@ impl Backend for Cuda {
     }
 }
 
-/// The activity kinds and callbacks the configuration asks for. DEVICE always: it fills the
-/// agent table, which analysis needs to find the GPU's specs.
-fn enable(cupti: &Cupti, subscriber: usize) {
+/// The activity kinds the configuration asks for, which a paused run turns off.
+fn collected_kinds() -> Vec<(&'static str, u32)> {
     let domains = lifecycle::installed().map(|t| t.config.domains).unwrap_or_default();
-    let mut kinds = vec![("DEVICE", sys::CUPTI_ACTIVITY_KIND_DEVICE)];
+    let mut kinds = Vec::new();
     if domains.contains(Domain::Kernel) {
         // Never KERNEL: it serialises every kernel launch.
         kinds.push(("CONCURRENT_KERNEL", sys::CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL));
@@ -240,6 +253,19 @@ fn enable(cupti: &Cupti, subscriber: usize) {
     if domains.contains(Domain::Marker) {
         kinds.push(("MARKER", sys::CUPTI_ACTIVITY_KIND_MARKER));
     }
+    kinds
+}
+
+/// The activity kinds and callbacks the configuration asks for (the collected kinds only where
+/// `collecting`). DEVICE always: it fills the agent table, which analysis needs to find the
+/// GPU's specs.
+fn enable(cupti: &Cupti, subscriber: usize, collecting: bool) {
+    let domains = lifecycle::installed().map(|t| t.config.domains).unwrap_or_default();
+    let mut kinds = vec![("DEVICE", sys::CUPTI_ACTIVITY_KIND_DEVICE)];
+    if collecting {
+        kinds.extend(collected_kinds());
+    }
+    callbacks::set_collecting(collecting);
     for (name, kind) in kinds {
         // SAFETY: a plain enum argument.
         let rc = unsafe { (cupti.api().cuptiActivityEnable)(kind) };
