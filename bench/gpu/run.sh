@@ -610,20 +610,23 @@ stage_telemetry() {
 
 # issue 25: the Python package's in-process profile of one PyTorch training step (CUPTI),
 # against torch.profiler's of the same step. The wheel is carried as dist/ (python/build-wheel.sh
-# here); the venv sees the machine's torch and pyarrow, and pip installs nothing from outside.
+# here) and installed with no dependencies into a folder on PYTHONPATH: the machine's torch and
+# pyarrow serve, and pip fetches nothing.
 stage_python() {
     local W="$WORK/python" PY_DIR="$HERE/python" wheel
     mkdir -p "$W"
     wheel="$(ls -t "$REPO"/dist/rocprof_rs-*.whl 2> /dev/null | head -n 1)"
     echo "wheel: ${wheel:-none in $REPO/dist}"
-    step venv "$PY" -m venv --system-site-packages "$W/venv"
-    step install "$W/venv/bin/python" -m pip install -q --no-deps --no-index "$wheel"
-    step rocprof_step "$W/venv/bin/python" "$PY_DIR/inprocess_step.py" --mode rocprof --out "$W/dataset" \
+    # Into a folder of its own on PYTHONPATH, beside the machine's torch and pyarrow (a venv
+    # would not see them where they are in the user's site).
+    step install "$PY" -m pip install -q --no-deps --no-index --target "$W/site" "$wheel"
+    step rocprof_step env PYTHONPATH="$W/site" "$PY" "$PY_DIR/inprocess_step.py" --mode rocprof --out "$W/dataset" \
         --report "$W/rocprof.json"
-    step torch_step "$W/venv/bin/python" "$PY_DIR/inprocess_step.py" --mode torch --out "$W/unused" --report "$W/torch.json"
+    step torch_step env PYTHONPATH="$W/site" "$PY" "$PY_DIR/inprocess_step.py" --mode torch --out "$W/unused" \
+        --report "$W/torch.json"
     step check "$PY" "$PY_DIR/check_inprocess.py" "$W/rocprof.json" "$W/torch.json" --out "$W/verdict-python.json"
     VERDICTS+=("$W/verdict-python.json")
-    step stats tee_to "$OUT/python-stats.txt" "$W/venv/bin/rocprof-rs" stats "$W/dataset"
+    step stats tee_to "$OUT/python-stats.txt" env PYTHONPATH="$W/site" "$W/site/bin/rocprof-rs" stats "$W/dataset"
     cp "$W/rocprof.json" "$W/torch.json" "$OUT/" 2> /dev/null || true
 }
 

@@ -78,7 +78,10 @@ def main() -> int:
     if profile is not None:
         dataset = profile.finish()
         table = dataset.table("kernel_dispatch")
-        report["kernels"] = [{"name": n} for n in table.column("kernel_name").to_pylist()]
+        report["kernels"] = [
+            {"name": n, "mangled": m}
+            for n, m in zip(table.column("kernel_name").to_pylist(), table.column("mangled_name").to_pylist())
+        ]
         report["stats"] = dataset.stats(["kernel"])
         report["tables"] = dataset.tables()
     else:
