@@ -4,7 +4,9 @@ evaluator interface): run a candidate under the tool, check it, and score it wit
 
 from __future__ import annotations
 
+import concurrent.futures
 import math
+import multiprocessing
 import os
 import shlex
 import sys
@@ -15,7 +17,26 @@ from typing import Any, Callable, Mapping, Optional, Sequence
 
 from ._native import RocprofError
 from .dataset import Dataset, Score
-from .runner import run
+from .runner import run, start
+
+
+def _profiled_call(
+    fn: Callable[..., Any],
+    args: tuple,
+    prepare: Optional[Callable[[], Any]],
+    output: str,
+    start_options: Mapping[str, Any],
+    repeats: int,
+) -> str:
+    """In a fresh interpreter: `prepare()`, the in-process profile (paused), `fn(*args)` in a
+    region `repeats` times, and the dataset's path."""
+    if prepare is not None:
+        prepare()
+    profile = start(output=output, paused=True, **dict(start_options))
+    for _ in range(repeats):
+        with profile.region():
+            fn(*args)
+    return str(profile.finish().path)
 
 
 @dataclass(frozen=True)
@@ -56,7 +77,8 @@ class Evaluator:
     efficiency where counters give it, and energy where `energy_weight` > 0.
 
     `evaluate(program_path)` returns OpenEvolve's metrics dict; `evaluate_full` the whole
-    `Evaluation`. A candidate that fails to run scores 0, with the reason in `error`.
+    `Evaluation`; `evaluate_callable(fn, ...)` profiles a callable in-process instead. A
+    candidate that fails to run scores 0, with the reason in `error`.
     """
 
     def __init__(
@@ -89,14 +111,20 @@ class Evaluator:
         self.output_root = Path(output_root) if output_root else Path(tempfile.mkdtemp(prefix="rocprof-rs-evaluator-"))
         self._count = 0
 
-    def _correctness(self, program_path: str) -> float:
-        if self.check is None:
-            return 1.0
+    @staticmethod
+    def _correctness_of(check: Callable[[], float]) -> float:
+        """The share a check returns, clamped to [0, 1]; a failing or NaN check is 0."""
         try:
-            value = float(self.check(program_path))
+            value = float(check())
         except Exception:  # noqa: BLE001 - a failing check is a wrong candidate
             return 0.0
         return 0.0 if math.isnan(value) else min(max(value, 0.0), 1.0)
+
+    def _correctness(self, program_path: str) -> float:
+        if self.check is None:
+            return 1.0
+        check = self.check
+        return self._correctness_of(lambda: check(program_path))
 
     def evaluate_full(self, program_path: str) -> Evaluation:
         """Runs, checks and scores one candidate."""
@@ -107,6 +135,54 @@ class Evaluator:
             dataset = run(list(self.command(program_path)), output=output, **self.run_options)
             details = dataset.score(target_us=self.target_us, correctness=correctness, kernel=self.kernel, **self.weights)
         except RocprofError as error:
+            failed = Score(0.0, 0.0, float("inf"), float("inf"), 0.0, 0, 0.0, correctness, None, None, None, {})
+            return Evaluation(0.0, correctness, float("inf"), 0.0, None, None, failed, None, error=str(error))
+        return Evaluation(
+            score=details.score,
+            correctness=correctness,
+            latency_us=details.latency_us,
+            uncertainty=details.uncertainty,
+            efficiency=details.efficiency,
+            joules=details.joules,
+            details=details,
+            dataset=dataset,
+        )
+
+    def evaluate_callable(
+        self,
+        fn: Callable[..., Any],
+        *args: Any,
+        repeats: int = 10,
+        prepare: Optional[Callable[[], Any]] = None,
+        start_options: Optional[Mapping[str, Any]] = None,
+        check: Optional[Callable[[Callable[..., Any]], float]] = None,
+        timeout_s: float = 600.0,
+    ) -> Evaluation:
+        """Profiles `fn(*args)` `repeats` times in-process, in a fresh interpreter (spawned, so
+        the tool starts before its GPU runtime does: `fn` and `prepare` must be importable,
+        module-level functions), checks `fn` with `check` (the share of checks passed), and
+        scores it. `prepare()` runs in that interpreter before the profile starts; `start_options`
+        go to `rocprof_rs.start` (domains, backend, sdk, ...). A candidate that crashes its
+        interpreter, or takes longer than `timeout_s`, scores 0 with the reason in `error`."""
+        self._count += 1
+        output = self.output_root / f"candidate-{self._count:05d}"
+        correctness = self._correctness_of(lambda: check(fn)) if check is not None else 1.0
+        options = dict(start_options or {})
+        if self.weights["energy_weight"] > 0:
+            options.setdefault("device_sample", 10)
+        try:
+            context = multiprocessing.get_context("spawn")
+            with concurrent.futures.ProcessPoolExecutor(1, mp_context=context) as pool:
+                task = pool.submit(_profiled_call, fn, args, prepare, str(output), options, repeats)
+                try:
+                    path = task.result(timeout=timeout_s)
+                except concurrent.futures.TimeoutError:
+                    for process in list(getattr(pool, "_processes", {}).values()):
+                        process.kill()
+                    raise RocprofError(f"the candidate took longer than {timeout_s} s") from None
+            dataset = Dataset(path)
+            details = dataset.score(target_us=self.target_us, correctness=correctness, kernel=self.kernel, **self.weights)
+        except Exception as error:  # noqa: BLE001 - a candidate that cannot run scores 0
             failed = Score(0.0, 0.0, float("inf"), float("inf"), 0.0, 0, 0.0, correctness, None, None, None, {})
             return Evaluation(0.0, correctness, float("inf"), 0.0, None, None, failed, None, error=str(error))
         return Evaluation(

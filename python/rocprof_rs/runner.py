@@ -72,14 +72,30 @@ class Profile:
     """An in-process profile of this process (see `profile`): collects while a `region` is
     open (or always, unless started paused), and `finish` writes the dataset."""
 
-    def __init__(self, library: ctypes.CDLL, output: Path, paused: bool) -> None:
+    def __init__(
+        self, library: ctypes.CDLL, output: Path, paused: bool, injected: Optional[Mapping[str, Optional[str]]] = None
+    ) -> None:
         self._library = library
         self.output = output
         self._paused = paused
         self._depth = 0
         self.dataset: Optional[Dataset] = None
+        # NVIDIA: the variables set for CUDA's injection, and what they were before.
+        self._injected = dict(injected or {})
+
+    def _restore_environment(self) -> None:
+        """Once the tool runs, the injection variables go back to what they were, so that
+        processes this one starts later are not profiled into this dataset."""
+        for name, before in self._injected.items():
+            if before is None:
+                os.environ.pop(name, None)
+            else:
+                os.environ[name] = before
+        self._injected = {}
 
     def _call(self, name: str, *args: object) -> None:
+        if name != "rocprof_rs_profile_start":
+            self._restore_environment()
         error = ctypes.create_string_buffer(4096)
         if getattr(self._library, name)(*args, error, ctypes.c_size_t(len(error))) != 0:
             raise RocprofError(error.value.decode(errors="replace"))
@@ -144,7 +160,9 @@ def start(
     - NVIDIA (`backend="cupti"`): the tool becomes CUDA's injection library, which the driver
       loads at the first CUDA call of the process: call this before it (`import torch` is fine;
       `torch.cuda` use is not). Regions work once CUDA has started; CUPTI records a kernel when
-      its kind was on at its launch, as torch.profiler does.
+      its kind was on at its launch, as torch.profiler does. The injection variables stay in
+      the environment until the first region or `finish` (a process started before then, with
+      CUDA, is profiled into the same dataset), and are put back then.
     - `auto`: rocprofiler-sdk where `sdk` is given or the SDK is there, else CUPTI where the CUDA
       driver is.
 
@@ -172,11 +190,11 @@ def start(
         held = os.environ.get("CUDA_INJECTION64_PATH")
         if held and held != tool:
             raise RocprofError(f"CUDA_INJECTION64_PATH is already set to {held}: another tool injects into CUDA")
-        os.environ.update(chosen)
-        os.environ["ROCPROF_RS_START_PAUSED"] = "1" if paused else "0"
-        os.environ["CUDA_INJECTION64_PATH"] = tool
+        injection = {**chosen, "ROCPROF_RS_START_PAUSED": "1" if paused else "0", "CUDA_INJECTION64_PATH": tool}
+        before = {name: os.environ.get(name) for name in injection}
+        os.environ.update(injection)
         # The driver will load this same file; loaded now, its entry points are this one's.
-        return Profile(ctypes.CDLL(tool, mode=ctypes.RTLD_GLOBAL), output, paused)
+        return Profile(ctypes.CDLL(tool, mode=ctypes.RTLD_GLOBAL), output, paused, injected=before)
     if backend != "rocprofiler-sdk":
         raise RocprofError(f"backend {backend!r}: expected auto, rocprofiler-sdk or cupti")
     library = ctypes.CDLL(tool, mode=ctypes.RTLD_GLOBAL)

@@ -76,7 +76,7 @@ def test_analyze_diff_and_score_equal_the_cli(runs):
     score = a.score(target_us=50.0)
     cli = cli_json("score", str(a.path), "--target-us", "50", "--format", "json")
     assert score.score == cli["score"] and score.latency_us == cli["latency_us"]
-    weighed = b.score(target_us=50.0, energy_weight=0.3, energy_target_j=0.01)
+    weighed = b.score(target_us=50.0, energy_weight=0.3, energy_target_j=0.01, kernel="vector_add")
     assert weighed.joules is not None and weighed.joules > 0 and weighed.energy_term is not None
 
 
@@ -151,3 +151,24 @@ except rocprof_rs.RocprofError as e:
     done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True)
     assert done.returncode == 0, done.stderr
     assert "refused:" in done.stdout, done.stdout + done.stderr
+
+
+def test_the_evaluator_profiles_a_callable_in_process(tmp_path, sim, monkeypatch):
+    monkeypatch.setenv("ROCPROF_SIM_PLAY", str(sim["play"]))
+    monkeypatch.setenv("ROCPROF_SIM_SDK", str(sim["sdk"]))
+    # The spawned interpreter imports the candidates by module name, from this path.
+    monkeypatch.syspath_prepend(str(Path(__file__).parent))
+    import sim_candidates
+
+    evaluator = rocprof_rs.Evaluator(target_us=50.0, output_root=tmp_path)
+    result = evaluator.evaluate_callable(
+        sim_candidates.candidate,
+        200,
+        repeats=3,
+        prepare=sim_candidates.prepare,
+        start_options={"sdk": str(sim["sdk"]), "domains": ["kernel"]},
+        check=lambda fn: 1.0,
+    )
+    assert result.error is None, result.error
+    assert result.dataset is not None and result.dataset.table("kernel_dispatch").num_rows == 600
+    assert 0.5 <= result.score <= 1.0

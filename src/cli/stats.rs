@@ -100,12 +100,19 @@ pub fn stats(args: StatsArgs) -> ExitCode {
     };
     // The GPUs' samples belong to processes, not ranks' sections: --pid narrows them, and a
     // --by-rank run prints them once.
-    let device = if args.section.is_empty() || device_asked {
+    // JSON prints the device section only when asked for it by name.
+    let wanted = device_asked || (args.section.is_empty() && args.format != Format::Json);
+    let device = if wanted {
         match rocprof_rs_analysis::telemetry::report::report(&args.dir, args.pid) {
             Ok(device) => device,
-            Err(e) => {
+            Err(e) if device_asked => {
                 eprintln!("rocprof-rs: {e}");
                 return ExitCode::FAILURE;
+            }
+            // Not asked for by name: the other sections stand without it.
+            Err(e) => {
+                eprintln!("rocprof-rs: note: no device section: {e}");
+                None
             }
         }
     } else {

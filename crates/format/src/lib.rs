@@ -21,6 +21,7 @@
 pub mod chunk;
 pub mod columns;
 pub mod dataset;
+pub mod device;
 pub mod encoding;
 pub mod error;
 pub mod files;

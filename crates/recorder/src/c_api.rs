@@ -29,9 +29,16 @@ fn tell(message: &str, buffer: *mut c_char, capacity: usize) {
     out[n] = 0;
 }
 
-/// Runs `body`, catching a panic; an error's text goes to the caller's buffer.
+/// Runs `body`, catching a panic, which turns the tool off with one line as in every entry; an
+/// error's text goes to the caller's buffer.
 fn entry(name: &str, buffer: *mut c_char, capacity: usize, body: impl FnOnce() -> Result<(), String>) -> c_int {
-    let outcome = crate::guard::catch_panic(name, Err(format!("internal error in {name}")), |_| {}, body);
+    let panicked = std::cell::RefCell::new(None);
+    let on_panic = |message: &str| {
+        crate::lifecycle::disable(message);
+        *panicked.borrow_mut() = Some(message.to_owned());
+    };
+    let outcome = crate::guard::catch_panic(name, Err(String::new()), on_panic, body)
+        .map_err(|e| panicked.borrow_mut().take().unwrap_or(e));
     match outcome {
         Ok(()) => 0,
         Err(message) => {
@@ -47,7 +54,7 @@ fn entry(name: &str, buffer: *mut c_char, capacity: usize, body: impl FnOnce() -
 /// `text` is null or a NUL-terminated string that outlives the call.
 unsafe fn text<'a>(text: *const c_char) -> Option<&'a str> {
     // SAFETY: as the caller promises.
-    (!text.is_null()).then(|| unsafe { CStr::from_ptr(text) }.to_str().unwrap_or(""))
+    (!text.is_null()).then(|| unsafe { CStr::from_ptr(text) }.to_str().unwrap_or("<not UTF-8>"))
 }
 
 /// Starts the in-process profiler with `count` settings `NAME=VALUE` (the `ROCPROF_RS_*`
@@ -117,11 +124,12 @@ pub unsafe extern "C" fn rocprof_rs_profile_collect(on: c_int, error: *mut c_cha
             }
             None => crate::lifecycle::set_collecting(on != 0),
         };
-        changed.map_err(|e| match e {
-            crate::Error::NotRunning => {
+        changed.map_err(|e| match (e, crate::lifecycle::disabled_because()) {
+            (crate::Error::NotRunning, Some(why)) => format!("the tool turned itself off: {why}"),
+            (crate::Error::NotRunning, None) => {
                 "no profile is running in this process (on NVIDIA, the tool starts at the first CUDA call)".to_owned()
             }
-            other => other.to_string(),
+            (other, _) => other.to_string(),
         })
     })
 }
@@ -134,10 +142,53 @@ pub unsafe extern "C" fn rocprof_rs_profile_collect(on: c_int, error: *mut c_cha
 #[unsafe(no_mangle)]
 pub unsafe extern "C" fn rocprof_rs_profile_finish(error: *mut c_char, error_capacity: usize) -> c_int {
     entry("rocprof_rs_profile_finish", error, error_capacity, || {
-        if let Some(profiler) = PROFILER.lock().take() {
+        // Taken out first: the lock is not held through the finish.
+        let taken = PROFILER.lock().take();
+        if let Some(profiler) = taken {
             return profiler.finish().map(|_| ()).map_err(|e| e.to_string());
         }
         let summary = crate::lifecycle::finish().ok_or("no profile is running in this process")?;
         summary.error.map_or(Ok(()), Err)
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn an_error_is_cut_to_the_callers_buffer_and_a_null_buffer_is_skipped() {
+        let mut buffer = [0x55 as c_char; 6];
+        tell("a long message", buffer.as_mut_ptr(), buffer.len());
+        // SAFETY: `tell` NUL-terminated what it wrote inside the buffer.
+        assert_eq!(unsafe { CStr::from_ptr(buffer.as_ptr()) }.to_str(), Ok("a lon"));
+        tell("nothing", std::ptr::null_mut(), 10);
+        tell("nothing", buffer.as_mut_ptr(), 0);
+    }
+
+    #[test]
+    fn collect_and_finish_without_a_profile_say_so() {
+        let mut buffer = [0 as c_char; 128];
+        // SAFETY: a valid buffer of its length.
+        assert_eq!(unsafe { rocprof_rs_profile_collect(1, buffer.as_mut_ptr(), buffer.len()) }, -1);
+        // SAFETY: as above.
+        let message = unsafe { CStr::from_ptr(buffer.as_ptr()) }.to_string_lossy().into_owned();
+        assert!(message.contains("no profile is running"), "{message}");
+        // SAFETY: as above.
+        assert_eq!(unsafe { rocprof_rs_profile_finish(buffer.as_mut_ptr(), buffer.len()) }, -1);
+    }
+
+    #[test]
+    fn a_setting_without_a_value_is_refused_before_anything_starts() {
+        let settings = [c"ROCPROF_RS_DOMAINS".as_ptr()];
+        let mut buffer = [0 as c_char; 128];
+        // SAFETY: one NUL-terminated setting, no SDK path, a valid buffer.
+        let started = unsafe {
+            rocprof_rs_profile_start(settings.as_ptr(), 1, std::ptr::null(), 1, buffer.as_mut_ptr(), buffer.len())
+        };
+        assert_eq!(started, -1);
+        // SAFETY: as above.
+        let message = unsafe { CStr::from_ptr(buffer.as_ptr()) }.to_string_lossy().into_owned();
+        assert!(message.contains("expected NAME=VALUE"), "{message}");
+    }
 }

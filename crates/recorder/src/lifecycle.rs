@@ -185,7 +185,15 @@ pub(crate) fn end_in_forked_child() {
     STATE.store(FINISHED, Ordering::Release);
     if let Some(tool) = TOOL.get() {
         std::mem::forget(tool.writer.lock().take());
+        forget_sampler_in_forked_child(tool);
     }
+}
+
+/// In a forked child: the parent's sampler thread did not come along, so its guard is
+/// forgotten, never stopped (stopping would wait for a thread that is not there). The parent's
+/// samples cover the GPUs.
+pub(crate) fn forget_sampler_in_forked_child(tool: &Tool) {
+    std::mem::forget(tool.sampler.lock().take());
 }
 
 /// Runs an entry's body; a panic disables the tool and yields `fallback`.

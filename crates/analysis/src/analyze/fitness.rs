@@ -105,7 +105,7 @@ fn middle(sorted: &[f64]) -> f64 {
 
 /// The energy term: 1/2 at the energy target, as the latency term is at its own.
 fn energy_term(config: &Config, joules: Option<f64>) -> Option<f64> {
-    let joules = joules.filter(|_| config.energy_weight > 0.0)?;
+    let joules = joules.filter(|j| config.energy_weight > 0.0 && j.is_finite())?;
     Some(config.energy_target_j / (config.energy_target_j + joules.max(0.0)))
 }
 

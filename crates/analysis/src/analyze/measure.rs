@@ -33,6 +33,8 @@ pub enum ScoreError {
         "{path}: --energy-weight needs device samples (record with `rocprof-rs run --device-sample`) on the scored kernels"
     )]
     NoEnergy { path: String },
+    #[error("{path}: no device samples around any dispatch of {kernels}: their energy is not known")]
+    Unsampled { path: String, kernels: String },
     #[error(transparent)]
     Dataset(#[from] crate::Error),
     #[error(transparent)]
@@ -146,12 +148,18 @@ fn dataset_pipeline(dir: &Path, kernel: Option<&regex::Regex>) -> Result<(f64, f
 }
 
 /// Each selected kernel's mean energy per dispatch (over the dispatches with samples around
-/// them), summed: one iteration's joules, as the latency is one iteration's.
+/// them), summed: one iteration's joules, as the latency is one iteration's. A selected kernel
+/// none of whose dispatches had samples around it is an error naming it: leaving it out would
+/// make the candidate look cheaper than it is.
 fn joules_per_iteration(dir: &Path, kernel: Option<&regex::Regex>) -> Result<Option<f64>, ScoreError> {
     let Some(report) = crate::telemetry::report::report(dir, None)? else { return Ok(None) };
-    let selected: Vec<_> =
-        report.kernels.iter().filter(|k| kernel.is_none_or(|re| re.is_match(&k.name)) && k.covered > 0).collect();
-    Ok((!selected.is_empty()).then(|| selected.iter().map(|k| k.joules / k.covered as f64).sum()))
+    let selected: Vec<_> = report.kernels.iter().filter(|k| kernel.is_none_or(|re| re.is_match(&k.name))).collect();
+    let unsampled: Vec<&str> = selected.iter().filter(|k| k.covered == 0).map(|k| k.name.as_str()).collect();
+    if !unsampled.is_empty() {
+        return Err(ScoreError::Unsampled { path: dir.display().to_string(), kernels: unsampled.join(", ") });
+    }
+    let joules: f64 = selected.iter().map(|k| k.joules / k.covered as f64).sum();
+    Ok((!selected.is_empty() && joules.is_finite()).then_some(joules))
 }
 
 /// Time-weighted roofline efficiency of the analysed kernels that have one (each capped at 1).

@@ -251,7 +251,11 @@ fn dataset(dir: &Path, db: &'static Database, forced: Option<&'static Gpu>, opti
     if kernels.iter().all(|k| k.work.is_none()) && !kernels.is_empty() {
         notes.push("no counters in this dataset: run with --preset roofline for roofline positions".into());
     }
-    let throttled = throttled(dir, options)?;
+    // The device samples are optional: a dataset whose samples cannot be read is analysed without.
+    let throttled = throttled(dir, options).unwrap_or_else(|e| {
+        notes.push(format!("no throttling from the device samples: {e}"));
+        Vec::new()
+    });
     if let Some(worst) = throttled.first() {
         notes.push(format!(
             "clocks fell during {} kernels (the device samples' SM clock below {:.0}% of its peak under load); \

@@ -52,10 +52,19 @@ pub fn export(dir: &Path, out: &Path) -> Result<Vec<(String, u64)>> {
             std::fs::create_dir_all(out.join(&sub)).map_err(|source| io(&out.join(&sub), source))?;
         }
         // BOOTTIME to the calendar, by the run's clocks read together at its start.
-        let offset = runs.get(pid).and_then(|r| Some(r.start_unix_ns? - r.start_ns?)).unwrap_or(0);
+        let offset = runs.get(pid).and_then(|r| Some(r.start_unix_ns? - r.start_ns?)).ok_or_else(|| {
+            Error::Invalid(format!(
+                "{}: process {pid} has no start time on the calendar (its metadata file lacks {}): madengine's \
+                 files need one",
+                dir.display(),
+                rocprof_rs_format::keys::START_UNIX_NS
+            ))
+        })?;
+        let nvml = gpus.iter().all(|(_, s)| s.library == "nvml");
+        let power: fn(&series::Sample) -> String = if nvml { nvml_power_cell } else { amd_power_cell };
         for (file, header, cell) in [
-            (POWER_FILE, "Power(Watt) GPU", power_cell as fn(&series::Sample) -> String),
-            (VRAM_FILE, "vram(%) GPU", vram_cell),
+            (POWER_FILE, "Power(Watt) GPU", power),
+            (VRAM_FILE, "vram(%) GPU", vram_cell as fn(&series::Sample) -> String),
         ] {
             let (text, rows) = csv(gpus, offset, header, cell);
             let name = format!("{sub}{file}");
@@ -99,10 +108,18 @@ fn csv(
     (text, rounds as u64)
 }
 
-/// The averaged power where the library gives one (NVML's, what madengine reads), else the
-/// current one (AMD SMI's, what madengine reads).
-fn power_cell(sample: &series::Sample) -> String {
-    sample.power_average_w.or(sample.power_w).map_or_else(|| "N/A".to_owned(), |w| python_float(round2(w)))
+/// NVML's one-second average (`nvmlDeviceGetPowerUsage`), what madengine reads there.
+fn nvml_power_cell(sample: &series::Sample) -> String {
+    watts_cell(sample.power_average_w.or(sample.power_w))
+}
+
+/// AMD SMI's current socket power, what madengine reads there.
+fn amd_power_cell(sample: &series::Sample) -> String {
+    watts_cell(sample.power_w)
+}
+
+fn watts_cell(watts: Option<f64>) -> String {
+    watts.map_or_else(|| "N/A".to_owned(), |w| python_float(round2(w)))
 }
 
 fn vram_cell(sample: &series::Sample) -> String {

@@ -15,7 +15,8 @@ pub struct DispatchEnergy {
     pub pid: u32,
     pub agent_id: u64,
     pub dispatch_id: u64,
-    pub kernel_name: String,
+    /// Shared among a kernel's dispatches: a name is held once however many there are.
+    pub kernel_name: std::sync::Arc<str>,
     pub start_ns: i64,
     pub end_ns: i64,
     /// `None` where the dispatch is outside its GPU's samples.
@@ -67,6 +68,7 @@ pub fn dispatches(dir: &Path, series: &BTreeMap<DeviceKey, Series>) -> Result<Ve
         return Ok(Vec::new());
     }
     let mut rows: Vec<DispatchEnergy> = Vec::new();
+    let mut names: HashMap<String, std::sync::Arc<str>> = HashMap::new();
     crate::read::batches(dir, Table::KernelDispatch, |b| {
         let (pid, agent, id, name) = (b.col("pid")?, b.col("agent_id")?, b.col("dispatch_id")?, b.col("kernel_name")?);
         let (start, end) = (b.col("start_ns")?, b.col("end_ns")?);
@@ -77,7 +79,14 @@ pub fn dispatches(dir: &Path, series: &BTreeMap<DeviceKey, Series>) -> Result<Ve
                     pid: key.0,
                     agent_id: key.1,
                     dispatch_id: id.u64(i),
-                    kernel_name: name.text(i).to_owned(),
+                    kernel_name: match names.get(name.text(i)) {
+                        Some(shared) => shared.clone(),
+                        None => {
+                            let shared: std::sync::Arc<str> = name.text(i).into();
+                            names.insert(name.text(i).to_owned(), shared.clone());
+                            shared
+                        }
+                    },
                     start_ns: start.i64(i),
                     end_ns: end.i64(i),
                     energy: None,

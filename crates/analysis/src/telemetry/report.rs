@@ -50,16 +50,16 @@ pub fn report(dir: &Path, pid: Option<u32>) -> Result<Option<DeviceReport>> {
     }
     let dispatches = attribute::dispatches(dir, &all)?;
     let ranges = attribute::ranges(dir, &all)?;
-    let kernels = by_name(dispatches.iter().map(|d| (&d.kernel_name, d.end_ns - d.start_ns, d.energy)));
-    let ranges = by_name(ranges.iter().map(|r: &RangeEnergy| (&r.message, r.end_ns - r.start_ns, r.energy)));
+    let kernels = by_name(dispatches.iter().map(|d| (&*d.kernel_name, d.end_ns - d.start_ns, d.energy)));
+    let ranges = by_name(ranges.iter().map(|r: &RangeEnergy| (r.message.as_str(), r.end_ns - r.start_ns, r.energy)));
     Ok(Some(DeviceReport { devices: summary::devices(&all), kernels, ranges, method: METHOD, dispatches }))
 }
 
-fn by_name<'a>(rows: impl Iterator<Item = (&'a String, i64, Option<Energy>)>) -> Vec<NamedEnergy> {
+fn by_name<'a>(rows: impl Iterator<Item = (&'a str, i64, Option<Energy>)>) -> Vec<NamedEnergy> {
     let mut named: BTreeMap<&str, NamedEnergy> = BTreeMap::new();
     for (name, time, energy) in rows {
         let entry = named.entry(name).or_insert_with(|| NamedEnergy {
-            name: name.clone(),
+            name: name.to_owned(),
             calls: 0,
             covered: 0,
             time_ns: 0,

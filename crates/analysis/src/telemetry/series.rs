@@ -4,24 +4,22 @@ use std::collections::BTreeMap;
 use std::path::Path;
 
 use rocprof_rs_format::Table;
+use rocprof_rs_format::device::Readings;
 
 use crate::error::Result;
 
-/// One sample of one GPU.
+/// One sample of one GPU: its time and its readings (read through as `sample.power_w`).
 #[derive(Debug, Clone, Copy, Default, PartialEq)]
 pub struct Sample {
     pub time_ns: i64,
-    pub power_w: Option<f64>,
-    pub power_average_w: Option<f64>,
-    pub energy_j: Option<f64>,
-    pub sm_clock_mhz: Option<u32>,
-    pub memory_clock_mhz: Option<u32>,
-    pub memory_used_bytes: Option<u64>,
-    pub memory_total_bytes: Option<u64>,
-    pub gpu_busy_pct: Option<u32>,
-    pub memory_busy_pct: Option<u32>,
-    pub temperature_c: Option<i32>,
-    pub throttle_reasons: Option<u64>,
+    pub readings: Readings,
+}
+
+impl std::ops::Deref for Sample {
+    type Target = Readings;
+    fn deref(&self) -> &Readings {
+        &self.readings
+    }
 }
 
 /// Which GPU, as seen by which process.
@@ -101,6 +99,19 @@ pub fn read(dir: &Path) -> Result<BTreeMap<DeviceKey, Series>> {
             (sm?, mem?, used?, total?, busy?, mbusy?, temp?, bits?, names?, pid?);
         for i in 0..b.rows() {
             let key = DeviceKey { pid: pid.u64(i) as u32, device_index: index.u64(i) as u32 };
+            let row_host = host.as_ref().and_then(|h| h.opt_text(i));
+            if let Some(known) = all.get(&key)
+                && known.host.as_deref() != row_host
+            {
+                return Err(crate::Error::Invalid(format!(
+                    "{}: process {} sampled GPUs on {} and on {}: device samples name a process by its pid, so \
+                     read each host's runs from a dataset of their own",
+                    dir.display(),
+                    key.pid,
+                    known.host.as_deref().unwrap_or("an unknown host"),
+                    row_host.unwrap_or("an unknown host")
+                )));
+            }
             let series = all.entry(key).or_insert_with(|| Series {
                 device_uuid: uuid.text(i).to_owned(),
                 library: library.text(i).to_owned(),
@@ -111,17 +122,19 @@ pub fn read(dir: &Path) -> Result<BTreeMap<DeviceKey, Series>> {
             });
             series.samples.push(Sample {
                 time_ns: time.i64(i),
-                power_w: power.opt_f64(i),
-                power_average_w: average.as_ref().and_then(|a| a.opt_f64(i)),
-                energy_j: energy.opt_f64(i),
-                sm_clock_mhz: sm.opt_u64(i).map(|v| v as u32),
-                memory_clock_mhz: mem.opt_u64(i).map(|v| v as u32),
-                memory_used_bytes: used.opt_u64(i),
-                memory_total_bytes: total.opt_u64(i),
-                gpu_busy_pct: busy.opt_u64(i).map(|v| v as u32),
-                memory_busy_pct: mbusy.opt_u64(i).map(|v| v as u32),
-                temperature_c: temp.opt_i64(i).map(|v| v as i32),
-                throttle_reasons: bits.opt_u64(i),
+                readings: Readings {
+                    power_w: power.opt_f64(i),
+                    power_average_w: average.as_ref().and_then(|a| a.opt_f64(i)),
+                    energy_j: energy.opt_f64(i),
+                    sm_clock_mhz: sm.opt_u64(i).map(|v| v as u32),
+                    memory_clock_mhz: mem.opt_u64(i).map(|v| v as u32),
+                    memory_used_bytes: used.opt_u64(i),
+                    memory_total_bytes: total.opt_u64(i),
+                    gpu_busy_pct: busy.opt_u64(i).map(|v| v as u32),
+                    memory_busy_pct: mbusy.opt_u64(i).map(|v| v as u32),
+                    temperature_c: temp.opt_i64(i).map(|v| v as i32),
+                    throttle_reasons: bits.opt_u64(i),
+                },
             });
             series.throttle.push(names.opt_text(i).filter(|t| !t.is_empty()).map(str::to_owned));
         }

@@ -56,9 +56,11 @@ fn one(key: &DeviceKey, s: &Series) -> DeviceStats {
     let points = power_points(samples);
     let integral = points.first().zip(points.last()).and_then(|(a, b)| integrate(&points, a.0, b.0));
     let powered_ns = points.last().map_or(0, |b| b.0 - points[0].0);
+    // A counter that went back (a driver reload or GPU reset between samples) says nothing.
     let energy_counter_j = {
         let energies: Vec<f64> = samples.iter().filter_map(|x| x.energy_j).collect();
-        energies.first().zip(energies.last()).map(|(a, b)| b - a)
+        let monotonic = energies.windows(2).all(|w| w[1] >= w[0]);
+        energies.first().zip(energies.last()).filter(|_| monotonic).map(|(a, b)| b - a)
     };
     let mut reasons: Vec<String> = s
         .throttle

@@ -56,9 +56,9 @@ pub fn kernels(series: &BTreeMap<DeviceKey, Series>, dispatches: &[DispatchEnerg
             continue;
         }
         let peak_mhz = peak[&(d.pid, d.agent_id)];
-        let key = (d.kernel_name.clone(), d.pid, d.agent_id);
+        let key = (d.kernel_name.to_string(), d.pid, d.agent_id);
         let entry = found.entry(key).or_insert_with(|| ThrottledKernel {
-            kernel_name: d.kernel_name.clone(),
+            kernel_name: d.kernel_name.to_string(),
             pid: d.pid,
             agent_id: d.agent_id,
             sampled: 0,

@@ -657,6 +657,9 @@ mod tests {
             (KERNEL_INCLUDE, "(unclosed"),
             (DEMANGLE, "perhaps"),
             (ROW_GROUP_ROWS, "-1"),
+            (DEVICE_SAMPLE_MS, "60001"),
+            (DEVICE_SAMPLE_MS, "10ms"),
+            (START_PAUSED, "paused"),
         ] {
             let message = parse(&[(var, value)]).unwrap_err().to_string();
             assert!(message.contains(var) && message.contains(value), "{message}");
@@ -685,6 +688,16 @@ mod tests {
         assert_eq!(defaults.queue_batches, 136, "counted from the SDK's buffer, whichever library");
         assert_eq!(c.compression, Compression::Zstd(9));
         assert_eq!(parse(&[(DOMAINS, "sys")]).unwrap().domains.iter().count(), 9);
+    }
+
+    #[test]
+    fn the_device_sampler_is_off_unless_asked_for() {
+        let defaults = parse(&[]).unwrap();
+        assert_eq!((defaults.device_sample_ms, defaults.device_sample_library.as_deref()), (0, None));
+        let c = parse(&[(DEVICE_SAMPLE_MS, " 1 "), (DEVICE_SAMPLE_LIBRARY, "/opt/x/libamd_smi.so")]).unwrap();
+        assert_eq!((c.device_sample_ms, c.device_sample_library.as_deref()), (1, Some("/opt/x/libamd_smi.so")));
+        assert_eq!(parse(&[(DEVICE_SAMPLE_LIBRARY, "  ")]).unwrap().device_sample_library, None);
+        assert!(parse(&[(START_PAUSED, "1")]).unwrap().start_paused);
     }
 
     #[test]

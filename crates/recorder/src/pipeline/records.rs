@@ -255,23 +255,12 @@ pub struct SampledDevice {
     pub agent_id: Option<u64>,
 }
 
-/// What a management library reported of one GPU at one time: each reading is `None` where
-/// the GPU or library does not report it.
+/// What a management library reported of one GPU at one time.
 #[derive(Debug, Clone, Copy, Default, PartialEq)]
 pub struct DeviceSample {
     pub time_ns: u64,
     pub index: u32,
-    pub power_w: Option<f64>,
-    pub power_average_w: Option<f64>,
-    pub energy_j: Option<f64>,
-    pub sm_clock_mhz: Option<u32>,
-    pub memory_clock_mhz: Option<u32>,
-    pub memory_used_bytes: Option<u64>,
-    pub memory_total_bytes: Option<u64>,
-    pub gpu_busy_pct: Option<u32>,
-    pub memory_busy_pct: Option<u32>,
-    pub temperature_c: Option<i32>,
-    pub throttle_reasons: Option<u64>,
+    pub readings: rocprof_rs_format::device::Readings,
 }
 
 /// One record on its way to the writer.

@@ -103,7 +103,10 @@ impl Source for AmdSmiSource {
         sample.time_ns = stamp(before);
         if ok(status) || power.bytes.iter().any(|b| *b != 0) {
             let (current, average) = self.power_layout.read(&power);
-            (sample.power_w, sample.power_average_w) = (watts(current).or(watts(average)), watts(average));
+            // `power_w` is the current socket power where the part reports it (MI300 and later), else
+            // (Navi, MI200 and earlier) the average, the only reading those give.
+            let (current, average) = (watts(current), watts(average));
+            (sample.readings.power_w, sample.readings.power_average_w) = (current.or(average), average);
         }
         let (mut accumulator, mut resolution, mut timestamp) = (0u64, 0f32, 0u64);
         let counted = energy && {
@@ -112,29 +115,29 @@ impl Source for AmdSmiSource {
         };
         if counted {
             // The accumulator counts units of `resolution` microjoules.
-            sample.energy_j = Some(accumulator as f64 * f64::from(resolution) * 1e-6);
+            sample.readings.energy_j = Some(accumulator as f64 * f64::from(resolution) * 1e-6);
         }
         let clock = |kind: u32| {
             let mut info = sys::amdsmi_clk_info_t::default();
             // SAFETY: as above.
             ok(unsafe { (api.amdsmi_get_clock_info)(gpu, kind, &mut info) }).then_some(info.clk)
         };
-        sample.sm_clock_mhz = clock(sys::AMDSMI_CLK_TYPE_GFX);
-        sample.memory_clock_mhz = clock(sys::AMDSMI_CLK_TYPE_MEM);
+        sample.readings.sm_clock_mhz = clock(sys::AMDSMI_CLK_TYPE_GFX);
+        sample.readings.memory_clock_mhz = clock(sys::AMDSMI_CLK_TYPE_MEM);
         let (mut used, mut total) = (0u64, 0u64);
         // SAFETY: as above.
         if ok(unsafe { (api.amdsmi_get_gpu_memory_usage)(gpu, sys::AMDSMI_MEM_TYPE_VRAM, &mut used) }) {
-            sample.memory_used_bytes = Some(used);
+            sample.readings.memory_used_bytes = Some(used);
         }
         // SAFETY: as above.
         if ok(unsafe { (api.amdsmi_get_gpu_memory_total)(gpu, sys::AMDSMI_MEM_TYPE_VRAM, &mut total) }) {
-            sample.memory_total_bytes = Some(total);
+            sample.readings.memory_total_bytes = Some(total);
         }
         let mut usage = sys::amdsmi_engine_usage_t::default();
         // SAFETY: as above.
         if ok(unsafe { (api.amdsmi_get_gpu_activity)(gpu, &mut usage) }) {
-            sample.gpu_busy_pct = percent(usage.gfx_activity);
-            sample.memory_busy_pct = percent(usage.umc_activity);
+            sample.readings.gpu_busy_pct = percent(usage.gfx_activity);
+            sample.readings.memory_busy_pct = percent(usage.umc_activity);
         }
         let mut celsius = 0i64;
         // SAFETY: as above.
@@ -147,7 +150,7 @@ impl Source for AmdSmiSource {
             )
         };
         if ok(read) {
-            sample.temperature_c = i32::try_from(celsius).ok();
+            sample.readings.temperature_c = i32::try_from(celsius).ok();
         }
     }
 }

@@ -103,39 +103,40 @@ impl Source for NvmlSource {
         let before = clock::now_ns();
         let (instant, average) = self.power_fields(device);
         sample.time_ns = stamp(before);
-        sample.power_average_w = average.or_else(|| {
+        sample.readings.power_average_w = average.or_else(|| {
             // SAFETY: as above.
             ok(unsafe { (api.nvmlDeviceGetPowerUsage)(device, &mut milliwatts) }).then(|| f64::from(milliwatts) / 1e3)
         });
-        sample.power_w = instant.or(sample.power_average_w);
+        sample.readings.power_w = instant.or(sample.readings.power_average_w);
         if energy {
             // SAFETY: as above.
             let counted = ok(unsafe { (api.nvmlDeviceGetTotalEnergyConsumption)(device, &mut millijoules) });
-            sample.energy_j = counted.then(|| millijoules as f64 / 1e3);
+            sample.readings.energy_j = counted.then(|| millijoules as f64 / 1e3);
         }
         // SAFETY: as above.
-        sample.sm_clock_mhz =
+        sample.readings.sm_clock_mhz =
             ok(unsafe { (api.nvmlDeviceGetClockInfo)(device, sys::NVML_CLOCK_SM, &mut sm) }).then_some(sm);
         // SAFETY: as above.
         let clocked = ok(unsafe { (api.nvmlDeviceGetClockInfo)(device, sys::NVML_CLOCK_MEM, &mut mem) });
-        sample.memory_clock_mhz = clocked.then_some(mem);
+        sample.readings.memory_clock_mhz = clocked.then_some(mem);
         let mut memory = sys::nvmlMemory_t::default();
         // SAFETY: as above.
         if ok(unsafe { (api.nvmlDeviceGetMemoryInfo)(device, &mut memory) }) {
-            (sample.memory_used_bytes, sample.memory_total_bytes) = (Some(memory.used), Some(memory.total));
+            (sample.readings.memory_used_bytes, sample.readings.memory_total_bytes) =
+                (Some(memory.used), Some(memory.total));
         }
         let mut busy = sys::nvmlUtilization_t::default();
         // SAFETY: as above.
         if ok(unsafe { (api.nvmlDeviceGetUtilizationRates)(device, &mut busy) }) {
-            (sample.gpu_busy_pct, sample.memory_busy_pct) = (Some(busy.gpu), Some(busy.memory));
+            (sample.readings.gpu_busy_pct, sample.readings.memory_busy_pct) = (Some(busy.gpu), Some(busy.memory));
         }
         // SAFETY: as above.
         let warm = ok(unsafe { (api.nvmlDeviceGetTemperature)(device, sys::NVML_TEMPERATURE_GPU, &mut celsius) });
-        sample.temperature_c = warm.then_some(celsius as i32);
+        sample.readings.temperature_c = warm.then_some(celsius as i32);
         if let Some(reasons) = self.nvml.clocks_event_reasons {
             let mut bits: c_ulonglong = 0;
             // SAFETY: as above; the pointer was resolved from NVML under one of its two names.
-            sample.throttle_reasons = ok(unsafe { reasons(device, &mut bits) }).then_some(bits);
+            sample.readings.throttle_reasons = ok(unsafe { reasons(device, &mut bits) }).then_some(bits);
         }
     }
 }

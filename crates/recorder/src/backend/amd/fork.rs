@@ -81,8 +81,10 @@ extern "C" fn in_child() {
 fn restart() {
     let Some(tool) = lifecycle::installed() else { return };
     let born_ns = clock::now_ns();
-    // The parent's writer thread is not in this process: joining it would wait forever.
+    // The parent's writer and sampler threads are not in this process: joining them would wait
+    // forever.
     std::mem::forget(tool.writer.lock().take());
+    lifecycle::forget_sampler_in_forked_child(tool);
     let (Some(seed), true) = (tool.seed.get(), lifecycle::is_running()) else { return };
     let config = tool.config.for_forked_child(&Placeholders::of_this_process(&config::process_vars()));
     let (queue, receiver) = tool.new_queue();

@@ -137,9 +137,12 @@ fn api_call(domain: u32, cbid: u32, data: &sys::CUpti_CallbackData) {
         RUNTIME_DEPTH.with(|d| d.set(if enter { d.get() + 1 } else { d.get().saturating_sub(1) }));
         RUNTIME_CORRELATION.with(|c| c.set(enter.then_some(data.correlationId)));
     } else {
-        // Counting opens its session around the driver call, the one that launches.
+        // Counting opens its session around the driver call, the one that launches; a paused
+        // run counts nothing (exit closes only a session enter opened).
         if enter {
-            super::counting::enter(cbid, data, RUNTIME_CORRELATION.with(Cell::get));
+            if COLLECTING.load(Ordering::Relaxed) {
+                super::counting::enter(cbid, data, RUNTIME_CORRELATION.with(Cell::get));
+            }
         } else {
             super::counting::exit(data);
         }
@@ -147,20 +150,23 @@ fn api_call(domain: u32, cbid: u32, data: &sys::CUpti_CallbackData) {
             return;
         }
     }
-    if !TRACE_LAUNCHES.load(Ordering::Relaxed) || !COLLECTING.load(Ordering::Relaxed) {
-        return;
-    }
-    if data.correlationData.is_null() {
+    if !TRACE_LAUNCHES.load(Ordering::Relaxed) || data.correlationData.is_null() {
         return;
     }
     if enter {
+        // A call entered while paused is marked 0, so a resume before its exit makes no row
+        // with a start it never had.
+        let start = if COLLECTING.load(Ordering::Relaxed) { clock::now_ns() } else { 0 };
         // SAFETY: CUPTI's per-call slot, shared by this call's ENTER and EXIT.
-        unsafe { *data.correlationData = clock::now_ns() };
+        unsafe { *data.correlationData = start };
         return;
     }
     let Some(tool) = running() else { return };
     // SAFETY: as above; ENTER wrote it.
     let start_ns = unsafe { *data.correlationData };
+    if start_ns == 0 || !COLLECTING.load(Ordering::Relaxed) {
+        return;
+    }
     let record = Api {
         kind: if runtime { CUDA_RUNTIME_API } else { CUDA_DRIVER_API },
         operation: cbid as i32,

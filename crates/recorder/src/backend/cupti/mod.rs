@@ -212,16 +212,21 @@ impl Backend for Cuda {
     /// holds exactly the work launched inside it. Launch calls stop making rows likewise.
     fn set_collecting(&self, on: bool) -> crate::Result<()> {
         let cupti = cupti().ok_or(Error::NotRunning)?;
+        let mut refused = Vec::new();
         for (name, kind) in collected_kinds() {
             let switch = if on { cupti.api().cuptiActivityEnable } else { cupti.api().cuptiActivityDisable };
             // SAFETY: a plain enum argument.
             let rc = unsafe { switch(kind) };
             if rc != sys::CUPTI_SUCCESS {
-                crate::say!("rocprof-rs: CUPTI cannot switch {name} activity ({})", cupti.result_text(rc));
+                refused.push(format!("{name} ({})", cupti.result_text(rc)));
             }
         }
         callbacks::set_collecting(on);
-        Ok(())
+        if refused.is_empty() {
+            Ok(())
+        } else {
+            Err(Error::Disabled(format!("CUPTI would not switch {}", refused.join(", "))))
+        }
     }
 
     fn flush(&self) {
@@ -306,6 +311,11 @@ pub(super) fn finish() {
     flush::stop_thread();
     if let Some(cupti) = cupti() {
         callbacks::disable(cupti, cuda.subscriber);
+        // An in-process run can end long before the process: nothing more is traced.
+        for (_, kind) in collected_kinds() {
+            // SAFETY: a plain enum argument.
+            unsafe { (cupti.api().cuptiActivityDisable)(kind) };
+        }
     }
     counting::finish();
     flush(true);
