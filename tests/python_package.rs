@@ -75,6 +75,12 @@ fn the_wheel_installs_into_a_fresh_venv_and_its_example_and_tests_pass() {
         .filter(|p| p.extension().is_some_and(|x| x == "whl"))
         .collect();
     let wheel = wheels.iter().max_by_key(|p| std::fs::metadata(p).and_then(|m| m.modified()).ok()).expect("a wheel");
+    // The simulated application as a C library, for the in-process tests: a cdylib no test
+    // target depends on, so `cargo test` alone does not build it.
+    ran(
+        "cargo build -p rocprof-sim-play",
+        Command::new(env!("CARGO")).args(["build", "-p", "rocprof-sim-play"]).env("CARGO_TARGET_DIR", &target),
+    );
     ran("pip install the wheel", Command::new(&python).args(["-m", "pip", "install", "-q"]).arg(wheel));
 
     let sim = |name: &str| common::built(name).display().to_string();
