@@ -24,12 +24,30 @@ create_exception!(
     "An error rocprof-rs reports: bad input, a dataset it cannot read."
 );
 
+/// What the native functions can fail with; its text is the CLI's message.
+#[derive(Debug, thiserror::Error)]
+enum NativeError {
+    /// An argument out of its range, or a dataset missing.
+    #[error("{0}")]
+    Input(String),
+    #[error(transparent)]
+    Analysis(#[from] rocprof_rs_analysis::Error),
+    #[error(transparent)]
+    Diff(#[from] diff::InputError),
+    #[error(transparent)]
+    Score(#[from] measure::ScoreError),
+    #[error("{option}: {source}")]
+    Regex { option: &'static str, source: regex::Error },
+    #[error("cannot encode the result as JSON: {0}")]
+    Json(#[from] serde_json::Error),
+}
+
 /// Runs `work` without the GIL; its error or panic becomes a `RocprofError`.
-fn detached(py: Python<'_>, work: impl FnOnce() -> Result<String, String> + Send) -> PyResult<String> {
+fn detached(py: Python<'_>, work: impl FnOnce() -> Result<String, NativeError> + Send) -> PyResult<String> {
     let outcome = py.detach(|| catch_unwind(AssertUnwindSafe(work)));
     match outcome {
         Ok(Ok(text)) => Ok(text),
-        Ok(Err(message)) => Err(RocprofError::new_err(message)),
+        Ok(Err(error)) => Err(RocprofError::new_err(error.to_string())),
         Err(payload) => {
             let what = payload
                 .downcast_ref::<&str>()
@@ -41,12 +59,12 @@ fn detached(py: Python<'_>, work: impl FnOnce() -> Result<String, String> + Send
     }
 }
 
-fn json(value: &impl serde::Serialize) -> Result<String, String> {
-    serde_json::to_string(value).map_err(|e| format!("cannot encode the result as JSON: {e}"))
+fn json(value: &impl serde::Serialize) -> Result<String, NativeError> {
+    Ok(serde_json::to_string(value)?)
 }
 
-fn regex(pattern: Option<&str>, option: &str) -> Result<Option<regex::Regex>, String> {
-    pattern.map(regex::Regex::new).transpose().map_err(|e| format!("{option}: {e}"))
+fn regex(pattern: Option<&str>, option: &'static str) -> Result<Option<regex::Regex>, NativeError> {
+    pattern.map(regex::Regex::new).transpose().map_err(|source| NativeError::Regex { option, source })
 }
 
 /// `rocprof-rs stats DIR --format json`: the duration sections, as a JSON list.
@@ -67,16 +85,20 @@ fn stats_json(
             Some(names) => names
                 .iter()
                 .map(|n| {
-                    Section::by_name(n)
-                        .ok_or_else(|| format!("section {n:?}: expected kernel, hip_api, memory_copy or marker"))
+                    Section::by_name(n).ok_or_else(|| {
+                        NativeError::Input(format!("section {n:?}: expected kernel, hip_api, memory_copy or marker"))
+                    })
                 })
                 .collect::<Result<_, _>>()?,
         };
         if !dir.is_dir() {
-            return Err(format!("{}: not a directory (give the directory a run or an import wrote)", dir.display()));
+            return Err(NativeError::Input(format!(
+                "{}: not a directory (give the directory a run or an import wrote)",
+                dir.display()
+            )));
         }
         let options = stats::Options { pid, rank, by_rank, top, threads: 0 };
-        let result = stats::compute(&dir, &sections, &options).map_err(|e| e.to_string())?;
+        let result = stats::compute(&dir, &sections, &options)?;
         json(&result)
     })
 }
@@ -85,7 +107,7 @@ fn stats_json(
 #[pyfunction]
 #[pyo3(signature = (dir, pid=None))]
 fn device_json(py: Python<'_>, dir: PathBuf, pid: Option<u32>) -> PyResult<Option<String>> {
-    let text = detached(py, move || match telemetry::report::report(&dir, pid).map_err(|e| e.to_string())? {
+    let text = detached(py, move || match telemetry::report::report(&dir, pid)? {
         Some(report) => json(&report),
         None => Ok(String::new()),
     })?;
@@ -106,7 +128,7 @@ fn analyze_json(
     detached(py, move || {
         let options =
             analyze::Options { kernel: regex(kernel.as_deref(), "kernel")?, gpu, pid, timings, ..Default::default() };
-        json(&analyze::analyze(&path, &options).map_err(|e| e.to_string())?)
+        json(&analyze::analyze(&path, &options)?)
     })
 }
 
@@ -123,13 +145,17 @@ fn diff_json(
 ) -> PyResult<String> {
     detached(py, move || {
         if !(0.0..1.0).contains(&threshold) {
-            return Err(format!("threshold {threshold}: expected a share between 0 and 1, such as 0.02"));
+            return Err(NativeError::Input(format!(
+                "threshold {threshold}: expected a share between 0 and 1, such as 0.02"
+            )));
         }
         if !(0.0..1.0).contains(&confidence) {
-            return Err(format!("confidence {confidence}: expected a probability below 1, such as 0.99"));
+            return Err(NativeError::Input(format!(
+                "confidence {confidence}: expected a probability below 1, such as 0.99"
+            )));
         }
-        let a = diff::read_run(&base, pid).map_err(|e| e.to_string())?;
-        let b = diff::read_run(&new, pid).map_err(|e| e.to_string())?;
+        let a = diff::read_run(&base, pid)?;
+        let b = diff::read_run(&new, pid)?;
         json(&diff::compare(&a, &b, diff::Options { threshold, confidence }))
     })
 }
@@ -163,14 +189,14 @@ fn score_json(
             ("efficiency_weight plus energy_weight", efficiency_weight + energy_weight),
         ] {
             if !(0.0..=1.0).contains(&value) {
-                return Err(format!("{name} {value}: expected a share between 0 and 1"));
+                return Err(NativeError::Input(format!("{name} {value}: expected a share between 0 and 1")));
             }
         }
         if !target_us.is_finite() || target_us <= 0.0 {
-            return Err(format!("target_us {target_us}: expected a positive latency"));
+            return Err(NativeError::Input(format!("target_us {target_us}: expected a positive latency")));
         }
         if !energy_target_j.is_finite() || energy_target_j <= 0.0 {
-            return Err(format!("energy_target_j {energy_target_j}: expected a positive energy"));
+            return Err(NativeError::Input(format!("energy_target_j {energy_target_j}: expected a positive energy")));
         }
         let inputs = measure::Inputs {
             path: path.clone(),
@@ -180,11 +206,11 @@ fn score_json(
             gpu,
             repeats,
         };
-        let measurement = measure::measure(&inputs).map_err(|e| e.to_string())?;
+        let measurement = measure::measure(&inputs)?;
         let config =
             fitness::Config { target_us, correctness_weight, efficiency_weight, energy_weight, energy_target_j };
-        let scored =
-            fitness::score(&measurement, &config).ok_or_else(|| format!("{}: no latency to score", path.display()))?;
+        let scored = fitness::score(&measurement, &config)
+            .ok_or_else(|| NativeError::Input(format!("{}: no latency to score", path.display())))?;
         json(&scored)
     })
 }
