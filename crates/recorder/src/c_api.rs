@@ -15,6 +15,24 @@ use crate::profiler::Profiler;
 /// The process's in-process profiler, between start and finish.
 static PROFILER: Mutex<Option<Profiler>> = Mutex::new(None);
 
+/// Why an in-process profile could not start, switch or finish: the text goes to the caller.
+#[derive(Debug, thiserror::Error)]
+enum ProfileError {
+    #[error("setting {0:?}: expected NAME=VALUE")]
+    Setting(String),
+    #[error("a profile is already running in this process")]
+    AlreadyRunning,
+    #[error("no profile is running in this process (on NVIDIA, the tool starts at the first CUDA call)")]
+    NotRunning,
+    #[error("the tool turned itself off: {0}")]
+    TurnedOff(String),
+    #[error(transparent)]
+    Tool(#[from] crate::Error),
+    /// A panic inside an entry, said as the tool says it.
+    #[error("{0}")]
+    Internal(String),
+}
+
 /// Writes `message` into `buffer` (`capacity` bytes), cut to fit and NUL-terminated.
 fn tell(message: &str, buffer: *mut c_char, capacity: usize) {
     if buffer.is_null() || capacity == 0 {
@@ -31,18 +49,18 @@ fn tell(message: &str, buffer: *mut c_char, capacity: usize) {
 
 /// Runs `body`, catching a panic, which turns the tool off with one line as in every entry; an
 /// error's text goes to the caller's buffer.
-fn entry(name: &str, buffer: *mut c_char, capacity: usize, body: impl FnOnce() -> Result<(), String>) -> c_int {
+fn entry(name: &str, buffer: *mut c_char, capacity: usize, body: impl FnOnce() -> Result<(), ProfileError>) -> c_int {
     let panicked = std::cell::RefCell::new(None);
     let on_panic = |message: &str| {
         crate::lifecycle::disable(message);
         *panicked.borrow_mut() = Some(message.to_owned());
     };
-    let outcome = crate::guard::catch_panic(name, Err(String::new()), on_panic, body)
-        .map_err(|e| panicked.borrow_mut().take().unwrap_or(e));
+    let outcome = crate::guard::catch_panic(name, Err(ProfileError::Internal(String::new())), on_panic, body)
+        .map_err(|e| panicked.borrow_mut().take().map_or(e, ProfileError::Internal));
     match outcome {
         Ok(()) => 0,
-        Err(message) => {
-            tell(&message, buffer, capacity);
+        Err(error) => {
+            tell(&error.to_string(), buffer, capacity);
             -1
         }
     }
@@ -84,8 +102,7 @@ pub unsafe extern "C" fn rocprof_rs_profile_start(
         for &pointer in pointers {
             // SAFETY: each is a NUL-terminated string, as the caller promises.
             let setting = unsafe { text(pointer) }.unwrap_or("");
-            let (name, value) =
-                setting.split_once('=').ok_or_else(|| format!("setting {setting:?}: expected NAME=VALUE"))?;
+            let (name, value) = setting.split_once('=').ok_or_else(|| ProfileError::Setting(setting.to_owned()))?;
             builder = builder.var(name, value);
         }
         // SAFETY: as the caller promises.
@@ -97,9 +114,9 @@ pub unsafe extern "C" fn rocprof_rs_profile_start(
         }
         let mut slot = PROFILER.lock();
         if slot.is_some() {
-            return Err("a profile is already running in this process".into());
+            return Err(ProfileError::AlreadyRunning);
         }
-        *slot = Some(builder.start().map_err(|e| e.to_string())?);
+        *slot = Some(builder.start()?);
         Ok(())
     })
 }
@@ -125,11 +142,9 @@ pub unsafe extern "C" fn rocprof_rs_profile_collect(on: c_int, error: *mut c_cha
             None => crate::lifecycle::set_collecting(on != 0),
         };
         changed.map_err(|e| match (e, crate::lifecycle::disabled_because()) {
-            (crate::Error::NotRunning, Some(why)) => format!("the tool turned itself off: {why}"),
-            (crate::Error::NotRunning, None) => {
-                "no profile is running in this process (on NVIDIA, the tool starts at the first CUDA call)".to_owned()
-            }
-            (other, _) => other.to_string(),
+            (crate::Error::NotRunning, Some(why)) => ProfileError::TurnedOff(why),
+            (crate::Error::NotRunning, None) => ProfileError::NotRunning,
+            (other, _) => ProfileError::Tool(other),
         })
     })
 }
@@ -145,10 +160,10 @@ pub unsafe extern "C" fn rocprof_rs_profile_finish(error: *mut c_char, error_cap
         // Taken out first: the lock is not held through the finish.
         let taken = PROFILER.lock().take();
         if let Some(profiler) = taken {
-            return profiler.finish().map(|_| ()).map_err(|e| e.to_string());
+            return Ok(profiler.finish().map(|_| ())?);
         }
-        let summary = crate::lifecycle::finish().ok_or("no profile is running in this process")?;
-        summary.error.map_or(Ok(()), Err)
+        let summary = crate::lifecycle::finish().ok_or(ProfileError::NotRunning)?;
+        summary.error.map_or(Ok(()), |why| Err(ProfileError::TurnedOff(why)))
     })
 }
 
