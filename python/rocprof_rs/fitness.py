@@ -53,6 +53,26 @@ class Evaluation:
     dataset: Optional[Dataset]
     error: Optional[str] = None
 
+    @classmethod
+    def of(cls, details: Score, correctness: float, dataset: Dataset) -> "Evaluation":
+        """A scored candidate."""
+        return cls(
+            score=details.score,
+            correctness=correctness,
+            latency_us=details.latency_us,
+            uncertainty=details.uncertainty,
+            efficiency=details.efficiency,
+            joules=details.joules,
+            details=details,
+            dataset=dataset,
+        )
+
+    @classmethod
+    def failed(cls, correctness: float, error: str) -> "Evaluation":
+        """A candidate that could not be run or scored: 0, with the reason."""
+        details = Score(0.0, 0.0, float("inf"), float("inf"), 0.0, 0, 0.0, correctness, None, None, None, {})
+        return cls(0.0, correctness, float("inf"), 0.0, None, None, details, None, error=error)
+
     def metrics(self) -> dict[str, float]:
         """OpenEvolve's metrics: `combined_score` and its parts (NaN where unknown)."""
         nan = float("nan")
@@ -135,18 +155,8 @@ class Evaluator:
             dataset = run(list(self.command(program_path)), output=output, **self.run_options)
             details = dataset.score(target_us=self.target_us, correctness=correctness, kernel=self.kernel, **self.weights)
         except RocprofError as error:
-            failed = Score(0.0, 0.0, float("inf"), float("inf"), 0.0, 0, 0.0, correctness, None, None, None, {})
-            return Evaluation(0.0, correctness, float("inf"), 0.0, None, None, failed, None, error=str(error))
-        return Evaluation(
-            score=details.score,
-            correctness=correctness,
-            latency_us=details.latency_us,
-            uncertainty=details.uncertainty,
-            efficiency=details.efficiency,
-            joules=details.joules,
-            details=details,
-            dataset=dataset,
-        )
+            return Evaluation.failed(correctness, str(error))
+        return Evaluation.of(details, correctness, dataset)
 
     def evaluate_callable(
         self,
@@ -183,18 +193,8 @@ class Evaluator:
             dataset = Dataset(path)
             details = dataset.score(target_us=self.target_us, correctness=correctness, kernel=self.kernel, **self.weights)
         except Exception as error:  # noqa: BLE001 - a candidate that cannot run scores 0
-            failed = Score(0.0, 0.0, float("inf"), float("inf"), 0.0, 0, 0.0, correctness, None, None, None, {})
-            return Evaluation(0.0, correctness, float("inf"), 0.0, None, None, failed, None, error=str(error))
-        return Evaluation(
-            score=details.score,
-            correctness=correctness,
-            latency_us=details.latency_us,
-            uncertainty=details.uncertainty,
-            efficiency=details.efficiency,
-            joules=details.joules,
-            details=details,
-            dataset=dataset,
-        )
+            return Evaluation.failed(correctness, str(error))
+        return Evaluation.of(details, correctness, dataset)
 
     def evaluate(self, program_path: str) -> dict[str, float]:
         """OpenEvolve's evaluator interface: `evaluate(program_path) -> metrics`."""
