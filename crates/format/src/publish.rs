@@ -206,6 +206,14 @@ fn reserve(target: &Path, create: impl Fn(&Path) -> io::Result<File>) -> io::Res
         .file_name()
         .ok_or_else(|| io::Error::new(io::ErrorKind::InvalidInput, "an output needs a file name"))?
         .to_string_lossy();
+    // The rename would put a file in place of a device, a FIFO or a folder (as root, over
+    // /dev/null): only a regular file, or nothing yet, is an output's place.
+    if std::fs::metadata(target).is_ok_and(|found| !found.is_file()) {
+        return Err(io::Error::new(
+            io::ErrorKind::InvalidInput,
+            "not a regular file (a device, FIFO, socket or folder is never replaced by an output)",
+        ));
+    }
     let dir = target.parent().filter(|p| !p.as_os_str().is_empty()).unwrap_or(Path::new("."));
     let pid = std::process::id();
     for attempt in 0..1000u32 {
@@ -222,6 +230,7 @@ fn reserve(target: &Path, create: impl Fn(&Path) -> io::Result<File>) -> io::Res
 #[cfg(test)]
 mod tests {
     use super::*;
+    use std::os::unix::fs::FileTypeExt as _;
 
     fn scratch(name: &str) -> PathBuf {
         let dir = std::env::temp_dir().join(format!("rocprof-rs-publish-{}-{name}", std::process::id()));
@@ -241,6 +250,19 @@ mod tests {
         }
         assert_eq!(std::fs::read(dir.join("taken")).unwrap(), b"theirs");
         assert!(!dir.join("nowhere").exists(), "the link was not followed");
+        std::fs::remove_dir_all(dir).unwrap();
+    }
+
+    #[test]
+    fn an_output_never_replaces_a_special_file_or_a_folder() {
+        let dir = scratch("special");
+        std::fs::create_dir(dir.join("folder")).unwrap();
+        for target in [Path::new("/dev/null"), &dir.join("folder")] {
+            let e = OutputFile::create(target).unwrap_err();
+            assert_eq!(e.kind(), io::ErrorKind::InvalidInput, "{}", target.display());
+        }
+        assert!(std::fs::metadata("/dev/null").unwrap().file_type().is_char_device());
+        assert_eq!(std::fs::read_dir(&dir).unwrap().count(), 1, "nothing left beside them");
         std::fs::remove_dir_all(dir).unwrap();
     }
 
