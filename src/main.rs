@@ -82,6 +82,12 @@ enum Command {
     /// (NCCL/RCCL kernels and API calls), the spread of arrivals, who came last and how long the
     /// others waited.
     Ranks(cli::RanksArgs),
+    /// One self-contained HTML page of a dataset (no network, scripts and styles inline): the
+    /// run's summary, the top kernels (sortable), a zoomable timeline of GPU busy time and API
+    /// and marker density, the roofline per GPU, the bottlenecks with their evidence and
+    /// recommendations, counter coverage, device telemetry, the cross-rank view, and with
+    /// --baseline the diff against another run. A section without data says why.
+    Report(cli::ReportArgs),
 }
 
 fn main() -> ExitCode {
@@ -106,6 +112,7 @@ fn main() -> ExitCode {
         Command::Analyze(args) => cli::analyze(args),
         Command::Score(args) => cli::score(args),
         Command::Ranks(args) => cli::ranks(args),
+        Command::Report(args) => cli::report(args),
     }
 }
 

@@ -268,6 +268,15 @@ fn the_demo_profiles_the_simulated_workload_and_says_so() {
     assert!(
         text.contains(&format!("SIMULATED dataset (Parquet, one folder per table): {}", dir.join("demo").display()))
     );
+    // It ends with the HTML report, and says where.
+    let page = dir.join("demo/report.html");
+    assert!(text.contains(&format!("SIMULATED report (open it in a browser; no network needed): {}", page.display())));
+    let html = std::fs::read_to_string(&page).unwrap();
+    assert!(
+        html.starts_with("<!DOCTYPE html>")
+            && html.contains("id=\"simulated\"")
+            && html.trim_end().ends_with("</html>")
+    );
     let stats = stats(&dir.join("demo"));
     let calls: u64 = section(&stats, "kernel").iter().map(|k| k["calls"].as_u64().unwrap()).sum();
     assert_eq!(calls, 3000);
@@ -288,6 +297,7 @@ fn the_demo_as_json_prints_one_object_and_nothing_else() {
     assert_eq!(report["simulated"], true);
     assert!(stderr(&output).starts_with("SIMULATED: no GPU here"), "the banner still shows, on stderr");
     assert!(std::path::Path::new(report["perfetto"].as_str().unwrap()).is_file());
+    assert!(std::path::Path::new(report["report"].as_str().unwrap()).is_file());
     let calls: u64 = section(&report["stats"], "kernel").iter().map(|k| k["calls"].as_u64().unwrap()).sum();
     assert_eq!(calls, 500);
     std::fs::remove_dir_all(dir).unwrap();

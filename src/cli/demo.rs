@@ -47,6 +47,8 @@ struct Report<'a> {
     no_gpu: Option<&'a str>,
     dataset: &'a Path,
     perfetto: &'a Path,
+    /// The HTML report (`rocprof-rs report`).
+    report: &'a Path,
     stats: &'a [stats::SectionStats],
 }
 
@@ -123,12 +125,18 @@ pub fn demo(args: DemoArgs) -> ExitCode {
         eprintln!("rocprof-rs: cannot write the Perfetto trace: {e}");
         return ExitCode::FAILURE;
     }
+    let page = out.join("report.html");
+    if let Err(e) = write_report(out, &page) {
+        eprintln!("rocprof-rs: cannot write the HTML report: {e}");
+        return ExitCode::FAILURE;
+    }
     if json {
         let report = Report {
             simulated: mode == Mode::Simulated,
             no_gpu: why.as_deref(),
             dataset: out,
             perfetto: &trace,
+            report: &page,
             stats: &sections,
         };
         return match serde_json::to_string_pretty(&report) {
@@ -151,10 +159,19 @@ pub fn demo(args: DemoArgs) -> ExitCode {
     drop(stdout);
     println!("{label}dataset (Parquet, one folder per table): {}", out.display());
     println!("{label}Perfetto trace (open it in ui.perfetto.dev): {}", trace.display());
+    println!("{label}report (open it in a browser; no network needed): {}", page.display());
     println!("  read it with pandas:  pd.read_parquet(\"{}/kernel_dispatch\")", out.display());
     println!("  counters per dispatch: {}/counter, per kernel: {}/kernel_counter", out.display(), out.display());
     println!("  as rocprofv3's CSV:   rocprof-rs export {} --format rocprofv3-csv -o csv", out.display());
     ExitCode::SUCCESS
+}
+
+/// The dataset's HTML report, as `rocprof-rs report` writes it.
+fn write_report(dataset: &Path, page: &Path) -> Result<(), DemoError> {
+    let report = rocprof_rs_analysis::report::build(dataset, &rocprof_rs_analysis::report::Options::default())
+        .map_err(DemoError::Report)?;
+    super::report::write(page, rocprof_rs_analysis::report::html::render(&report).as_bytes())
+        .map_err(DemoError::ReportFile)
 }
 
 /// Why the demo's run did not complete.
@@ -168,6 +185,10 @@ enum DemoError {
     NotBuilt { missing: String, exe: String },
     #[error("the simulated application failed ({0})")]
     Simulation(std::process::ExitStatus),
+    #[error("{0}")]
+    Report(rocprof_rs_analysis::Error),
+    #[error(transparent)]
+    ReportFile(super::report::WriteError),
 }
 
 /// Profiles the real HIP program through `rocprof-rs run`, as a user would.

@@ -6,6 +6,7 @@
 //! - [`ranks`]: a distributed job's ranks compared: busy and idle time, stragglers, collectives;
 //! - [`import`]: rocprofv3's CSV and JSON, rocprof v1's CSV and JSON, and rocpd databases, into
 //!   the dataset's own tables;
+//! - [`report`]: one self-contained HTML page of a dataset;
 //! - [`export`] and [`rocpd`]: rocprofv3's CSV, Perfetto and rocpd SQLite.
 //!
 //! It reads and writes the tables through [`rocprof_rs_format`], as the recorder writes them.
@@ -17,6 +18,7 @@ pub mod import;
 pub mod progress;
 pub mod ranks;
 pub mod read;
+pub mod report;
 pub mod rocpd;
 pub mod spill;
 pub mod stats;

@@ -1,0 +1,250 @@
+//! The report as one HTML file: styles and scripts inline, charts as inline SVG drawn here or
+//! on a canvas from the timeline's bins, and no request to anything outside the file.
+//!
+//! Every section is written as plain HTML first (tables, SVG), so the page reads without
+//! scripts; the script adds sorting, the zoomable timeline and hover read-outs. Each section
+//! carries `data-state` ("shown" or "empty") and the tables carry their figures in `data-v`
+//! attributes, unformatted, which is what sorting and the browser test read.
+
+mod charts;
+mod ranks;
+mod tables;
+
+use std::fmt::Write as _;
+
+use super::{Part, Report};
+
+const STYLE: &str = include_str!("page.css");
+const SCRIPT: &str = include_str!("page.js");
+
+/// The sections in page order: id, heading.
+pub const SECTIONS: [(&str, &str); 9] = [
+    ("summary", "Summary"),
+    ("kernels", "Top kernels"),
+    ("timeline", "Timeline"),
+    ("roofline", "Roofline"),
+    ("bottlenecks", "Bottlenecks"),
+    ("coverage", "Counter coverage"),
+    ("device", "Device telemetry"),
+    ("ranks", "Ranks"),
+    ("diff", "Diff against the baseline"),
+];
+
+/// Text made safe inside HTML elements and attribute values.
+pub fn escape(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    for c in text.chars() {
+        match c {
+            '&' => out.push_str("&amp;"),
+            '<' => out.push_str("&lt;"),
+            '>' => out.push_str("&gt;"),
+            '"' => out.push_str("&quot;"),
+            '\'' => out.push_str("&#39;"),
+            c => out.push(c),
+        }
+    }
+    out
+}
+
+/// JSON made safe inside a `<script>` element: no `</script>` or `<!--` can end it early.
+fn script_json(json: &str) -> String {
+    json.replace('<', "\\u003c").replace('>', "\\u003e").replace('&', "\\u0026")
+}
+
+/// The whole page.
+pub fn render(report: &Report) -> String {
+    let mut page = String::with_capacity(64 * 1024);
+    let title = format!("rocprof-rs report: {}", report.title);
+    let _ = write!(
+        page,
+        "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n\
+         <meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n\
+         <meta name=\"generator\" content=\"rocprof-rs {}\">\n<title>{}</title>\n<style>\n{STYLE}</style>\n</head>\n<body>\n",
+        env!("CARGO_PKG_VERSION"),
+        escape(&title)
+    );
+    header(&mut page, report, &title);
+    page.push_str("<main>\n");
+    for (id, heading) in SECTIONS {
+        let body = match id {
+            "summary" => Ok(tables::summary(report)),
+            "kernels" => part(&report.kernels, tables::kernels),
+            "timeline" => part(&report.timeline, charts::timeline),
+            "roofline" => part(&report.roofline, |r| charts::rooflines(r)),
+            "bottlenecks" => part(&report.bottlenecks, |a| tables::bottlenecks(a, &report.summary)),
+            "coverage" => part(&report.coverage, tables::coverage),
+            "device" => part(&report.device, charts::device),
+            "ranks" => part(&report.ranks, ranks::ranks),
+            "diff" => part(&report.diff, tables::diff),
+            _ => unreachable!("every section is listed"),
+        };
+        let (state, body) = match body {
+            Ok(html) => ("shown", html),
+            Err(why) => ("empty", format!("<p class=\"empty\">{}</p>\n", escape(&why))),
+        };
+        let _ = write!(page, "<section id=\"{id}\" data-state=\"{state}\">\n<h2>{heading}</h2>\n{body}</section>\n");
+    }
+    page.push_str("</main>\n<footer>Written by rocprof-rs ");
+    page.push_str(env!("CARGO_PKG_VERSION"));
+    page.push_str(" as one file: no network, no external scripts or fonts.</footer>\n");
+    if let Some(timeline) = report.timeline.shown() {
+        let json = serde_json::to_string(timeline).unwrap_or_else(|_| "null".into());
+        let _ =
+            writeln!(page, "<script type=\"application/json\" id=\"timeline-data\">{}</script>", script_json(&json));
+    }
+    let _ = write!(page, "<script>\n{SCRIPT}</script>\n</body>\n</html>\n");
+    page
+}
+
+fn part<T>(part: &Part<T>, draw: impl FnOnce(&T) -> String) -> Result<String, String> {
+    match part {
+        Part::Shown(value) => Ok(draw(value)),
+        Part::Empty(why) => Err(why.clone()),
+    }
+}
+
+fn header(page: &mut String, report: &Report, title: &str) {
+    let _ = write!(
+        page,
+        "<header>\n<h1>{}</h1>\n<p class=\"meta\">Dataset <code>{}</code></p>\n",
+        escape(title),
+        escape(&report.dataset)
+    );
+    if report.simulated {
+        page.push_str(
+            "<p class=\"banner\" id=\"simulated\">SIMULATED: these records come from rocprof-rs's simulated \
+             rocprofiler-sdk and application, not a GPU. Every number is the model's.</p>\n",
+        );
+    }
+    for warning in &report.warnings {
+        let _ = writeln!(page, "<p class=\"warning\">{}</p>", escape(warning));
+    }
+    page.push_str("<nav>\n");
+    for (id, heading) in SECTIONS {
+        let state = match id {
+            "summary" => true,
+            "kernels" => report.kernels.shown().is_some(),
+            "timeline" => report.timeline.shown().is_some(),
+            "roofline" => report.roofline.shown().is_some(),
+            "bottlenecks" => report.bottlenecks.shown().is_some(),
+            "coverage" => report.coverage.shown().is_some(),
+            "device" => report.device.shown().is_some(),
+            "ranks" => report.ranks.shown().is_some(),
+            _ => report.diff.shown().is_some(),
+        };
+        let class = if state { "" } else { " class=\"none\"" };
+        let _ = writeln!(page, "<a href=\"#{id}\"{class}>{heading}</a>");
+    }
+    page.push_str("</nav>\n</header>\n");
+}
+
+/// A number with thousands separators.
+pub fn grouped(n: u64) -> String {
+    let digits = n.to_string();
+    let mut out = String::with_capacity(digits.len() + digits.len() / 3);
+    for (i, c) in digits.chars().enumerate() {
+        if i > 0 && (digits.len() - i).is_multiple_of(3) {
+            out.push(',');
+        }
+        out.push(c);
+    }
+    out
+}
+
+/// A byte count for people.
+pub fn bytes(n: f64) -> String {
+    match n {
+        n if n < 1024.0 => format!("{n:.0} B"),
+        n if n < 1024.0 * 1024.0 => format!("{:.1} KiB", n / 1024.0),
+        n if n < 1024.0 * 1024.0 * 1024.0 => format!("{:.1} MiB", n / 1024.0 / 1024.0),
+        n => format!("{:.2} GiB", n / 1024.0 / 1024.0 / 1024.0),
+    }
+}
+
+/// A sortable table: each column a heading and whether it sorts as numbers; each cell its text
+/// and the value it sorts by.
+#[derive(Debug)]
+pub struct Table {
+    id: String,
+    columns: Vec<(&'static str, bool)>,
+    rows: Vec<String>,
+    attributes: String,
+}
+
+/// One cell: what it shows, and its sort value where that is a number.
+#[derive(Debug)]
+pub enum Cell {
+    Text(String),
+    Number(String, f64),
+    /// HTML written as is (already escaped).
+    Html(String),
+}
+
+impl Table {
+    pub fn new(id: &str, columns: &[(&'static str, bool)]) -> Table {
+        Table { id: id.to_owned(), columns: columns.to_vec(), rows: Vec::new(), attributes: String::new() }
+    }
+
+    /// Adds `name="value"` to the table element.
+    pub fn attribute(&mut self, name: &str, value: &str) {
+        let _ = write!(self.attributes, " {name}=\"{}\"", escape(value));
+    }
+
+    /// Adds a row; `name` goes into its `data-name`.
+    pub fn row(&mut self, name: Option<&str>, cells: Vec<Cell>) {
+        let mut row = match name {
+            Some(name) => format!("<tr data-name=\"{}\">", escape(name)),
+            None => "<tr>".to_owned(),
+        };
+        for cell in cells {
+            match cell {
+                Cell::Text(text) => {
+                    let _ = write!(row, "<td data-v=\"{0}\">{0}</td>", escape(&text));
+                }
+                Cell::Number(text, value) => {
+                    let value = if value.is_finite() { value } else { 0.0 };
+                    let _ = write!(row, "<td class=\"num\" data-v=\"{value}\">{}</td>", escape(&text));
+                }
+                Cell::Html(html) => {
+                    let _ = write!(row, "<td>{html}</td>");
+                }
+            }
+        }
+        row.push_str("</tr>\n");
+        self.rows.push(row);
+    }
+
+    pub fn html(&self) -> String {
+        let mut out = format!(
+            "<div class=\"scroll\"><table class=\"sortable\" id=\"{}\"{}>\n<thead><tr>",
+            self.id, self.attributes
+        );
+        for (heading, numeric) in &self.columns {
+            let kind = if *numeric { "num" } else { "text" };
+            let _ = write!(out, "<th data-type=\"{kind}\" tabindex=\"0\">{}</th>", escape(heading));
+        }
+        out.push_str("</tr></thead>\n<tbody>\n");
+        self.rows.iter().for_each(|r| out.push_str(r));
+        out.push_str("</tbody></table></div>\n");
+        out
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn text_and_json_cannot_break_out() {
+        assert_eq!(escape("<a href=\"x\">&'"), "&lt;a href=&quot;x&quot;&gt;&amp;&#39;");
+        assert_eq!(script_json(r#"{"n":"</script><!--"}"#), r#"{"n":"\u003c/script\u003e\u003c!--"}"#);
+    }
+
+    #[test]
+    fn numbers_are_grouped() {
+        assert_eq!(grouped(0), "0");
+        assert_eq!(grouped(999), "999");
+        assert_eq!(grouped(1_000), "1,000");
+        assert_eq!(grouped(1_234_567), "1,234,567");
+    }
+}

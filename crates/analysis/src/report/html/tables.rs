@@ -1,0 +1,433 @@
+//! The report's tables: summary, top kernels, bottlenecks, counter coverage and the diff.
+
+use std::fmt::Write as _;
+
+use super::{Cell, Table, bytes, escape, grouped};
+use crate::analyze::Analysis;
+use crate::analyze::diff::Verdict;
+use crate::report::coverage::Coverage;
+use crate::report::summary::Summary;
+use crate::report::{Diff, Kernels, Report};
+use crate::stats::render::human_ns;
+
+fn figure(out: &mut String, key: &str, label: &str, shown: &str, value: f64) {
+    let _ = writeln!(
+        out,
+        "<div class=\"figure\" data-key=\"{key}\" data-v=\"{value}\"><span class=\"label\">{label}</span><span class=\"value\">{}</span></div>",
+        escape(shown)
+    );
+}
+
+fn time(ns: f64) -> Cell {
+    Cell::Number(human_ns(ns), ns)
+}
+
+fn count(n: u64) -> Cell {
+    Cell::Number(grouped(n), n as f64)
+}
+
+fn percent(share: f64) -> Cell {
+    Cell::Number(format!("{:.1}%", share * 100.0), share * 100.0)
+}
+
+/// The run at a glance, what it collected, its processes and GPUs.
+pub fn summary(report: &Report) -> String {
+    let s = &report.summary;
+    let mut out = String::from("<div class=\"figures\">\n");
+    let wall = s.wall_ns.unwrap_or(0) as f64;
+    figure(&mut out, "wall", "Wall time", &s.wall_ns.map_or("unknown".into(), |w| human_ns(w as f64)), wall);
+    let busy = s.gpu_busy_ns() as f64;
+    let gpus_used = s.gpus.iter().filter(|g| g.dispatches > 0).count().max(1);
+    let busy_text = if wall > 0.0 {
+        format!(
+            "{} ({:.1}% of wall × {gpus_used} GPU{})",
+            human_ns(busy),
+            busy / (wall * gpus_used as f64) * 100.0,
+            if gpus_used == 1 { "" } else { "s" }
+        )
+    } else {
+        human_ns(busy)
+    };
+    figure(&mut out, "gpu_busy", "GPU busy", &busy_text, busy);
+    figure(&mut out, "dispatches", "Kernel dispatches", &grouped(s.dispatches()), s.dispatches() as f64);
+    let names = report.kernels.shown().map_or(0, |k| k.names);
+    figure(&mut out, "kernels", "Distinct kernels", &grouped(names as u64), names as f64);
+    figure(&mut out, "records", "Records", &grouped(s.records), s.records as f64);
+    let dropped = if s.dropped == 0 {
+        "none".to_owned()
+    } else {
+        format!("{} ({:.2}%)", grouped(s.dropped), s.dropped as f64 / (s.records + s.dropped) as f64 * 100.0)
+    };
+    figure(&mut out, "dropped", "Dropped", &dropped, s.dropped as f64);
+    figure(&mut out, "processes", "Processes", &s.processes.len().to_string(), s.processes.len() as f64);
+    figure(&mut out, "gpus", "GPUs", &s.gpus.len().to_string(), s.gpus.len() as f64);
+    out.push_str("</div>\n");
+    collected(&mut out, report);
+    if !s.gpus.is_empty() {
+        out.push_str("<h3>GPUs</h3>\n");
+        out.push_str(&gpus(s));
+    }
+    if !s.processes.is_empty() {
+        out.push_str("<h3>Processes</h3>\n");
+        out.push_str(&processes(s));
+    }
+    out
+}
+
+fn collected(out: &mut String, report: &Report) {
+    let s = &report.summary;
+    out.push_str("<h3>What was collected</h3>\n<ul class=\"collected\">\n");
+    for t in &s.tables {
+        let _ = writeln!(out, "<li data-table=\"{0}\"><code>{0}</code>: {1} rows</li>", t.table, grouped(t.rows));
+    }
+    if !s.counters.is_empty() {
+        let shown: Vec<String> = s.counters.iter().take(24).map(|c| escape(c)).collect();
+        let more = s.counters.len().saturating_sub(24);
+        let _ = write!(
+            out,
+            "<li data-counters=\"{}\">{} hardware counters: {}",
+            s.counters.len(),
+            s.counters.len(),
+            shown.join(", ")
+        );
+        if more > 0 {
+            let _ = write!(out, " and {more} more");
+        }
+        out.push_str("</li>\n");
+    }
+    if s.incomplete_files > 0 {
+        let _ = writeln!(out, "<li class=\"warning\">{} incomplete files skipped</li>", s.incomplete_files);
+    }
+    out.push_str("</ul>\n");
+}
+
+fn gpus(s: &Summary) -> String {
+    let mut table = Table::new(
+        "gpu-table",
+        &[
+            ("pid", true),
+            ("GPU", true),
+            ("name", false),
+            ("CUs / SMs", true),
+            ("memory", true),
+            ("dispatches", true),
+            ("busy", true),
+            ("busy of its span", true),
+        ],
+    );
+    for g in &s.gpus {
+        let share = if g.span_ns > 0 { g.busy_ns as f64 / g.span_ns as f64 } else { 0.0 };
+        table.row(
+            Some(&g.name),
+            vec![
+                count(u64::from(g.pid)),
+                Cell::Number(g.index.to_string(), f64::from(g.index)),
+                Cell::Text(g.name.clone()),
+                count(u64::from(g.compute_units)),
+                Cell::Number(bytes(g.memory_bytes as f64), g.memory_bytes as f64),
+                count(g.dispatches),
+                time(g.busy_ns as f64),
+                percent(share),
+            ],
+        );
+    }
+    table.html()
+}
+
+fn processes(s: &Summary) -> String {
+    let mut table = Table::new(
+        "process-table",
+        &[
+            ("pid", true),
+            ("host", false),
+            ("rank", true),
+            ("backend", false),
+            ("vendor", false),
+            ("command", false),
+            ("records", true),
+            ("dropped", true),
+        ],
+    );
+    for p in &s.processes {
+        table.row(
+            None,
+            vec![
+                count(u64::from(p.pid)),
+                Cell::Text(p.host.clone().unwrap_or_default()),
+                Cell::Number(p.rank.map_or(String::new(), |r| r.to_string()), p.rank.map_or(-1.0, f64::from)),
+                Cell::Text(p.backend.clone()),
+                Cell::Text(p.vendor.clone()),
+                Cell::Html(format!("<code class=\"command\">{}</code>", escape(&p.command_line))),
+                count(p.records),
+                count(p.dropped),
+            ],
+        );
+    }
+    table.html()
+}
+
+/// The top kernels, as `stats` lists them.
+pub fn kernels(k: &Kernels) -> String {
+    let mut table = Table::new(
+        "kernel-table",
+        &[
+            ("kernel", false),
+            ("calls", true),
+            ("total", true),
+            ("share", true),
+            ("mean", true),
+            ("min", true),
+            ("p50", true),
+            ("p95", true),
+            ("p99", true),
+            ("max", true),
+            ("stddev", true),
+        ],
+    );
+    table.attribute("data-names", &k.names.to_string());
+    table.attribute("data-dispatches", &k.dispatches.to_string());
+    for r in &k.rows {
+        table.row(
+            Some(&r.name),
+            vec![
+                Cell::Html(format!("<span class=\"name\" title=\"{0}\">{0}</span>", escape(&r.name))),
+                count(r.calls),
+                time(r.total_ns as f64),
+                Cell::Number(format!("{:.2}%", r.percent), r.percent),
+                time(r.mean_ns),
+                time(r.min_ns as f64),
+                time(r.p50_ns as f64),
+                time(r.p95_ns as f64),
+                time(r.p99_ns as f64),
+                time(r.max_ns as f64),
+                time(r.stddev_ns),
+            ],
+        );
+    }
+    let mut out = format!(
+        "<p class=\"caption\">{} of {} kernels, {} dispatches, {} of kernel time. Click a heading to sort.</p>\n",
+        k.rows.len(),
+        grouped(k.names as u64),
+        grouped(k.dispatches),
+        human_ns(k.total_ns as f64)
+    );
+    out.push_str(&table.html());
+    notes(&mut out, &k.notes);
+    out
+}
+
+fn notes(out: &mut String, notes: &[String]) {
+    for note in notes {
+        let _ = writeln!(out, "<p class=\"note\">{}</p>", escape(note));
+    }
+}
+
+/// Each kernel's class, evidence and recommendations, as `analyze` gives them.
+pub fn bottlenecks(a: &Analysis, summary: &Summary) -> String {
+    let mut table = Table::new(
+        "bottleneck-table",
+        &[
+            ("kernel", false),
+            ("GPU", false),
+            ("calls", true),
+            ("time", true),
+            ("share", true),
+            ("class", false),
+            ("evidence", false),
+            ("try first", false),
+        ],
+    );
+    for k in &a.kernels {
+        let evidence = evidence(&k.diagnosis.evidence);
+        let recommendations: String = k
+            .diagnosis
+            .recommendations
+            .iter()
+            .take(3)
+            .map(|r| {
+                format!(
+                    "<li><b>{}</b> <span class=\"gain\">up to {:.0}% of its time</span><br><span class=\"why\">{}</span></li>",
+                    escape(&r.action),
+                    r.expected_gain * 100.0,
+                    escape(&r.why)
+                )
+            })
+            .collect();
+        let gpu = k.gpu.clone().unwrap_or_else(|| {
+            summary
+                .gpus
+                .iter()
+                .find(|g| g.pid == k.pid && g.agent_id == k.agent_id)
+                .map_or("-".into(), |g| g.name.clone())
+        });
+        let class = k.diagnosis.class.name();
+        table.row(
+            Some(&k.name),
+            vec![
+                Cell::Html(format!("<span class=\"name\" title=\"{0}\">{0}</span>", escape(&k.name))),
+                Cell::Text(gpu),
+                count(k.calls),
+                time(k.total_ns),
+                percent(k.share),
+                Cell::Html(format!(
+                    "<span class=\"class class-{}\" data-class=\"{class}\">{class}</span>",
+                    class.to_lowercase()
+                )),
+                Cell::Html(evidence),
+                Cell::Html(if recommendations.is_empty() {
+                    "-".into()
+                } else {
+                    format!("<ul class=\"recs\">{recommendations}</ul>")
+                }),
+            ],
+        );
+    }
+    let mut out =
+        format!("<p class=\"caption\">{} kernels, largest share of kernel time first.</p>\n", a.kernels.len());
+    out.push_str(&table.html());
+    if !a.throttled.is_empty() {
+        out.push_str("<h3>Throttled kernels</h3>\n");
+        let mut t = Table::new(
+            "throttle-table",
+            &[
+                ("kernel", false),
+                ("pid", true),
+                ("sampled", true),
+                ("throttled", true),
+                ("lowest MHz", true),
+                ("peak MHz", true),
+                ("reasons", false),
+            ],
+        );
+        for k in &a.throttled {
+            t.row(
+                Some(&k.kernel_name),
+                vec![
+                    Cell::Text(k.kernel_name.clone()),
+                    count(u64::from(k.pid)),
+                    count(k.sampled),
+                    count(k.throttled),
+                    count(u64::from(k.lowest_mhz)),
+                    count(u64::from(k.peak_mhz)),
+                    Cell::Text(k.reasons.join(", ")),
+                ],
+            );
+        }
+        out.push_str(&t.html());
+    }
+    notes(&mut out, &a.notes);
+    out
+}
+
+/// The first line of evidence, and the rest behind a disclosure: a table of many kernels
+/// stays readable.
+fn evidence(lines: &[String]) -> String {
+    let Some((first, rest)) = lines.split_first() else { return "-".into() };
+    if rest.is_empty() {
+        return format!("<span class=\"evidence\">{}</span>", escape(first));
+    }
+    let more: String = rest.iter().map(|e| format!("<li>{}</li>", escape(e))).collect();
+    format!(
+        "<details class=\"evidence\"><summary>{}</summary><ul class=\"evidence\">{more}</ul></details>",
+        escape(first)
+    )
+}
+
+/// Which counters each kernel collected, and on what share of its dispatches.
+pub fn coverage(c: &Coverage) -> String {
+    let mut table = Table::new(
+        "coverage-table",
+        &[
+            ("counter", false),
+            ("pass", false),
+            ("kernels", true),
+            ("samples", true),
+            ("dispatches", true),
+            ("coverage", true),
+        ],
+    );
+    table.attribute("data-counters", &c.counters.len().to_string());
+    for counter in &c.counters {
+        let groups: Vec<String> = counter.groups.iter().map(u32::to_string).collect();
+        table.row(
+            Some(&counter.counter),
+            vec![
+                Cell::Text(counter.counter.clone()),
+                Cell::Text(groups.join(", ")),
+                count(counter.kernels as u64),
+                count(counter.samples),
+                count(counter.dispatches),
+                percent(counter.share()),
+            ],
+        );
+    }
+    let mut out = format!(
+        "<p class=\"caption\">{} counters; {} of {} kernels have at least one (from the <code>{}</code> table). \
+         Coverage is the share of those kernels' dispatches that collected the counter.</p>\n",
+        c.counters.len(),
+        c.kernels_with_counters,
+        c.kernels,
+        c.source
+    );
+    out.push_str(&table.html());
+    out
+}
+
+/// The comparison with the baseline, regressions first.
+pub fn diff(d: &Diff) -> String {
+    let r = &d.report;
+    let regressions = r.regressions().count();
+    let mut table = Table::new(
+        "diff-table",
+        &[
+            ("kernel", false),
+            ("verdict", false),
+            ("calls before", true),
+            ("calls now", true),
+            ("median before", true),
+            ("median now", true),
+            ("change", true),
+            ("confidence", true),
+        ],
+    );
+    table.attribute("data-regressions", &regressions.to_string());
+    for k in &r.kernels {
+        let verdict = match k.verdict {
+            Verdict::Regressed => "regressed",
+            Verdict::Improved => "improved",
+            Verdict::Unchanged => "unchanged",
+            Verdict::New => "new",
+            Verdict::Missing => "missing",
+        };
+        table.row(
+            Some(&k.name),
+            vec![
+                Cell::Html(format!("<span class=\"name\" title=\"{0}\">{0}</span>", escape(&k.name))),
+                Cell::Html(format!(
+                    "<span class=\"verdict verdict-{verdict}\" data-verdict=\"{verdict}\">{verdict}</span>"
+                )),
+                count(k.calls_a),
+                count(k.calls_b),
+                time(k.median_a_ns as f64),
+                time(k.median_b_ns as f64),
+                k.change
+                    .map_or(Cell::Number("-".into(), 0.0), |c| Cell::Number(format!("{:+.1}%", c * 100.0), c * 100.0)),
+                k.confidence.map_or(Cell::Number("-".into(), 0.0), |c| Cell::Number(format!("{:.3}", c), c)),
+            ],
+        );
+    }
+    let change = if r.total_a_ns > 0 { r.total_b_ns as f64 / r.total_a_ns as f64 - 1.0 } else { 0.0 };
+    let mut out = format!(
+        "<p class=\"caption\">Against <code>{}</code>: {} regressed (median change beyond {:.0}% at {:.0}% confidence, \
+         a rank test); kernel time {} → {} ({:+.1}%).</p>\n",
+        escape(&d.baseline),
+        regressions,
+        r.threshold * 100.0,
+        r.confidence * 100.0,
+        human_ns(r.total_a_ns as f64),
+        human_ns(r.total_b_ns as f64),
+        change * 100.0
+    );
+    out.push_str(&table.html());
+    out
+}

@@ -1,0 +1,293 @@
+//! `rocprof-rs report`: one self-contained HTML page of a dataset, for people who look at a
+//! profile before they read it.
+//!
+//! [`build`] gathers each section from the analyses the other commands run (`stats`, `analyze`,
+//! `ranks`, the device section, `diff`), so the page's numbers are theirs; [`html::render`]
+//! writes the page. Large datasets are reduced here ([`timeline`]): the page carries bins and
+//! summaries, never rows, so its size does not grow with the number of dispatches.
+//!
+//! A section without data is still on the page, saying why it is empty.
+
+pub mod coverage;
+pub mod html;
+pub mod summary;
+pub mod timeline;
+
+use std::collections::{BTreeMap, HashMap};
+use std::path::{Path, PathBuf};
+
+use regex::Regex;
+
+use crate::analyze::{self, Analysis};
+use crate::error::{Error, Result};
+use crate::stats::{self, Row, Section};
+use crate::telemetry::report::DeviceReport;
+use crate::telemetry::series::{DeviceKey, Series};
+
+/// What the page shows, and of what.
+#[derive(Debug, Clone)]
+pub struct Options {
+    /// A second run to compare with: the page's diff section shows what changed since it.
+    pub baseline: Option<PathBuf>,
+    /// The GPU to hold kernels against where the trace does not name it (imports).
+    pub gpu: Option<String>,
+    /// Kernels listed in the tables.
+    pub top: usize,
+    /// The timeline's bins.
+    pub bins: usize,
+    /// The markers that are a distributed job's steps, for the cross-rank view.
+    pub step_marker: Option<Regex>,
+}
+
+impl Default for Options {
+    fn default() -> Self {
+        Options { baseline: None, gpu: None, top: 50, bins: timeline::DEFAULT_BINS, step_marker: None }
+    }
+}
+
+/// A section's content, or why it has none.
+#[derive(Debug, Clone)]
+pub enum Part<T> {
+    Shown(T),
+    Empty(String),
+}
+
+impl<T> Part<T> {
+    fn from_result(result: Result<Option<T>>, none: &str, failed: &str) -> Part<T> {
+        match result {
+            Ok(Some(value)) => Part::Shown(value),
+            Ok(None) => Part::Empty(none.to_owned()),
+            Err(e) => Part::Empty(format!("{failed}: {e}")),
+        }
+    }
+
+    pub fn shown(&self) -> Option<&T> {
+        match self {
+            Part::Shown(value) => Some(value),
+            Part::Empty(_) => None,
+        }
+    }
+}
+
+/// The top kernels, as `stats` lists them.
+#[derive(Debug, Clone)]
+pub struct Kernels {
+    pub rows: Vec<Row>,
+    /// Distinct kernel names, and their dispatches.
+    pub names: usize,
+    pub dispatches: u64,
+    pub total_ns: u128,
+    pub notes: Vec<String>,
+}
+
+/// One GPU's roofline chart.
+#[derive(Debug, Clone)]
+pub struct Roofline {
+    pub gpu: String,
+    pub name: String,
+    pub svg: String,
+    /// Kernels drawn as points.
+    pub points: usize,
+}
+
+/// The device section: the figures `stats` prints, and the samples to draw.
+#[derive(Debug, Clone)]
+pub struct Device {
+    pub report: DeviceReport,
+    pub series: BTreeMap<DeviceKey, Series>,
+}
+
+/// The comparison with a baseline run.
+#[derive(Debug, Clone)]
+pub struct Diff {
+    pub baseline: String,
+    pub report: analyze::diff::Report,
+}
+
+/// Everything on the page.
+#[derive(Debug)]
+pub struct Report {
+    pub dataset: String,
+    pub title: String,
+    /// The run came from the simulator (its SDK or its application), not a GPU.
+    pub simulated: bool,
+    pub summary: summary::Summary,
+    pub warnings: Vec<String>,
+    pub kernels: Part<Kernels>,
+    pub timeline: Part<timeline::Timeline>,
+    pub roofline: Part<Vec<Roofline>>,
+    pub bottlenecks: Part<Analysis>,
+    pub coverage: Part<coverage::Coverage>,
+    pub device: Part<Device>,
+    pub ranks: Part<crate::ranks::Report>,
+    pub diff: Part<Diff>,
+}
+
+/// Gathers the page of the dataset under `dir`.
+pub fn build(dir: &Path, options: &Options) -> Result<Report> {
+    rocprof_rs_format::dataset::require_tables(dir)?;
+    let mut summary = summary::read(dir)?;
+    let warnings = stats::health::warnings(dir)?;
+
+    let mut busy = summary::BusyTimes::default();
+    let timeline = timeline::compute(
+        dir,
+        options.bins,
+        |key| lane_label(key, &summary),
+        |pid, agent, s, e| busy.add(pid, agent, s, e),
+    );
+    let timeline = Part::from_result(
+        timeline,
+        "no timed records: nothing ran, or the import had no timestamps",
+        "cannot draw the timeline",
+    );
+    busy.finish(&mut summary)?;
+    if summary.wall_ns.is_none() {
+        summary.wall_ns = timeline.shown().map(|t| t.end_ns - t.start_ns);
+    }
+
+    let all = stats::compute(dir, &[Section::Kernel], &stats::Options::default())?;
+    let calls: HashMap<String, u64> = match all.first() {
+        Some(section) => section.rows.to_vec()?.into_iter().map(|r| (r.name, r.calls)).collect(),
+        None => HashMap::new(),
+    };
+    let kernels = match all.into_iter().next() {
+        Some(section) => Part::Shown(kernels(section, options.top)?),
+        None => Part::Empty("no kernel dispatches (trace with --kernel-trace)".to_owned()),
+    };
+
+    let analysis = analyze::analyze(dir, &analyze::Options { gpu: options.gpu.clone(), ..analyze::Options::default() });
+    let (roofline, bottlenecks) = match analysis {
+        Ok(a) if a.kernels.is_empty() => {
+            (Part::Empty("no kernels to analyse".into()), Part::Empty("no kernels to analyse".into()))
+        }
+        Ok(a) => (rooflines(&a), Part::Shown(a)),
+        Err(e) => (Part::Empty(format!("no analysis: {e}")), Part::Empty(format!("no analysis: {e}"))),
+    };
+
+    let coverage = Part::from_result(
+        coverage::compute(dir, &calls),
+        "no hardware counters collected (run with --pmc or --preset roofline)",
+        "cannot read the counters",
+    );
+    let device = match crate::telemetry::report::report(dir, None) {
+        Ok(Some(report)) => match crate::telemetry::series::read(dir) {
+            Ok(series) => Part::Shown(Device { report, series }),
+            Err(e) => Part::Empty(format!("cannot read the device samples: {e}")),
+        },
+        Ok(None) => Part::Empty("no device samples (record them with `rocprof-rs run --device-sample`)".into()),
+        Err(e) => Part::Empty(format!("cannot read the device samples: {e}")),
+    };
+    let ranks = ranks(dir, options);
+    let diff = match &options.baseline {
+        None => Part::Empty("no baseline: `rocprof-rs report DIR --baseline OTHER` compares with another run".into()),
+        Some(baseline) => Part::Shown(diff(dir, baseline)?),
+    };
+    Ok(Report {
+        dataset: dir.display().to_string(),
+        title: title(dir, &summary),
+        simulated: simulated(&summary),
+        summary,
+        warnings,
+        kernels,
+        timeline,
+        roofline,
+        bottlenecks,
+        coverage,
+        device,
+        ranks,
+        diff,
+    })
+}
+
+fn kernels(section: stats::SectionStats, top: usize) -> Result<Kernels> {
+    let mut rows = section.rows.to_vec()?;
+    let names = rows.len();
+    let dispatches = rows.iter().map(|r| r.calls).sum();
+    let total_ns = rows.iter().map(|r| r.total_ns).sum();
+    rows.truncate(top.max(1));
+    Ok(Kernels { rows, names, dispatches, total_ns, notes: section.notes })
+}
+
+fn rooflines(analysis: &Analysis) -> Part<Vec<Roofline>> {
+    let charts: Vec<Roofline> = analysis
+        .devices
+        .iter()
+        .filter_map(|device| {
+            let svg = analyze::svg::roofline(analysis, device)?;
+            let points = analysis
+                .kernels
+                .iter()
+                .filter(|k| k.gpu.as_deref() == Some(device.gpu.as_str()) && !k.points.is_empty())
+                .count();
+            Some(Roofline { gpu: device.gpu.clone(), name: device.name.clone(), svg, points })
+        })
+        .collect();
+    if charts.is_empty() {
+        let why = if analysis.devices.is_empty() {
+            "no GPU of the GPU database: name one with --gpu ID"
+        } else {
+            "no kernel has FLOP and byte counters: collect them with --preset roofline"
+        };
+        return Part::Empty(why.to_owned());
+    }
+    Part::Shown(charts)
+}
+
+fn ranks(dir: &Path, options: &Options) -> Part<crate::ranks::Report> {
+    let ranks_options = crate::ranks::Options { step_marker: options.step_marker.clone(), top: Some(20), threads: 0 };
+    match crate::ranks::compute(dir, &ranks_options) {
+        Ok(report) if report.ranks.len() > 1 => Part::Shown(report),
+        Ok(_) => {
+            Part::Empty("one process and no ranks: a distributed run (several ranks) has a cross-rank view".into())
+        }
+        Err(e) => Part::Empty(format!("no ranks to compare: {e}")),
+    }
+}
+
+fn diff(dir: &Path, baseline: &Path) -> Result<Diff> {
+    let read = |d: &Path| analyze::diff::read_run(d, None).map_err(|e| Error::Invalid(format!("--baseline: {e}")));
+    let (before, after) = (read(baseline)?, read(dir)?);
+    let report = analyze::diff::compare(&before, &after, analyze::diff::Options::default());
+    Ok(Diff { baseline: baseline.display().to_string(), report })
+}
+
+/// The lane's name: where its records ran, as the summary names GPUs.
+fn lane_label(key: &timeline::LaneKey, summary: &summary::Summary) -> String {
+    use timeline::{LaneKind, Place};
+    let process = if summary.processes.len() > 1 { format!("pid {} · ", key.pid) } else { String::new() };
+    match key.kind {
+        LaneKind::Kernel => {
+            let gpu = summary.gpus.iter().find(|g| g.pid == key.pid && g.agent_id == key.agent).map_or_else(
+                || format!("agent {}", key.agent),
+                |g| if g.index >= 0 { format!("GPU {}", g.index) } else { g.name.clone() },
+            );
+            let place = match key.place {
+                Place::Stream(s) => format!("stream {s}"),
+                Place::Queue(q) => format!("queue {q:#x}"),
+                Place::None | Place::Other => String::new(),
+            };
+            format!("{process}{gpu} {place}")
+        }
+        LaneKind::Copy => format!("{process}copies"),
+        LaneKind::Api => {
+            let table = timeline::API_TABLES.get(key.agent as usize).map_or("API", |t| t.name());
+            format!("{process}{table} calls")
+        }
+        LaneKind::Marker => format!("{process}markers"),
+    }
+}
+
+fn title(dir: &Path, summary: &summary::Summary) -> String {
+    let command = summary.processes.iter().map(|p| p.command_line.as_str()).find(|c| !c.is_empty());
+    let name = dir.file_name().map_or_else(|| dir.display().to_string(), |n| n.to_string_lossy().into_owned());
+    match command {
+        Some(command) => format!("{name}: {}", command.split_whitespace().next().unwrap_or(command)),
+        None => name,
+    }
+}
+
+/// Whether the run is the simulator's: its backend or its application says so.
+fn simulated(summary: &summary::Summary) -> bool {
+    summary.processes.iter().any(|p| p.backend.contains("sim") || p.command_line.contains("rocprof-sim"))
+}
