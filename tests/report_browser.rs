@@ -19,6 +19,9 @@ use std::process::Command;
 use common::*;
 use serde_json::Value;
 
+/// The page's tables of kernels hold this many rows (`report --top`'s default).
+const TOP: usize = 50;
+
 fn repo() -> &'static Path {
     Path::new(env!("CARGO_MANIFEST_DIR"))
 }
@@ -131,6 +134,7 @@ fn assert_sound_page(dir: &Path, seen: &Value) -> Value {
     assert_eq!(facts["figures"]["kernels"].as_f64(), Some(rows.len() as f64));
     let shown = facts["kernels"].as_array().unwrap();
     assert_eq!(shown[0]["name"], rows[0]["name"], "the top kernel");
+    assert_eq!(shown.len(), rows.len().min(TOP));
     for (page_row, stats_row) in shown.iter().zip(rows) {
         let cells = page_row["cells"].as_array().unwrap();
         assert_eq!(page_row["name"], stats_row["name"]);
@@ -163,7 +167,8 @@ fn assert_analysis(dir: &Path, facts: &Value, extra: &[&str]) {
     let analysis = json_of(&args);
     let kernels = analysis["kernels"].as_array().unwrap();
     let shown = facts["bottlenecks"].as_array().unwrap();
-    assert_eq!(shown.len(), kernels.len(), "every analysed kernel");
+    assert_eq!(facts["bottleneck_kernels"].as_u64(), Some(kernels.len() as u64));
+    assert_eq!(shown.len(), kernels.len().min(TOP), "the first --top of the analysed kernels");
     for (row, kernel) in shown.iter().zip(kernels) {
         assert_eq!(row["name"], kernel["name"]);
         assert_eq!(row["class"].as_str().unwrap(), kernel["diagnosis"]["class"].as_str().unwrap().to_uppercase());
@@ -184,6 +189,28 @@ fn assert_analysis(dir: &Path, facts: &Value, extra: &[&str]) {
     assert_eq!(charts, points, "a roofline per GPU with a point per kernel that has one");
     let state = facts["sections"]["roofline"].as_str().unwrap();
     assert_eq!(state == "shown", !points.is_empty());
+}
+
+/// The device section, as `stats --section device` gives it: a row and three charts per GPU,
+/// and each kernel's energy.
+fn assert_device(dir: &Path, facts: &Value) {
+    assert_eq!(facts["sections"]["device"], "shown", "{facts:#}");
+    let device = json_of(&[
+        "stats".as_ref(),
+        dir.as_os_str(),
+        "--section".as_ref(),
+        "device".as_ref(),
+        "--format".as_ref(),
+        "json".as_ref(),
+    ]);
+    let gpus = device["devices"].as_array().unwrap().len();
+    assert!(gpus > 0);
+    assert_eq!(facts["devices"].as_u64(), Some(gpus as u64));
+    assert_eq!(facts["device_charts"].as_u64(), Some(3 * gpus as u64));
+    let energy: Vec<&str> =
+        device["kernels"].as_array().unwrap().iter().take(50).map(|k| k["name"].as_str().unwrap()).collect();
+    let shown: Vec<&str> = facts["energy_kernels"].as_array().unwrap().iter().map(|k| k.as_str().unwrap()).collect();
+    assert_eq!(shown, energy);
 }
 
 /// A simulated run (counters, device samples from the simulated AMD SMI) against a baseline of
@@ -215,7 +242,7 @@ fn a_simulated_run_with_a_baseline() {
     run(&baseline, "1");
     run(&current, "2");
     let page = dir.join("simulated.html");
-    report(&current, &page, &["--baseline", baseline.to_str().unwrap(), "--top", "1000"]);
+    report(&current, &page, &["--baseline", baseline.to_str().unwrap()]);
     let seen = open(&page, &dir.join("simulated.png"));
     let facts = assert_sound_page(&current, &seen);
     assert_eq!(facts["simulated"], true, "a simulated run says so");
@@ -227,22 +254,7 @@ fn a_simulated_run_with_a_baseline() {
 
     assert!(facts["coverage_counters"].as_u64().unwrap() > 0);
 
-    // The device section: a row and three charts per simulated GPU, and each kernel's energy.
-    let device = json_of(&[
-        "stats".as_ref(),
-        current.as_os_str(),
-        "--section".as_ref(),
-        "device".as_ref(),
-        "--format".as_ref(),
-        "json".as_ref(),
-    ]);
-    let gpus = device["devices"].as_array().unwrap().len();
-    assert_eq!(facts["devices"].as_u64(), Some(gpus as u64));
-    assert_eq!(facts["device_charts"].as_u64(), Some(3 * gpus as u64));
-    let energy: Vec<&str> =
-        device["kernels"].as_array().unwrap().iter().take(50).map(|k| k["name"].as_str().unwrap()).collect();
-    let shown: Vec<&str> = facts["energy_kernels"].as_array().unwrap().iter().map(|k| k.as_str().unwrap()).collect();
-    assert_eq!(shown, energy);
+    assert_device(&current, &facts);
 
     // The diff, as `diff BASELINE CURRENT` gives it: regressions first.
     let diff =
@@ -251,7 +263,8 @@ fn a_simulated_run_with_a_baseline() {
     let regressions = kernels.iter().filter(|k| k["verdict"] == "regressed").count();
     assert_eq!(facts["diff"]["regressions"].as_u64(), Some(regressions as u64));
     let rows = facts["diff"]["rows"].as_array().unwrap();
-    assert_eq!(rows.len(), kernels.len());
+    assert_eq!(facts["diff"]["kernels"].as_u64(), Some(kernels.len() as u64));
+    assert_eq!(rows.len(), kernels.len().min(TOP));
     for (row, k) in rows.iter().zip(kernels) {
         assert_eq!((&row["name"], &row["verdict"]), (&k["name"], &k["verdict"]));
     }
@@ -296,9 +309,9 @@ fn a_simulated_distributed_job() {
     assert!(facts["collectives"].as_u64().unwrap() > 0);
 }
 
-/// The committed H100 datasets (CUPTI, counters of the roofline preset): a roofline of the
-/// H100 with every counted kernel, counter coverage, and the diff against the run without
-/// counters.
+/// The committed H100 datasets: with counters of the roofline preset, a roofline of the H100
+/// with every counted kernel, counter coverage, and the diff against the run without counters;
+/// a trace without counters; and a PyTorch run with the GPU's NVML samples.
 #[test]
 fn the_h100_datasets() {
     if !chromium() {
@@ -325,6 +338,15 @@ fn the_h100_datasets() {
     assert_eq!(facts["sections"]["roofline"], "empty");
     assert!(facts["empty"]["roofline"].as_str().unwrap().contains("--preset roofline"), "{facts:#}");
     assert_analysis(&traced, &facts, &[]);
+
+    // A PyTorch training run with NVML samples: the device section from a real GPU.
+    let sampled = repo().join("tests/fixtures/cupti/h100-torch-report/dataset");
+    let page = dir.join("h100-torch.html");
+    report(&sampled, &page, &[]);
+    let facts = assert_sound_page(&sampled, &open(&page, &dir.join("h100-torch.png")));
+    assert_device(&sampled, &facts);
+    assert_analysis(&sampled, &facts, &[]);
+    assert!(facts["timeline"]["lanes"].as_u64().unwrap() >= 4, "streams, copies and the NVTX range: {facts:#}");
 }
 
 /// An imported rocprof (v1) trace: kernels, HIP calls, copies and markers, without counters.
@@ -412,4 +434,54 @@ fn bad_input_writes_nothing() {
     let leftovers: Vec<_> = std::fs::read_dir(&dir).unwrap().map(|e| e.unwrap().file_name()).collect();
     assert_eq!(leftovers.len(), 1, "only the empty folder: {leftovers:?}");
     assert_eq!(std::fs::read_dir(&empty).unwrap().count(), 0);
+}
+
+/// Kernel names are the application's, so they may hold markup: a dataset whose names try to
+/// close the page's script and table elements, and to load an image, renders them as text.
+#[test]
+fn markup_in_kernel_names_stays_text() {
+    if !chromium() {
+        return;
+    }
+    let dir = scratch("report-hostile");
+    let dataset = dir.join("dataset");
+    let fixture = repo().join("tests/fixtures/cupti/rocprof-rs-13.0-h100/dataset");
+    let rename = r#"
+import os, shutil, sys, pyarrow as pa, pyarrow.parquet as pq
+source, target = sys.argv[1], sys.argv[2]
+shutil.copytree(source, target)
+hostile = ['</script><script>window.__pwned = 1</script>', '"><img src="https://example.invalid/x.png">',
+           "</td></tr></table><h1 id='injected'>x</h1>", '<!-- & \u2028 -->']
+folder = os.path.join(target, "kernel_dispatch")
+for name in os.listdir(folder):
+    path = os.path.join(folder, name)
+    table = pq.read_table(path)
+    names = table.column("kernel_name").to_pylist()
+    distinct = sorted(set(names))
+    renamed = [hostile[distinct.index(n) % len(hostile)] for n in names]
+    column = pa.array(renamed, pa.string()).dictionary_encode()
+    index = table.schema.get_field_index("kernel_name")
+    table = table.set_column(index, table.schema.field(index).with_type(column.type), column)
+    pq.write_table(table, path)
+"#;
+    let output = Command::new("python3").args(["-c", rename]).arg(&fixture).arg(&dataset).output().unwrap();
+    assert!(output.status.success(), "{}", stderr(&output));
+    let page = dir.join("hostile.html");
+    report(&dataset, &page, &[]);
+    let seen = open(&page, &dir.join("hostile.png"));
+    let facts = assert_sound_page(&dataset, &seen);
+    let names: Vec<&str> = facts["kernels"].as_array().unwrap().iter().map(|k| k["name"].as_str().unwrap()).collect();
+    assert!(names.iter().any(|n| n.contains("window.__pwned")), "the names are shown as they are: {names:?}");
+    let probe = dir.join("probe.js");
+    std::fs::write(&probe, "({pwned: typeof window.__pwned, injected: !!document.getElementById('injected')})")
+        .unwrap();
+    let output = Command::new("python3")
+        .arg(repo().join("tests/verify/browser_check.py"))
+        .arg(&page)
+        .arg("--facts-js")
+        .arg(&probe)
+        .output()
+        .unwrap();
+    let seen: Value = serde_json::from_slice(&output.stdout).unwrap();
+    assert_eq!(seen["facts"], serde_json::json!({"pwned": "undefined", "injected": false}), "{seen:#}");
 }

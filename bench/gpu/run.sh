@@ -30,6 +30,11 @@
 #                beside the machine's torch; one training step profiled in-process with
 #                rocprof_rs.start/region (CUPTI) against torch.profiler's of the same step
 #                (python/inprocess_step.py, python/check_inprocess.py)
+#   report       issue 26, one GPU: torch_workload.py traced with kernels, NVTX, copies and device
+#                samples; torch.profiler's run of the same steps (compare_torch.py); `rocprof-rs
+#                report` of it; report/check_report.py: the page's kernels, GPU busy time, device
+#                and timeline against pyarrow's reading of the dataset and nvidia-smi's UUID. The
+#                page and the dataset come back (the dataset is the report test's H100 fixture)
 #
 # Run from anywhere; it works in the repository root. On the GPU machine $OUT is the folder that
 # comes back (at most 8 files); elsewhere it defaults to bench/gpu/out. Each stage writes
@@ -54,9 +59,9 @@ cd "$REPO"
 
 STAGE="${1:-}"
 case "$STAGE" in
-    smoke | equivalence | overhead | fixtures | memory | counters | preflight | all-quick | ranks | telemetry | python) ;;
+    smoke | equivalence | overhead | fixtures | memory | counters | preflight | all-quick | ranks | telemetry | python | report) ;;
     *)
-        sed -n '2,32p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//'
+        sed -n '2,37p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//'
         echo "usage: bash bench/gpu/run.sh STAGE" >&2
         exit 2
         ;;
@@ -116,7 +121,7 @@ needs() { [[ ! -e "$1" || "$2" -nt "$1" ]]; }
 
 build_all() {
     mkdir -p "$BUILD"
-    if [[ "$STAGE" == ranks || "$STAGE" == telemetry || "$STAGE" == python ]]; then
+    if [[ "$STAGE" == ranks || "$STAGE" == telemetry || "$STAGE" == python || "$STAGE" == report ]]; then
         echo "$STAGE: nothing to build (python and torch only)"
         return 0
     fi
@@ -628,6 +633,24 @@ stage_python() {
     VERDICTS+=("$W/verdict-python.json")
     step stats tee_to "$OUT/python-stats.txt" env PYTHONPATH="$W/site" "$W/site/bin/rocprof-rs" stats "$W/dataset"
     cp "$W/rocprof.json" "$W/torch.json" "$OUT/" 2> /dev/null || true
+}
+
+stage_report() {
+    local W="$WORK/report" uuid
+    mkdir -p "$W"
+    uuid="$(nvidia-smi --query-gpu=uuid --format=csv,noheader -i 0 | tr -d ' ')"
+    step ours tee_to "$W/ours.stdout" traced --kernel-trace --marker-trace --memory-copy-trace --device-sample 10 \
+        -d "$W/ours" -o torch -- "$PY" "$HERE/torch_workload.py" --warmup 10 --steps 20
+    step kineto tee_to "$W/kineto.stdout" timeout -k 10 "$T" "$PY" "$HERE/torch_workload.py" --warmup 10 --steps 20 \
+        --torch-profiler "$W/kineto.json"
+    step compare_torch "$PY" "$HERE/compare_torch.py" "$W/ours" "$W/kineto.json" --label report_torch \
+        --ours-log "$W/ours.stdout" --out "$W/verdict-torch.json"
+    VERDICTS+=("$W/verdict-torch.json")
+    step report tee_to "$W/report.txt" timeout -k 5 120 "$ROCPROF" report "$W/ours" -o "$OUT/report-h100.html"
+    step check "$PY" "$HERE/report/check_report.py" "$OUT/report-h100.html" "$W/ours" --gpu-uuid "$uuid" \
+        --out "$W/verdict-report.json"
+    VERDICTS+=("$W/verdict-report.json")
+    step tar tar -C "$W" -czf "$OUT/report-dataset.tgz" ours
 }
 
 stage_all_quick() {

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Opens a local HTML page in headless Chromium and reports what happened, as one JSON object.
 
-    browser_check.py PAGE.html [--screenshot OUT.png] [--facts-js FILE] [--ready-js EXPR]
+    browser_check.py PAGE.html [--screenshot OUT.png [--viewport-only]] [--facts-js FILE] [--ready-js EXPR]
                      [--width 1400] [--height 900] [--timeout 90]
 
 Speaks the Chrome DevTools Protocol over --remote-debugging-pipe (NUL-separated JSON on fd 3 to
@@ -212,8 +212,8 @@ def check(opts, binary, profile, log):
 
         if opts.screenshot:
             size = cdp.call("Page.getLayoutMetrics", session=s)["cssContentSize"]
-            clip = {"x": 0, "y": 0, "width": size["width"],
-                    "height": min(size["height"], MAX_SHOT_HEIGHT), "scale": 1}
+            height = opts.height if opts.viewport_only else min(size["height"], MAX_SHOT_HEIGHT)
+            clip = {"x": 0, "y": 0, "width": size["width"], "height": height, "scale": 1}
             shot = cdp.call("Page.captureScreenshot",
                             {"format": "png", "clip": clip, "captureBeyondViewport": True}, s)
             tmp = Path(f"{opts.screenshot}.tmp")
@@ -242,6 +242,7 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("page", type=Path)
     ap.add_argument("--screenshot", type=Path, help="write a full-page PNG here")
+    ap.add_argument("--viewport-only", action="store_true", help="the screenshot is the top W x H only")
     ap.add_argument("--facts-js", type=Path, help="file holding a JS expression to report")
     ap.add_argument("--ready-js", default='document.documentElement.dataset.ready === "1"')
     ap.add_argument("--width", type=int, default=1400)

@@ -61,6 +61,7 @@
     kernel_names: kernelTable ? Number(kernelTable.dataset.names) : null,
     kernel_dispatches: kernelTable ? Number(kernelTable.dataset.dispatches) : null,
     kernels, sorted_by_calls: sortedByCalls,
+    bottleneck_kernels: one("#bottleneck-table") ? Number(one("#bottleneck-table").dataset.kernels) : null,
     bottlenecks: rows("bottleneck-table").map(r => ({ name: r.dataset.name, class: r.querySelector("[data-class]").dataset.class })),
     rooflines: all("figure.roofline").map(f => ({
       gpu: f.dataset.gpu, points: Number(f.dataset.points), circles: all("circle.kernel", f).length,
@@ -74,6 +75,7 @@
     collectives: rows("collective-table").length,
     diff: one("#diff-table") ? {
       regressions: Number(one("#diff-table").dataset.regressions),
+      kernels: Number(one("#diff-table").dataset.kernels),
       rows: rows("diff-table").map(r => ({ name: r.dataset.name, verdict: r.querySelector("[data-verdict]").dataset.verdict })),
     } : null,
     timeline,

@@ -111,6 +111,8 @@ pub struct Report {
     pub title: String,
     /// The run came from the simulator (its SDK or its application), not a GPU.
     pub simulated: bool,
+    /// Rows per table of kernels.
+    pub top: usize,
     pub summary: summary::Summary,
     pub warnings: Vec<String>,
     pub kernels: Part<Kernels>,
@@ -187,6 +189,7 @@ pub fn build(dir: &Path, options: &Options) -> Result<Report> {
         dataset: dir.display().to_string(),
         title: title(dir, &summary),
         simulated: simulated(&summary),
+        top: options.top.max(1),
         summary,
         warnings,
         kernels,

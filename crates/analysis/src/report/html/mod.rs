@@ -71,11 +71,11 @@ pub fn render(report: &Report) -> String {
             "kernels" => part(&report.kernels, tables::kernels),
             "timeline" => part(&report.timeline, charts::timeline),
             "roofline" => part(&report.roofline, |r| charts::rooflines(r)),
-            "bottlenecks" => part(&report.bottlenecks, |a| tables::bottlenecks(a, &report.summary)),
+            "bottlenecks" => part(&report.bottlenecks, |a| tables::bottlenecks(a, &report.summary, report.top)),
             "coverage" => part(&report.coverage, tables::coverage),
             "device" => part(&report.device, charts::device),
             "ranks" => part(&report.ranks, ranks::ranks),
-            "diff" => part(&report.diff, tables::diff),
+            "diff" => part(&report.diff, |d| tables::diff(d, report.top)),
             _ => unreachable!("every section is listed"),
         };
         let (state, body) = match body {

@@ -223,7 +223,7 @@ fn notes(out: &mut String, notes: &[String]) {
 }
 
 /// Each kernel's class, evidence and recommendations, as `analyze` gives them.
-pub fn bottlenecks(a: &Analysis, summary: &Summary) -> String {
+pub fn bottlenecks(a: &Analysis, summary: &Summary, top: usize) -> String {
     let mut table = Table::new(
         "bottleneck-table",
         &[
@@ -237,22 +237,10 @@ pub fn bottlenecks(a: &Analysis, summary: &Summary) -> String {
             ("try first", false),
         ],
     );
-    for k in &a.kernels {
+    table.attribute("data-kernels", &a.kernels.len().to_string());
+    for k in a.kernels.iter().take(top) {
         let evidence = evidence(&k.diagnosis.evidence);
-        let recommendations: String = k
-            .diagnosis
-            .recommendations
-            .iter()
-            .take(3)
-            .map(|r| {
-                format!(
-                    "<li><b>{}</b> <span class=\"gain\">up to {:.0}% of its time</span><br><span class=\"why\">{}</span></li>",
-                    escape(&r.action),
-                    r.expected_gain * 100.0,
-                    escape(&r.why)
-                )
-            })
-            .collect();
+        let recommendations = recommendations(&k.diagnosis.recommendations);
         let gpu = k.gpu.clone().unwrap_or_else(|| {
             summary
                 .gpus
@@ -282,8 +270,11 @@ pub fn bottlenecks(a: &Analysis, summary: &Summary) -> String {
             ],
         );
     }
-    let mut out =
-        format!("<p class=\"caption\">{} kernels, largest share of kernel time first.</p>\n", a.kernels.len());
+    let mut out = format!(
+        "<p class=\"caption\">{} of {} kernels (per process and GPU), largest share of kernel time first.</p>\n",
+        a.kernels.len().min(top),
+        a.kernels.len()
+    );
     out.push_str(&table.html());
     if !a.throttled.is_empty() {
         out.push_str("<h3>Throttled kernels</h3>\n");
@@ -299,7 +290,7 @@ pub fn bottlenecks(a: &Analysis, summary: &Summary) -> String {
                 ("reasons", false),
             ],
         );
-        for k in &a.throttled {
+        for k in a.throttled.iter().take(top) {
             t.row(
                 Some(&k.kernel_name),
                 vec![
@@ -330,6 +321,30 @@ fn evidence(lines: &[String]) -> String {
     format!(
         "<details class=\"evidence\"><summary>{}</summary><ul class=\"evidence\">{more}</ul></details>",
         escape(first)
+    )
+}
+
+/// The best recommendation with its expected gain; why, and the others, behind a disclosure.
+fn recommendations(all: &[crate::analyze::bottleneck::Recommendation]) -> String {
+    let Some(best) = all.first() else { return "-".into() };
+    let line = |r: &crate::analyze::bottleneck::Recommendation| {
+        format!(
+            "<b>{}</b> <span class=\"gain\">up to {:.0}% of its time</span>",
+            escape(&r.action),
+            r.expected_gain * 100.0
+        )
+    };
+    let mut more = format!("<li class=\"why\">{}</li>", escape(&best.why));
+    for r in &all[1..] {
+        more.push_str(&format!("<li>{}<br><span class=\"why\">{}</span></li>", line(r), escape(&r.why)));
+    }
+    let label = match all.len() - 1 {
+        0 => "why".to_owned(),
+        n => format!("why, and {n} more"),
+    };
+    format!(
+        "<div class=\"recs\">{}<details><summary>{label}</summary><ul class=\"recs\">{more}</ul></details></div>",
+        line(best)
     )
 }
 
@@ -374,7 +389,7 @@ pub fn coverage(c: &Coverage) -> String {
 }
 
 /// The comparison with the baseline, regressions first.
-pub fn diff(d: &Diff) -> String {
+pub fn diff(d: &Diff, top: usize) -> String {
     let r = &d.report;
     let regressions = r.regressions().count();
     let mut table = Table::new(
@@ -391,7 +406,8 @@ pub fn diff(d: &Diff) -> String {
         ],
     );
     table.attribute("data-regressions", &regressions.to_string());
-    for k in &r.kernels {
+    table.attribute("data-kernels", &r.kernels.len().to_string());
+    for k in r.kernels.iter().take(top) {
         let verdict = match k.verdict {
             Verdict::Regressed => "regressed",
             Verdict::Improved => "improved",
@@ -419,9 +435,11 @@ pub fn diff(d: &Diff) -> String {
     let change = if r.total_a_ns > 0 { r.total_b_ns as f64 / r.total_a_ns as f64 - 1.0 } else { 0.0 };
     let mut out = format!(
         "<p class=\"caption\">Against <code>{}</code>: {} regressed (median change beyond {:.0}% at {:.0}% confidence, \
-         a rank test); kernel time {} → {} ({:+.1}%).</p>\n",
+         a rank test) of {} kernels, the first {} shown; kernel time {} → {} ({:+.1}%).</p>\n",
         escape(&d.baseline),
         regressions,
+        r.kernels.len(),
+        r.kernels.len().min(top),
         r.threshold * 100.0,
         r.confidence * 100.0,
         human_ns(r.total_a_ns as f64),
