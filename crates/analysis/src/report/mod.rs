@@ -180,7 +180,7 @@ pub fn build(dir: &Path, options: &Options) -> Result<Report> {
         Ok(None) => Part::Empty("no device samples (record them with `rocprof-rs run --device-sample`)".into()),
         Err(e) => Part::Empty(format!("cannot read the device samples: {e}")),
     };
-    let ranks = ranks(dir, options);
+    let ranks = ranks(dir, options, &summary);
     let diff = match &options.baseline {
         None => Part::Empty("no baseline: `rocprof-rs report DIR --baseline OTHER` compares with another run".into()),
         Some(baseline) => Part::Shown(diff(dir, baseline)?),
@@ -237,7 +237,12 @@ fn rooflines(analysis: &Analysis) -> Part<Vec<Roofline>> {
     Part::Shown(charts)
 }
 
-fn ranks(dir: &Path, options: &Options) -> Part<crate::ranks::Report> {
+fn ranks(dir: &Path, options: &Options, summary: &summary::Summary) -> Part<crate::ranks::Report> {
+    // A rank is a process: one process has nothing to compare, and `ranks` would read every
+    // kernel again to say so.
+    if summary.processes.len() == 1 {
+        return Part::Empty(ONE_RANK.into());
+    }
     let ranks_options = crate::ranks::Options { step_marker: options.step_marker.clone(), top: Some(20), threads: 0 };
     match crate::ranks::compute(dir, &ranks_options) {
         Ok(report) if report.ranks.len() > 1 => Part::Shown(report),
@@ -254,6 +259,8 @@ fn diff(dir: &Path, baseline: &Path) -> Result<Diff> {
     let report = analyze::diff::compare(&before, &after, analyze::diff::Options::default());
     Ok(Diff { baseline: baseline.display().to_string(), report })
 }
+
+const ONE_RANK: &str = "one process and no ranks: a distributed run (several ranks) has a cross-rank view";
 
 /// The lane's name: where its records ran, as the summary names GPUs.
 fn lane_label(key: &timeline::LaneKey, summary: &summary::Summary) -> String {
