@@ -11,7 +11,7 @@ use std::path::Path;
 use std::process::{Command, Output};
 use std::sync::Arc;
 
-use common::{built, scratch, stderr, under_rocprof_rs_run};
+use common::{scratch, stderr, traced_ranks};
 use rocprof_rs_format::files::WriteOptions;
 use rocprof_rs_format::origin::Origin;
 use rocprof_rs_format::writer::{AnyTableWriter, TableWriter};
@@ -490,16 +490,14 @@ fn sixteen_simulated_ranks_name_the_straggler_and_equal_the_truth() {
     const DELAY_NS: f64 = 400e6;
     let dir = scratch("ranks-sim16");
     let out = dir.join("out");
-    let mut sim = Command::new(built("rocprof-sim"));
-    sim.args(["--ranks", "16", "--steps", "6", "--straggler", "11:3:400", "--agents", "1"])
-        .arg("--truth")
-        .arg(dir.join("truth.csv"))
-        .arg("--sdk")
-        .arg(built("librocprofiler_sdk_sim.so"));
-    let mut cmd = under_rocprof_rs_run(&sim, &["--kernel-trace", "--marker-trace", "--rccl-trace"], &out);
-    cmd.env_remove("LD_PRELOAD").env_remove("ROCPROF_RS_DOMAINS").env_remove("ROCPROF_RS_OUTPUT_NAME");
-    let output = cmd.output().unwrap();
-    assert!(output.status.success(), "{}", stderr(&output));
+    let truth = dir.join("truth.csv");
+    traced_ranks(
+        ["--ranks", "16", "--steps", "6", "--straggler", "11:3:400", "--agents", "1", "--truth"]
+            .map(std::ffi::OsStr::new)
+            .into_iter()
+            .chain([truth.as_os_str()]),
+        &out,
+    );
     let truth: Value = serde_json::from_str(&std::fs::read_to_string(dir.join("ranks-truth.json")).unwrap()).unwrap();
     let report = json(&out, &["--step-marker", r"^step \d+$"]);
 

@@ -28,13 +28,7 @@ fn ok_json(args: &[&str]) -> Value {
 /// Four ranks, each with its kernels, markers and RCCL calls, into `out`.
 fn four_ranks(dir: &Path) -> std::path::PathBuf {
     let out = dir.join("out");
-    let mut sim = Command::new(built("rocprof-sim"));
-    sim.args(["--ranks", "4", "--steps", "4", "--agents", "2", "--no-truth", "--sdk"])
-        .arg(built("librocprofiler_sdk_sim.so"));
-    let mut cmd = under_rocprof_rs_run(&sim, &["--kernel-trace", "--marker-trace", "--rccl-trace"], &out);
-    cmd.env_remove("LD_PRELOAD").env_remove("ROCPROF_RS_DOMAINS").env_remove("ROCPROF_RS_OUTPUT_NAME");
-    let output = cmd.output().unwrap();
-    assert!(output.status.success(), "{}", stderr(&output));
+    traced_ranks(["--ranks", "4", "--steps", "4", "--agents", "2", "--no-truth"], &out);
     out
 }
 

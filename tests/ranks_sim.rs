@@ -48,16 +48,14 @@ print("ok")
 fn four_ranks_into_one_directory_each_write_exactly_their_truth() {
     let dir = scratch("ranks");
     let out = dir.join("out");
-    let mut sim = Command::new(built("rocprof-sim"));
-    sim.args(["--ranks", "4", "--steps", "6", "--straggler", "1:2:30", "--agents", "2"])
-        .arg("--truth")
-        .arg(dir.join("truth.csv"))
-        .arg("--sdk")
-        .arg(built("librocprofiler_sdk_sim.so"));
-    let mut cmd = under_rocprof_rs_run(&sim, &["--kernel-trace", "--marker-trace", "--rccl-trace"], &out);
-    cmd.env_remove("LD_PRELOAD").env_remove("ROCPROF_RS_DOMAINS").env_remove("ROCPROF_RS_OUTPUT_NAME");
-    let output = cmd.output().unwrap();
-    assert!(output.status.success(), "{}", stderr(&output));
+    let truth = dir.join("truth.csv");
+    let output = traced_ranks(
+        ["--ranks", "4", "--steps", "6", "--straggler", "1:2:30", "--agents", "2", "--truth"]
+            .map(std::ffi::OsStr::new)
+            .into_iter()
+            .chain([truth.as_os_str()]),
+        &out,
+    );
     let text = stderr(&output);
     assert_eq!(text.matches("nothing dropped").count(), WORLD, "one summary per rank, nothing dropped:\n{text}");
 

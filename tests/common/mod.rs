@@ -164,3 +164,16 @@ pub fn traced_run(out: &Path, dispatches: u64, domains: &str, args: &[&str], var
         .unwrap();
     assert!(output.status.success(), "the traced run failed: {}", stderr(&output));
 }
+
+/// A simulated distributed job, `rocprof-sim SIM_ARGS --sdk <the simulated SDK>`, under `rocprof-rs
+/// run --kernel-trace --marker-trace --rccl-trace -d OUT`: every rank writes into `out` under
+/// the name its launcher variables give it. Asserts it succeeded; returns its output.
+pub fn traced_ranks<S: AsRef<std::ffi::OsStr>>(sim_args: impl IntoIterator<Item = S>, out: &Path) -> Output {
+    let mut sim = Command::new(built("rocprof-sim"));
+    sim.args(sim_args).arg("--sdk").arg(built("librocprofiler_sdk_sim.so"));
+    let mut cmd = under_rocprof_rs_run(&sim, &["--kernel-trace", "--marker-trace", "--rccl-trace"], out);
+    cmd.env_remove("LD_PRELOAD").env_remove("ROCPROF_RS_DOMAINS").env_remove("ROCPROF_RS_OUTPUT_NAME");
+    let output = cmd.output().unwrap();
+    assert!(output.status.success(), "{}", stderr(&output));
+    output
+}

@@ -88,6 +88,8 @@ fn read_everything(data: &Path, damaged: &Path, out: &Path, what: &str) {
     check("csv", rocprof_rs_analysis::export::rocprofv3::export(data, &out.join("csv")).map(drop));
     check("rocpd", rocprof_rs_analysis::export::rocpd::export(data, &out.join("rocpd")).map(drop));
     check("json", rocprof_rs_analysis::export::results_json::export(data, &out.join("json")).map(drop));
+    let page = rocprof_rs_analysis::report::build(data, &Default::default());
+    check("report", page.map(|page| drop(rocprof_rs_analysis::report::html::render(&page))));
 }
 
 #[test]
@@ -96,17 +98,27 @@ fn a_thousand_corrupt_files_never_panic_a_reader() {
     let clean = super::outputs::dataset(&dir);
     let files = parquet_files(&clean);
     assert!(!files.is_empty());
-    for seed in 0..1000u64 {
-        let data = dir.join("variant");
-        let out = dir.join("out");
-        let _ = std::fs::remove_dir_all(&data);
-        let _ = std::fs::remove_dir_all(&out);
-        copy_dataset(&clean, &data);
-        let target = data.join(files[(seed as usize) % files.len()].strip_prefix(&clean).unwrap());
-        let what = format!("variant {seed}: {} {}", target.display(), corrupt(&target, seed));
-        let outcome = std::panic::catch_unwind(|| read_everything(&data, &target, &out, &what));
-        assert!(outcome.is_ok(), "a reader panicked on {what}");
-    }
+    // Each variant is read by every reader and exporter in turn; the variants are independent,
+    // so they share out over the cores (each worker in folders of its own).
+    let workers = std::thread::available_parallelism().map_or(2, |n| n.get()).min(8) as u64;
+    std::thread::scope(|scope| {
+        for worker in 0..workers {
+            let (dir, clean, files) = (&dir, &clean, &files);
+            scope.spawn(move || {
+                for seed in (worker..1000u64).step_by(workers as usize) {
+                    let data = dir.join(format!("variant-{worker}"));
+                    let out = dir.join(format!("out-{worker}"));
+                    let _ = std::fs::remove_dir_all(&data);
+                    let _ = std::fs::remove_dir_all(&out);
+                    copy_dataset(clean, &data);
+                    let target = data.join(files[(seed as usize) % files.len()].strip_prefix(clean).unwrap());
+                    let what = format!("variant {seed}: {} {}", target.display(), corrupt(&target, seed));
+                    let outcome = std::panic::catch_unwind(|| read_everything(&data, &target, &out, &what));
+                    assert!(outcome.is_ok(), "a reader panicked on {what}");
+                }
+            });
+        }
+    });
     std::fs::remove_dir_all(dir).unwrap();
 }
 

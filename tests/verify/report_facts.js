@@ -76,6 +76,7 @@
     diff: one("#diff-table") ? {
       regressions: Number(one("#diff-table").dataset.regressions),
       kernels: Number(one("#diff-table").dataset.kernels),
+      caption: one("#diff .caption").textContent,
       rows: rows("diff-table").map(r => ({ name: r.dataset.name, verdict: r.querySelector("[data-verdict]").dataset.verdict })),
     } : null,
     timeline,

@@ -140,7 +140,7 @@ impl Dataset {
             let timed = dispatches
                 .iter()
                 .filter(|d| timed(d))
-                .map(|&(start, duration, _)| (start, start + i64::from(duration)));
+                .map(|&(start, duration, _)| (start, start.saturating_add(i64::from(duration))));
             spans.entry((process, agent)).or_default().extend(timed);
         }
         let busy: HashMap<(u32, u64), Busy> =
@@ -161,7 +161,7 @@ impl Dataset {
                         rows.idle.add(idle);
                     }
                 }
-                let end = start + i64::from(duration);
+                let end = start.saturating_add(i64::from(duration));
                 previous_end = Some(previous_end.map_or(end, |e| e.max(end)));
             }
         }
@@ -207,7 +207,7 @@ impl Busy {
             .iter()
             .map(|&(start, end)| {
                 let b = total;
-                total += end - start;
+                total = end.saturating_sub(start).saturating_add(total);
                 b
             })
             .collect();
@@ -218,14 +218,16 @@ impl Busy {
     fn until(&self, t: i64) -> i64 {
         let i = self.spans.partition_point(|&(start, _)| start < t);
         match i.checked_sub(1) {
-            Some(i) => self.before[i] + self.spans[i].1.min(t) - self.spans[i].0,
+            Some(i) => self.before[i].saturating_add(self.spans[i].1.min(t).saturating_sub(self.spans[i].0)),
             None => 0,
         }
     }
 
     /// The time in `from..to` when nothing ran.
     fn idle(&self, from: i64, to: i64) -> u64 {
-        (to - from - (self.until(to) - self.until(from))).max(0) as u64
+        // Hostile times reach i64's ends: the difference of differences is taken in i128.
+        let busy = i128::from(self.until(to)) - i128::from(self.until(from));
+        (i128::from(to) - i128::from(from) - busy).clamp(0, i128::from(u64::MAX)) as u64
     }
 }
 

@@ -53,8 +53,8 @@ pub fn compute(dir: &Path, calls: &HashMap<String, u64>) -> Result<Option<Covera
             let entry = by_counter.entry(counter.text(i).to_owned()).or_default();
             entry.0.insert(group.u64(i) as u32);
             entry.1.insert(name.text(i).to_owned());
-            entry.2 += samples.u64(i);
-            entry.3 += dispatches.u64(i);
+            entry.2 = entry.2.saturating_add(samples.u64(i));
+            entry.3 = entry.3.saturating_add(dispatches.u64(i));
             kernels.insert(name.text(i).to_owned());
         }
         Ok(())
@@ -73,13 +73,14 @@ pub fn compute(dir: &Path, calls: &HashMap<String, u64>) -> Result<Option<Covera
                 let entry = by_counter.entry(counter.text(i).to_owned()).or_default();
                 entry.0.insert(group.u64(i) as u32);
                 entry.1.insert(name.text(i).to_owned());
-                entry.2 += 1;
+                entry.2 = entry.2.saturating_add(1);
                 kernels.insert(name.text(i).to_owned());
             }
             Ok(())
         })?;
         for entry in by_counter.values_mut() {
-            entry.3 = entry.1.iter().map(|k| calls.get(k).copied().unwrap_or(0)).sum::<u64>().max(entry.2);
+            entry.3 =
+                entry.1.iter().map(|k| calls.get(k).copied().unwrap_or(0)).fold(0u64, u64::saturating_add).max(entry.2);
         }
     }
     if by_counter.is_empty() {

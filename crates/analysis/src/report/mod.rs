@@ -132,20 +132,19 @@ pub fn build(dir: &Path, options: &Options) -> Result<Report> {
     let warnings = stats::health::warnings(dir)?;
 
     let mut busy = summary::BusyTimes::default();
-    let timeline = timeline::compute(
-        dir,
-        options.bins,
-        |key| lane_label(key, &summary),
-        |pid, agent, s, e| busy.add(pid, agent, s, e),
-    );
+    let mut hosts = timeline::Hosts::default();
+    let pass = timeline::compute(dir, options.bins, &mut hosts, |dispatch| busy.add(dispatch));
+    // The busy times come from the same pass: where it failed, they are unknown, not zero.
+    if pass.is_ok() {
+        busy.finish(&mut summary, &hosts)?;
+    }
     let timeline = Part::from_result(
-        timeline,
+        pass.map(|t| t.map(|t| t.label(|key, several| lane_label(key, several, &summary, &hosts)))),
         "no timed records: nothing ran, or the import had no timestamps",
         "cannot draw the timeline",
     );
-    busy.finish(&mut summary)?;
     if summary.wall_ns.is_none() {
-        summary.wall_ns = timeline.shown().map(|t| t.end_ns - t.start_ns);
+        summary.wall_ns = timeline.shown().map(|t| t.end_ns.saturating_sub(t.start_ns));
     }
 
     let all = stats::compute(dir, &[Section::Kernel], &stats::Options::default())?;
@@ -159,6 +158,10 @@ pub fn build(dir: &Path, options: &Options) -> Result<Report> {
     };
 
     let analysis = analyze::analyze(dir, &analyze::Options { gpu: options.gpu.clone(), ..analyze::Options::default() });
+    // A GPU asked for by name that the analysis cannot take is the user's error, as in `analyze`.
+    if let (Some(_), Err(e)) = (&options.gpu, &analysis) {
+        return Err(Error::Invalid(format!("--gpu: {e}")));
+    }
     let (roofline, bottlenecks) = match analysis {
         Ok(a) if a.kernels.is_empty() => {
             (Part::Empty("no kernels to analyse".into()), Part::Empty("no kernels to analyse".into()))
@@ -262,22 +265,34 @@ fn diff(dir: &Path, baseline: &Path) -> Result<Diff> {
 
 const ONE_RANK: &str = "one process and no ranks: a distributed run (several ranks) has a cross-rank view";
 
-/// The lane's name: where its records ran, as the summary names GPUs.
-fn lane_label(key: &timeline::LaneKey, summary: &summary::Summary) -> String {
+/// Lane labels are cut here: a GPU's product name is the dataset's, and may be of any length.
+const LABEL_CHARS: usize = 60;
+
+/// The lane's name: where its records ran, as the summary names GPUs; the process first where
+/// the lanes come from several.
+fn lane_label(key: &timeline::LaneKey, several: bool, summary: &summary::Summary, hosts: &timeline::Hosts) -> String {
     use timeline::{LaneKind, Place};
-    let process = if summary.processes.len() > 1 { format!("pid {} · ", key.pid) } else { String::new() };
-    match key.kind {
+    let host = hosts.name(key.host);
+    let process = match (several, host) {
+        (false, _) => String::new(),
+        (true, Some(host)) if summary.several_hosts() => format!("{host}:{} · ", key.pid),
+        (true, _) => format!("pid {} · ", key.pid),
+    };
+    let label = match key.kind {
         LaneKind::Kernel => {
-            let gpu = summary.gpus.iter().find(|g| g.pid == key.pid && g.agent_id == key.agent).map_or_else(
-                || format!("agent {}", key.agent),
-                |g| if g.index >= 0 { format!("GPU {}", g.index) } else { g.name.clone() },
-            );
-            let place = match key.place {
-                Place::Stream(s) => format!("stream {s}"),
-                Place::Queue(q) => format!("queue {q:#x}"),
-                Place::None | Place::Other => String::new(),
-            };
-            format!("{process}{gpu} {place}")
+            let gpu = summary
+                .gpus
+                .iter()
+                .find(|g| g.host.as_deref() == host && g.pid == key.pid && g.agent_id == key.agent)
+                .map_or_else(
+                    || format!("agent {}", key.agent),
+                    |g| if g.index >= 0 { format!("GPU {}", g.index) } else { g.name.clone() },
+                );
+            match key.place {
+                Place::Stream(s) => format!("{process}{gpu} stream {s}"),
+                Place::Queue(q) => format!("{process}{gpu} queue {q:#x}"),
+                Place::None | Place::Other => format!("{process}{gpu}"),
+            }
         }
         LaneKind::Copy => format!("{process}copies"),
         LaneKind::Api => {
@@ -285,16 +300,25 @@ fn lane_label(key: &timeline::LaneKey, summary: &summary::Summary) -> String {
             format!("{process}{table} calls")
         }
         LaneKind::Marker => format!("{process}markers"),
-    }
+    };
+    html::cut(&label, LABEL_CHARS).into_owned()
 }
 
 fn title(dir: &Path, summary: &summary::Summary) -> String {
     let command = summary.processes.iter().map(|p| p.command_line.as_str()).find(|c| !c.is_empty());
     let name = dir.file_name().map_or_else(|| dir.display().to_string(), |n| n.to_string_lossy().into_owned());
-    match command {
-        Some(command) => format!("{name}: {}", command.split_whitespace().next().unwrap_or(command)),
-        None => name,
-    }
+    let Some(command) = command else { return name };
+    // The program, and for an interpreter (python3 train.py) its script too.
+    let words: Vec<&str> = command.split_whitespace().collect();
+    let base = |word: &str| word.rsplit('/').next().unwrap_or(word).to_owned();
+    let program = match words.as_slice() {
+        [interpreter, script, ..] if base(interpreter).starts_with("python") && !script.starts_with('-') => {
+            format!("{} {}", base(interpreter), base(script))
+        }
+        [program, ..] => base(program),
+        [] => return name,
+    };
+    html::cut(&format!("{name}: {program}"), 200).into_owned()
 }
 
 /// Whether the run is the simulator's: its backend or its application says so.

@@ -7,7 +7,7 @@
 //! bin between, through a difference array, so a kernel that spans the run costs what a short
 //! one does: one pass, O(rows + bins) per lane.
 
-use std::collections::{BTreeMap, HashMap};
+use std::collections::{BTreeMap, HashMap, HashSet};
 use std::path::Path;
 
 use rocprof_rs_format::Table;
@@ -19,8 +19,18 @@ use crate::read::batches;
 /// The bins the page gets unless asked otherwise.
 pub const DEFAULT_BINS: usize = 4000;
 
-/// Lanes kept apart; the rest of each kind are summed into one "other" lane.
-const MAX_LANES: usize = 64;
+/// Lanes of each kind kept apart while the rows go by; the rest are summed into one "other"
+/// lane of their kind, so memory stays bounded however many streams a run has.
+const TRACKED_PER_KIND: usize = 256;
+
+/// Lanes of each kind drawn apart: the busiest kernel queues, and the processes' copies, API
+/// calls and markers.
+fn shown_per_kind(kind: LaneKind) -> usize {
+    match kind {
+        LaneKind::Kernel => 48,
+        LaneKind::Copy | LaneKind::Api | LaneKind::Marker => 8,
+    }
+}
 
 /// What a lane shows.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
@@ -70,6 +80,8 @@ pub struct Timeline {
 #[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub struct LaneKey {
     pub kind: LaneKind,
+    /// The host, as [`Hosts`] numbers it.
+    pub host: u32,
     pub pid: u32,
     /// The agent (kernels), or the API table's position in [`API_TABLES`].
     pub agent: u64,
@@ -83,12 +95,60 @@ pub enum Place {
     None,
     Stream(i32),
     Queue(u64),
-    /// The lanes beyond [`MAX_LANES`].
+    /// The lanes beyond [`shown_per_kind`].
     Other,
 }
 
 /// The API tables, in the order their lanes are drawn.
 pub const API_TABLES: [Table; 4] = [Table::HipApi, Table::HsaApi, Table::RcclApi, Table::CudaApi];
+
+/// The hosts the rows name, numbered in order of appearance (0: rows without one): the same
+/// pid on two hosts is two processes.
+#[derive(Debug, Clone, Default)]
+pub struct Hosts {
+    names: Vec<Option<String>>,
+    last: Option<(String, u32)>,
+}
+
+impl Hosts {
+    pub fn id(&mut self, host: Option<&str>) -> u32 {
+        let Some(host) = host else { return self.none() };
+        if let Some((name, id)) = &self.last
+            && name == host
+        {
+            return *id;
+        }
+        let id = match self.names.iter().position(|n| n.as_deref() == Some(host)) {
+            Some(id) => id as u32,
+            None => {
+                self.names.push(Some(host.to_owned()));
+                (self.names.len() - 1) as u32
+            }
+        };
+        self.last = Some((host.to_owned(), id));
+        id
+    }
+
+    fn none(&mut self) -> u32 {
+        match self.names.iter().position(Option::is_none) {
+            Some(id) => id as u32,
+            None => {
+                self.names.push(None);
+                (self.names.len() - 1) as u32
+            }
+        }
+    }
+
+    pub fn name(&self, id: u32) -> Option<&str> {
+        self.names.get(id as usize).and_then(|n| n.as_deref())
+    }
+
+    /// The ids of the hosts of `batch`'s rows, one per row.
+    fn of(&mut self, batch: &crate::read::Batch<'_>) -> Result<Vec<u32>> {
+        let column = batch.col_opt("host")?;
+        Ok((0..batch.rows()).map(|i| self.id(column.as_ref().and_then(|c| c.opt_text(i)))).collect())
+    }
+}
 
 /// Bins over `[start, end)`.
 #[derive(Debug, Clone, Copy)]
@@ -100,7 +160,7 @@ struct Bins {
 
 impl Bins {
     fn position(&self, t: i64) -> f64 {
-        ((t.saturating_sub(self.start)) as f64 / self.width).clamp(0.0, self.count as f64)
+        ((t as f64 - self.start as f64) / self.width).clamp(0.0, self.count as f64)
     }
 
     fn index(&self, t: i64) -> usize {
@@ -187,28 +247,36 @@ impl Accumulator {
     }
 }
 
-/// The lanes' sums, at most [`MAX_LANES`] apart and the rest in one per kind.
+/// The lanes' sums: up to [`TRACKED_PER_KIND`] of each kind apart, the rest in one per kind.
 #[derive(Debug)]
 struct Lanes {
     bins: Bins,
     kept: HashMap<LaneKey, Accumulator>,
-    other: BTreeMap<LaneKind, (usize, Accumulator)>,
+    tracked: BTreeMap<LaneKind, usize>,
+    /// Per kind: the distinct lanes folded, and their sum.
+    other: BTreeMap<LaneKind, (HashSet<LaneKey>, Accumulator)>,
 }
 
 impl Lanes {
     fn lane(&mut self, key: LaneKey) -> &mut Accumulator {
-        if self.kept.len() < MAX_LANES * 4 || self.kept.contains_key(&key) {
-            let bins = self.bins.count;
-            let kind = key.kind;
+        let (kind, bins) = (key.kind, self.bins.count);
+        let tracked = self.tracked.entry(kind).or_default();
+        if self.kept.contains_key(&key) || *tracked < TRACKED_PER_KIND {
+            if !self.kept.contains_key(&key) {
+                *tracked += 1;
+            }
             return self.kept.entry(key).or_insert_with(|| Accumulator::new(kind, bins));
         }
-        // Memory stays bounded however many queues a run has: the lanes past the budget go to
-        // the kind's "other" lane as they come.
-        let bins = self.bins.count;
-        let entry = self.other.entry(key.kind).or_insert_with(|| (0, Accumulator::new(key.kind, bins)));
-        entry.0 += 1;
+        let entry = self.other.entry(kind).or_insert_with(|| (HashSet::new(), Accumulator::new(kind, bins)));
+        entry.0.insert(key);
         &mut entry.1
     }
+}
+
+/// Whether a record has a time: imports of counter files without times leave 0, and nothing
+/// the SDK or CUPTI stamps is at or before the clock's origin.
+fn timed(start: i64) -> bool {
+    start > 0
 }
 
 /// The extent of every timed record: (first start, last end), or None without one.
@@ -220,8 +288,7 @@ fn extent(dir: &Path) -> Result<Option<(i64, i64)>> {
             let (start, end) = (b.col("start_ns")?, b.col("end_ns")?);
             for i in 0..b.rows() {
                 let (s, e) = (start.i64(i), end.i64(i));
-                // Imports of counter files without times leave both 0.
-                if s <= 0 && e <= 0 {
+                if !timed(s) {
                     continue;
                 }
                 let e = e.max(s);
@@ -233,59 +300,88 @@ fn extent(dir: &Path) -> Result<Option<(i64, i64)>> {
     Ok(span)
 }
 
-/// The timeline of the dataset under `dir` in `bins` bins, with `label` naming each lane; and
-/// each GPU's dispatches in time order for [`crate::report::summary`], through `each_kernel`.
+/// One kernel dispatch as the timeline's pass hands it on: its host (as [`Hosts`] numbers it),
+/// process, agent, and its start and end where it has times.
+#[derive(Debug, Clone, Copy)]
+pub struct Dispatch {
+    pub host: u32,
+    pub pid: u32,
+    pub agent: u64,
+    pub span: Option<(i64, i64)>,
+}
+
+/// The timeline of the dataset under `dir` in `bins` bins, with `label` naming each lane (told
+/// whether the lanes come from several processes); each dispatch goes to `each_kernel` too, for
+/// the summary's busy times. `hosts` numbers the hosts the rows name.
 pub fn compute(
     dir: &Path,
     bins: usize,
-    label: impl Fn(&LaneKey) -> String,
-    mut each_kernel: impl FnMut(u32, u64, i64, i64) -> Result<()>,
-) -> Result<Option<Timeline>> {
+    hosts: &mut Hosts,
+    mut each_kernel: impl FnMut(Dispatch) -> Result<()>,
+) -> Result<Option<Unlabelled>> {
     let Some((start, end)) = extent(dir)? else { return Ok(None) };
     let count = bins.max(1);
-    let width = ((end - start).max(1) as f64) / count as f64;
-    let mut lanes = Lanes { bins: Bins { start, width, count }, kept: HashMap::new(), other: BTreeMap::new() };
+    // In f64: hostile times at i64's ends would overflow the difference.
+    let width = (end as f64 - start as f64).max(1.0) / count as f64;
+    let mut lanes = Lanes {
+        bins: Bins { start, width, count },
+        kept: HashMap::new(),
+        tracked: BTreeMap::new(),
+        other: BTreeMap::new(),
+    };
     batches(dir, Table::KernelDispatch, |b| {
         let (s, e, pid, agent) = (b.col("start_ns")?, b.col("end_ns")?, b.col("pid")?, b.col("agent_id")?);
-        let (queue, stream) = (b.col("queue_id")?, b.col_opt("stream_id")?);
-        for i in 0..b.rows() {
+        let (queue, stream, row_hosts) = (b.col("queue_id")?, b.col_opt("stream_id")?, hosts.of(b)?);
+        for (i, &host) in row_hosts.iter().enumerate() {
             let (t0, t1) = (s.i64(i), e.i64(i));
-            if t0 <= 0 && t1 <= 0 {
-                continue;
-            }
+            let (pid, agent) = (pid.u64(i) as u32, agent.u64(i));
+            let span = timed(t0).then_some((t0, t1.max(t0)));
+            each_kernel(Dispatch { host, pid, agent, span })?;
+            let Some((t0, t1)) = span else { continue };
             let place = match stream.as_ref().and_then(|c| c.opt_i64(i)) {
                 Some(stream) => Place::Stream(stream as i32),
                 None => Place::Queue(queue.u64(i)),
             };
-            let (pid, agent) = (pid.u64(i) as u32, agent.u64(i));
-            each_kernel(pid, agent, t0, t1.max(t0))?;
-            let key = LaneKey { kind: LaneKind::Kernel, pid, agent, place };
+            let key = LaneKey { kind: LaneKind::Kernel, host, pid, agent, place };
             let bins = lanes.bins;
             lanes.lane(key).add_interval(&bins, t0, t1);
         }
         Ok(())
     })?;
     batches(dir, Table::MemoryCopy, |b| {
-        let (s, e, pid) = (b.col("start_ns")?, b.col("end_ns")?, b.col("pid")?);
-        for i in 0..b.rows() {
-            let key = LaneKey { kind: LaneKind::Copy, pid: pid.u64(i) as u32, agent: 0, place: Place::None };
+        let (s, e, pid, row_hosts) = (b.col("start_ns")?, b.col("end_ns")?, b.col("pid")?, hosts.of(b)?);
+        for (i, &host) in row_hosts.iter().enumerate() {
+            if !timed(s.i64(i)) {
+                continue;
+            }
+            let key = LaneKey { kind: LaneKind::Copy, host, pid: pid.u64(i) as u32, agent: 0, place: Place::None };
             let bins = lanes.bins;
             lanes.lane(key).add_interval(&bins, s.i64(i), e.i64(i));
         }
         Ok(())
     })?;
     for (position, table) in API_TABLES.into_iter().enumerate() {
-        count_starts(dir, table, LaneKind::Api, position as u64, &mut lanes)?;
+        count_starts(dir, table, LaneKind::Api, position as u64, &mut lanes, hosts)?;
     }
-    count_starts(dir, Table::Marker, LaneKind::Marker, 0, &mut lanes)?;
-    Ok(Some(finish(lanes, start, end, label)))
+    count_starts(dir, Table::Marker, LaneKind::Marker, 0, &mut lanes, hosts)?;
+    Ok(Some(finish(lanes, start, end)))
 }
 
-fn count_starts(dir: &Path, table: Table, kind: LaneKind, agent: u64, lanes: &mut Lanes) -> Result<()> {
+fn count_starts(
+    dir: &Path,
+    table: Table,
+    kind: LaneKind,
+    agent: u64,
+    lanes: &mut Lanes,
+    hosts: &mut Hosts,
+) -> Result<()> {
     batches(dir, table, |b| {
-        let (s, pid) = (b.col("start_ns")?, b.col("pid")?);
-        for i in 0..b.rows() {
-            let key = LaneKey { kind, pid: pid.u64(i) as u32, agent, place: Place::None };
+        let (s, pid, row_hosts) = (b.col("start_ns")?, b.col("pid")?, hosts.of(b)?);
+        for (i, &host) in row_hosts.iter().enumerate() {
+            if !timed(s.i64(i)) {
+                continue;
+            }
+            let key = LaneKey { kind, host, pid: pid.u64(i) as u32, agent, place: Place::None };
             let bins = lanes.bins;
             lanes.lane(key).add_event(&bins, s.i64(i));
         }
@@ -293,45 +389,71 @@ fn count_starts(dir: &Path, table: Table, kind: LaneKind, agent: u64, lanes: &mu
     })
 }
 
-/// The lanes in drawing order (kind, process, agent, place), the least busy of each kind past
-/// [`MAX_LANES`] overall summed into the kind's "other" lane.
-fn finish(mut lanes: Lanes, start_ns: i64, end_ns: i64, label: impl Fn(&LaneKey) -> String) -> Timeline {
-    let bins = lanes.bins;
-    let mut kept: Vec<(LaneKey, Accumulator, Vec<u32>, f64)> = lanes
-        .kept
-        .drain()
-        .map(|(key, acc)| {
-            let (values, total) = acc.finish(&bins);
-            (key, acc, values, total)
-        })
-        .collect();
-    // The busiest lanes stay apart: sort by total, keep MAX_LANES, fold the rest.
-    kept.sort_by(|a, b| b.3.total_cmp(&a.3).then_with(|| a.0.cmp(&b.0)));
-    for (key, acc, _, _) in kept.drain(MAX_LANES.min(kept.len())..) {
-        let entry = lanes.other.entry(key.kind).or_insert_with(|| (0, Accumulator::new(key.kind, bins.count)));
-        entry.0 += 1;
-        entry.1.merge(&acc);
+/// The timeline before its lanes are named: each lane's key (a kind's "other" lane has
+/// [`Place::Other`]) and how many lanes the other lanes sum.
+#[derive(Debug, Clone)]
+pub struct Unlabelled {
+    start_ns: i64,
+    end_ns: i64,
+    bin_ns: f64,
+    lanes: Vec<(LaneKey, usize, Lane)>,
+}
+
+impl Unlabelled {
+    /// Names the lanes; `label` is told whether they come from more than one process.
+    pub fn label(self, label: impl Fn(&LaneKey, bool) -> String) -> Timeline {
+        let processes: HashSet<(u32, u32)> =
+            self.lanes.iter().filter(|(k, ..)| k.place != Place::Other).map(|(k, ..)| (k.host, k.pid)).collect();
+        let several = processes.len() > 1;
+        let mut merged_lanes = 0;
+        let lanes = self
+            .lanes
+            .into_iter()
+            .map(|(key, merged, mut lane)| {
+                lane.label = if key.place == Place::Other {
+                    merged_lanes += merged;
+                    format!("{merged} other {} lane{}", kind_name(key.kind), if merged == 1 { "" } else { "s" })
+                } else {
+                    label(&key, several)
+                };
+                lane
+            })
+            .collect();
+        Timeline { start_ns: self.start_ns, end_ns: self.end_ns, bin_ns: self.bin_ns, lanes, merged_lanes }
     }
-    let mut merged_lanes = 0;
-    let mut out: Vec<(LaneKey, Lane)> = kept
-        .into_iter()
-        .map(|(key, _, values, total)| (key.clone(), Lane { kind: key.kind, label: label(&key), values, total }))
-        .collect();
-    for (kind, (merged, acc)) in lanes.other {
-        merged_lanes += merged;
+}
+
+/// The lanes in drawing order (kind, host, process, agent, place): of each kind the busiest
+/// [`shown_per_kind`] apart, the rest summed into the kind's "other" lane.
+fn finish(lanes: Lanes, start_ns: i64, end_ns: i64) -> Unlabelled {
+    let bins = lanes.bins;
+    let mut by_kind: BTreeMap<LaneKind, Vec<(LaneKey, Accumulator, f64)>> = BTreeMap::new();
+    for (key, acc) in lanes.kept {
+        let total = acc.finish(&bins).1;
+        by_kind.entry(key.kind).or_default().push((key, acc, total));
+    }
+    let mut other = lanes.other;
+    let mut out: Vec<(LaneKey, usize, Lane)> = Vec::new();
+    for (kind, mut kept) in by_kind {
+        // Busy nanoseconds are compared with busy nanoseconds, calls with calls.
+        kept.sort_by(|a, b| b.2.total_cmp(&a.2).then_with(|| a.0.cmp(&b.0)));
+        for (key, acc, _) in kept.drain(shown_per_kind(kind).min(kept.len())..) {
+            let entry = other.entry(kind).or_insert_with(|| (HashSet::new(), Accumulator::new(kind, bins.count)));
+            entry.0.insert(key);
+            entry.1.merge(&acc);
+        }
+        for (key, acc, _) in kept {
+            let (values, total) = acc.finish(&bins);
+            out.push((key, 0, Lane { kind, label: String::new(), values, total }));
+        }
+    }
+    for (kind, (keys, acc)) in other {
         let (values, total) = acc.finish(&bins);
-        let key = LaneKey { kind, pid: u32::MAX, agent: u64::MAX, place: Place::Other };
-        let label = format!("{merged} other {} lanes", kind_name(kind));
-        out.push((key, Lane { kind, label, values, total }));
+        let key = LaneKey { kind, host: u32::MAX, pid: u32::MAX, agent: u64::MAX, place: Place::Other };
+        out.push((key, keys.len(), Lane { kind, label: String::new(), values, total }));
     }
     out.sort_by(|a, b| a.0.cmp(&b.0));
-    Timeline {
-        start_ns,
-        end_ns,
-        bin_ns: bins.width,
-        lanes: out.into_iter().map(|(_, lane)| lane).collect(),
-        merged_lanes,
-    }
+    Unlabelled { start_ns, end_ns, bin_ns: bins.width, lanes: out }
 }
 
 fn kind_name(kind: LaneKind) -> &'static str {
@@ -393,16 +515,47 @@ mod tests {
     }
 
     #[test]
-    fn lanes_past_the_budget_fold_into_other() {
+    fn lanes_past_the_budget_fold_into_other_each_kind_apart() {
         let b = bins(2);
-        let mut lanes = Lanes { bins: b, kept: HashMap::new(), other: BTreeMap::new() };
-        for q in 0..(MAX_LANES as u64 * 4 + 10) {
-            let key = LaneKey { kind: LaneKind::Kernel, pid: 1, agent: 1, place: Place::Queue(q) };
-            lanes.lane(key).add_interval(&b, 1000, 1000 + (q as i64 % 20) + 1);
+        let mut lanes = Lanes { bins: b, kept: HashMap::new(), tracked: BTreeMap::new(), other: BTreeMap::new() };
+        let queues = TRACKED_PER_KIND as u64 + 10;
+        for q in 0..queues {
+            let key = LaneKey { kind: LaneKind::Kernel, host: 0, pid: 1, agent: 1, place: Place::Queue(q) };
+            // Many rows per lane: the folded count is of lanes, not rows.
+            for _ in 0..3 {
+                lanes.lane(key.clone()).add_interval(&b, 1000, 1000 + (q as i64 % 20) + 1);
+            }
         }
-        let timeline = finish(lanes, 1000, 1020, |k| format!("{k:?}"));
-        assert_eq!(timeline.lanes.len(), MAX_LANES + 1);
-        assert_eq!(timeline.merged_lanes, MAX_LANES * 3 + 10);
-        assert!(timeline.lanes.last().is_some_and(|l| l.label.starts_with(&format!("{} other", MAX_LANES * 3 + 10))));
+        // One marker lane of a few calls: never folded away by the busy kernel lanes.
+        let marker = LaneKey { kind: LaneKind::Marker, host: 0, pid: 1, agent: 0, place: Place::None };
+        lanes.lane(marker).add_event(&b, 1001);
+        let timeline = finish(lanes, 1000, 1020).label(|k, _| format!("{:?}", k.place));
+        let kernel_lanes = shown_per_kind(LaneKind::Kernel);
+        assert_eq!(timeline.lanes.len(), kernel_lanes + 2, "the kernels shown, their other lane, the markers");
+        assert_eq!(timeline.merged_lanes, queues as usize - kernel_lanes);
+        let other = &timeline.lanes[kernel_lanes];
+        assert_eq!(other.label, format!("{} other kernel lanes", queues as usize - kernel_lanes));
+        assert_eq!(timeline.lanes.last().unwrap().kind, LaneKind::Marker);
+        assert_eq!(timeline.lanes.last().unwrap().label, "None");
+    }
+
+    #[test]
+    fn the_same_pid_on_two_hosts_is_two_lanes() {
+        let mut hosts = Hosts::default();
+        let (a, none, b) = (hosts.id(Some("nodeA")), hosts.id(None), hosts.id(Some("nodeB")));
+        assert_eq!((hosts.id(Some("nodeA")), hosts.id(None)), (a, none));
+        assert!(a != b && a != none && b != none);
+        assert_eq!((hosts.name(a), hosts.name(none), hosts.name(b)), (Some("nodeA"), None, Some("nodeB")));
+    }
+
+    #[test]
+    fn times_at_the_ends_of_i64_stay_in_range() {
+        let b = Bins { start: 1, width: (i64::MAX as f64 - 1.0) / 10.0, count: 10 };
+        let mut acc = Accumulator::new(LaneKind::Kernel, 10);
+        acc.add_interval(&b, 1, i64::MAX);
+        acc.add_interval(&b, i64::MAX, i64::MIN);
+        let (values, _) = acc.finish(&b);
+        assert!(values.iter().all(|&v| v <= 1000), "{values:?}");
+        assert!(!timed(0) && !timed(-5) && timed(1));
     }
 }

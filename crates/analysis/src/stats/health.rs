@@ -37,24 +37,30 @@ pub fn warnings(dir: &Path) -> Result<Vec<String>> {
 
 /// Rows written and records dropped, summed over the run metadata of every process.
 fn losses(dir: &Path) -> (u64, u64) {
-    let Ok(entries) = std::fs::read_dir(dir) else { return (0, 0) };
-    let mut totals = (0, 0);
-    for entry in entries.flatten() {
-        let name = entry.file_name().to_string_lossy().into_owned();
-        if !name.ends_with(METADATA_FILE_SUFFIX) || name.starts_with('.') {
-            continue;
-        }
-        let Some(json) = read_text(&entry.path(), JSON_LIMIT)
-            .ok()
-            .and_then(|text| serde_json::from_str::<serde_json::Value>(&text).ok())
-        else {
-            continue;
-        };
-        let sum = |key: &str| {
-            json.get(key).and_then(|v| v.as_object()).map_or(0, |o| o.values().filter_map(|v| v.as_u64()).sum::<u64>())
-        };
-        totals.0 += sum("records");
-        totals.1 += sum("dropped");
-    }
-    totals
+    metadata_files(dir)
+        .iter()
+        .fold((0, 0), |(rows, dropped), json| (rows + total(json, "records"), dropped + total(json, "dropped")))
+}
+
+/// The run metadata of every process under `dir` (one JSON file each); a file that cannot be
+/// read or parsed is left out, as the tables' warnings already name incomplete runs.
+pub fn metadata_files(dir: &Path) -> Vec<serde_json::Value> {
+    let Ok(entries) = std::fs::read_dir(dir) else { return Vec::new() };
+    entries
+        .flatten()
+        .filter(|entry| {
+            let name = entry.file_name();
+            let name = name.to_string_lossy();
+            name.ends_with(METADATA_FILE_SUFFIX) && !name.starts_with('.')
+        })
+        .filter_map(|entry| {
+            let text = read_text(&entry.path(), JSON_LIMIT).ok()?;
+            serde_json::from_str::<serde_json::Value>(&text).ok()
+        })
+        .collect()
+}
+
+/// The sum of the numbers of a metadata object such as `records` or `dropped`.
+pub fn total(json: &serde_json::Value, key: &str) -> u64 {
+    json.get(key).and_then(|v| v.as_object()).map_or(0, |o| o.values().filter_map(|v| v.as_u64()).sum::<u64>())
 }

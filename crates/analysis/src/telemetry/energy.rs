@@ -53,8 +53,9 @@ pub fn integrate(points: &[(i64, f64)], start_ns: i64, end_ns: i64) -> Option<En
         let ((t0, p0), (t1, p1)) = (points[i], points[i + 1]);
         let (a, b) = (start_ns.max(t0), end_ns.min(t1));
         if b > a && t1 > t0 {
-            let at = |t: i64| p0 + (p1 - p0) * (t - t0) as f64 / (t1 - t0) as f64;
-            let seconds = (b - a) as f64 * 1e-9;
+            // In f64: hostile stamps at i64's ends would overflow a difference of i64s.
+            let at = |t: i64| p0 + (p1 - p0) * (t as f64 - t0 as f64) / (t1 as f64 - t0 as f64);
+            let seconds = (b as f64 - a as f64) * 1e-9;
             energy.joules += (at(a) + at(b)) / 2.0 * seconds;
             energy.uncertainty_j += (p1 - p0).abs() * seconds / 2.0;
         }

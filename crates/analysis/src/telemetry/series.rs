@@ -123,9 +123,9 @@ pub fn read(dir: &Path) -> Result<BTreeMap<DeviceKey, Series>> {
             series.samples.push(Sample {
                 time_ns: time.i64(i),
                 readings: Readings {
-                    power_w: power.opt_f64(i),
-                    power_average_w: average.as_ref().and_then(|a| a.opt_f64(i)),
-                    energy_j: energy.opt_f64(i),
+                    power_w: power.opt_f64(i).filter(|w| w.is_finite()),
+                    power_average_w: average.as_ref().and_then(|a| a.opt_f64(i)).filter(|w| w.is_finite()),
+                    energy_j: energy.opt_f64(i).filter(|j| j.is_finite()),
                     sm_clock_mhz: sm.opt_u64(i).map(|v| v as u32),
                     memory_clock_mhz: mem.opt_u64(i).map(|v| v as u32),
                     memory_used_bytes: used.opt_u64(i),

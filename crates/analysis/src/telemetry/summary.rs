@@ -55,7 +55,7 @@ fn one(key: &DeviceKey, s: &Series) -> DeviceStats {
     let (first, last) = (samples[0], samples[samples.len() - 1]);
     let points = power_points(samples);
     let integral = points.first().zip(points.last()).and_then(|(a, b)| integrate(&points, a.0, b.0));
-    let powered_ns = points.last().map_or(0, |b| b.0 - points[0].0);
+    let powered_ns = points.last().map_or(0, |b| b.0.saturating_sub(points[0].0));
     // A counter that went back (a driver reload or GPU reset between samples) says nothing.
     let energy_counter_j = {
         let energies: Vec<f64> = samples.iter().filter_map(|x| x.energy_j).collect();
@@ -81,7 +81,7 @@ fn one(key: &DeviceKey, s: &Series) -> DeviceStats {
         host: s.host.clone(),
         rank: s.rank,
         samples: samples.len(),
-        span_ns: last.time_ns - first.time_ns,
+        span_ns: last.time_ns.saturating_sub(first.time_ns),
         mean_power_w: match integral {
             Some(e) if powered_ns > 0 => Some(e.joules / (powered_ns as f64 * 1e-9)),
             _ => points.first().map(|p| p.1),

@@ -4,7 +4,7 @@
 
 use std::fmt::Write as _;
 
-use super::{Cell, Table, bytes, escape, grouped};
+use super::{Cell, Table, bytes, escape, grouped, name_cell};
 use crate::report::timeline::Timeline;
 use crate::report::{Device, Roofline};
 use crate::stats::render::human_ns;
@@ -28,7 +28,7 @@ pub fn timeline(t: &Timeline) -> String {
          <canvas id=\"timeline-canvas\" aria-label=\"timeline of GPU busy time and API and marker density\"></canvas>\n\
          <noscript><p class=\"note\">The timeline is drawn by the page's script.</p></noscript>\n</div>\n",
         t.lanes.len(),
-        human_ns((t.end_ns - t.start_ns) as f64),
+        human_ns(t.end_ns.saturating_sub(t.start_ns) as f64),
         human_ns(t.bin_ns),
         t.lanes.len(),
         t.lanes.first().map_or(0, |l| l.values.len())
@@ -77,7 +77,7 @@ pub fn device(d: &Device) -> String {
         ],
     );
     for s in &d.report.devices {
-        let energy = s.energy_counter_j.or(s.energy_integral_j);
+        let energy = s.energy_counter_j.or(s.energy_integral_j).filter(|j| j.is_finite());
         table.row(
             Some(&s.device_uuid),
             vec![
@@ -86,20 +86,20 @@ pub fn device(d: &Device) -> String {
                 Cell::Number(grouped(s.samples as u64), s.samples as f64),
                 watts(s.mean_power_w),
                 watts(s.peak_power_w),
-                energy.map_or(Cell::Number("-".into(), 0.0), |j| Cell::Number(format!("{j:.1} J"), j)),
-                s.mean_sm_clock_mhz.map_or(Cell::Number("-".into(), 0.0), |m| {
+                energy.map_or(Cell::Number("-".into(), f64::NAN), |j| Cell::Number(format!("{j:.1} J"), j)),
+                s.mean_sm_clock_mhz.map_or(Cell::Number("-".into(), f64::NAN), |m| {
                     Cell::Number(
                         format!("{m:.0} MHz ({}–{})", s.min_sm_clock_mhz.unwrap_or(0), s.max_sm_clock_mhz.unwrap_or(0)),
                         m,
                     )
                 }),
-                s.peak_memory_used_bytes.map_or(Cell::Number("-".into(), 0.0), |b| {
+                s.peak_memory_used_bytes.map_or(Cell::Number("-".into(), f64::NAN), |b| {
                     let of = s.memory_total_bytes.map_or(String::new(), |t| format!(" of {}", bytes(t as f64)));
                     Cell::Number(format!("{}{of}", bytes(b as f64)), b as f64)
                 }),
-                s.mean_gpu_busy_pct.map_or(Cell::Number("-".into(), 0.0), |p| Cell::Number(format!("{p:.0}%"), p)),
+                s.mean_gpu_busy_pct.map_or(Cell::Number("-".into(), f64::NAN), |p| Cell::Number(format!("{p:.0}%"), p)),
                 s.peak_temperature_c
-                    .map_or(Cell::Number("-".into(), 0.0), |t| Cell::Number(format!("{t} °C"), f64::from(t))),
+                    .map_or(Cell::Number("-".into(), f64::NAN), |t| Cell::Number(format!("{t} °C"), f64::from(t))),
                 Cell::Number(
                     if s.throttle_reasons.is_empty() {
                         grouped(s.throttled_samples as u64)
@@ -121,7 +121,7 @@ pub fn device(d: &Device) -> String {
             key.pid,
             escape(&series.device_uuid)
         );
-        let at = |t: i64| (t - start) as f64 / 1e9;
+        let at = |t: i64| t.saturating_sub(start) as f64 / 1e9;
         let power: Vec<(f64, f64)> = series.samples.iter().filter_map(|s| Some((at(s.time_ns), s.power_w?))).collect();
         let clock: Vec<(f64, f64)> =
             series.samples.iter().filter_map(|s| Some((at(s.time_ns), f64::from(s.sm_clock_mhz?)))).collect();
@@ -153,7 +153,7 @@ pub fn device(d: &Device) -> String {
             t.row(
                 Some(&k.name),
                 vec![
-                    Cell::Html(format!("<span class=\"name\" title=\"{0}\">{0}</span>", escape(&k.name))),
+                    name_cell(&k.name),
                     Cell::Number(grouped(k.calls), k.calls as f64),
                     Cell::Number(grouped(k.covered), k.covered as f64),
                     Cell::Number(human_ns(k.time_ns as f64), k.time_ns as f64),
@@ -170,7 +170,10 @@ pub fn device(d: &Device) -> String {
 }
 
 fn watts(w: Option<f64>) -> Cell {
-    w.map_or(Cell::Number("-".into(), 0.0), |w| Cell::Number(format!("{w:.1} W"), w))
+    match w.filter(|w| w.is_finite()) {
+        Some(w) => Cell::Number(format!("{w:.1} W"), w),
+        None => Cell::Number("-".into(), f64::NAN),
+    }
 }
 
 const CHART_WIDTH: f64 = 420.0;
@@ -211,6 +214,11 @@ impl Bucket {
 
 /// A line over time (seconds), its samples reduced to [`BUCKETS`] means with their extremes.
 fn line_chart(class: &str, title: &str, unit: &str, points: &[(f64, f64)]) -> String {
+    // A reading the library gave as NaN, infinite or absurd draws nothing rather than a broken
+    // chart: SVG takes no NaN, and a 1e308 W peak would flatten every other sample.
+    let points: Vec<(f64, f64)> =
+        points.iter().copied().filter(|&(t, v)| t.is_finite() && v.is_finite() && v.abs() < 1e15).collect();
+    let points = points.as_slice();
     if points.is_empty() {
         return format!("<p class=\"empty chart-{class}\">{title}: not reported by this GPU's library</p>\n");
     }

@@ -46,6 +46,26 @@ pub fn escape(text: &str) -> String {
     out
 }
 
+/// `text` cut to `chars` characters, with an ellipsis where it was cut: names come from the
+/// dataset and may be megabytes long.
+pub fn cut(text: &str, chars: usize) -> std::borrow::Cow<'_, str> {
+    match text.char_indices().nth(chars) {
+        Some((at, _)) => std::borrow::Cow::Owned(format!("{}…", &text[..at])),
+        None => std::borrow::Cow::Borrowed(text),
+    }
+}
+
+/// The longest kernel name written whole; longer ones are cut, wherever they appear. C++
+/// template kernels (PyTorch's, CUTLASS's) reach a few thousand characters; a dataset's names
+/// may be megabytes.
+pub const NAME_CHARS: usize = 8192;
+
+/// A kernel name's cell: the name (cut to [`NAME_CHARS`]) in a span that ellipsises it, the
+/// whole of what is kept as its tooltip.
+pub fn name_cell(name: &str) -> Cell {
+    Cell::Html(format!("<span class=\"name\" title=\"{0}\">{0}</span>", escape(&cut(name, NAME_CHARS))))
+}
+
 /// JSON made safe inside a `<script>` element: no `</script>` or `<!--` can end it early.
 fn script_json(json: &str) -> String {
     json.replace('<', "\\u003c").replace('>', "\\u003e").replace('&', "\\u0026")
@@ -190,19 +210,22 @@ impl Table {
         let _ = write!(self.attributes, " {name}=\"{}\"", escape(value));
     }
 
-    /// Adds a row; `name` goes into its `data-name`.
+    /// Adds a row; `name` (cut to [`NAME_CHARS`]) goes into its `data-name`.
     pub fn row(&mut self, name: Option<&str>, cells: Vec<Cell>) {
         let mut row = match name {
-            Some(name) => format!("<tr data-name=\"{}\">", escape(name)),
+            Some(name) => format!("<tr data-name=\"{}\">", escape(&cut(name, NAME_CHARS))),
             None => "<tr>".to_owned(),
         };
         for cell in cells {
             match cell {
                 Cell::Text(text) => {
-                    let _ = write!(row, "<td data-v=\"{0}\">{0}</td>", escape(&text));
+                    let _ = write!(row, "<td data-v=\"{0}\">{0}</td>", escape(&cut(&text, NAME_CHARS)));
+                }
+                // A missing figure (NaN) has no sort value: it sorts after every number.
+                Cell::Number(text, value) if !value.is_finite() => {
+                    let _ = write!(row, "<td class=\"num\" data-v=\"\">{}</td>", escape(&text));
                 }
                 Cell::Number(text, value) => {
-                    let value = if value.is_finite() { value } else { 0.0 };
                     let _ = write!(row, "<td class=\"num\" data-v=\"{value}\">{}</td>", escape(&text));
                 }
                 Cell::Html(html) => {
@@ -238,6 +261,13 @@ mod tests {
     fn text_and_json_cannot_break_out() {
         assert_eq!(escape("<a href=\"x\">&'"), "&lt;a href=&quot;x&quot;&gt;&amp;&#39;");
         assert_eq!(script_json(r#"{"n":"</script><!--"}"#), r#"{"n":"\u003c/script\u003e\u003c!--"}"#);
+    }
+
+    #[test]
+    fn long_text_is_cut_on_a_character() {
+        assert_eq!(cut("abc", 3), "abc");
+        assert_eq!(cut("abcd", 3), "abc…");
+        assert_eq!(cut("ééé", 2), "éé…");
     }
 
     #[test]

@@ -86,6 +86,24 @@
       return values;
     }
 
+    // The longest start of `text` that fits `width`, by bisection: a few measurements
+    // whatever the label's length.
+    const fittedCache = new Map();
+    function fitted(ctx, text, width) {
+      if (fittedCache.has(text)) return fittedCache.get(text);
+      let result = text;
+      if (ctx.measureText(text).width > width) {
+        let lo = 0, hi = text.length;
+        while (lo < hi) {
+          const mid = Math.ceil((lo + hi) / 2);
+          if (ctx.measureText(text.slice(0, mid) + "…").width <= width) lo = mid; else hi = mid - 1;
+        }
+        result = text.slice(0, lo) + "…";
+      }
+      fittedCache.set(text, result);
+      return result;
+    }
+
     function niceStep(span) {
       const rough = span / 6, power = Math.pow(10, Math.floor(Math.log10(rough)));
       const m = [1, 2, 5, 10].find(function (k) { return k * power >= rough; });
@@ -120,9 +138,7 @@
         ctx.fillStyle = row % 2 ? "#f7f9fb" : "#ffffff";
         ctx.fillRect(LABEL, y, plot, ROW);
         ctx.fillStyle = "#1d232b";
-        let label = lane.label;
-        while (label.length > 4 && ctx.measureText(label).width > LABEL - 10) label = label.slice(0, -2);
-        ctx.fillText(label === lane.label ? label : label + "…", 4, y + ROW / 2);
+        ctx.fillText(fitted(ctx, lane.label, LABEL - 10), 4, y + ROW / 2);
         const values = aggregate(lane, count);
         const busy = lane.kind === "kernel" || lane.kind === "copy";
         let peak = 0;

@@ -26,7 +26,7 @@ pub fn ranks(r: &Report) -> String {
     let mut table = Table::new(
         "rank-table",
         &[
-            ("rank", false),
+            ("rank", true),
             ("host", false),
             ("pid", true),
             ("kernels", true),
@@ -48,7 +48,8 @@ pub fn ranks(r: &Report) -> String {
         table.row(
             Some(&k.name),
             vec![
-                Cell::Text(k.name.clone()),
+                // Sorted by rank number, else by pid: rank 10 after rank 9.
+                Cell::Number(k.name.clone(), f64::from(k.rank.unwrap_or(i32::MAX)) + f64::from(k.pid) * 1e-10),
                 Cell::Text(k.host.clone().unwrap_or_default()),
                 Cell::Number(k.pid.to_string(), f64::from(k.pid)),
                 Cell::Number(grouped(b.kernels), b.kernels as f64),

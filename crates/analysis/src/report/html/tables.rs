@@ -2,7 +2,7 @@
 
 use std::fmt::Write as _;
 
-use super::{Cell, Table, bytes, escape, grouped};
+use super::{Cell, Table, bytes, escape, grouped, name_cell};
 use crate::analyze::Analysis;
 use crate::analyze::diff::Verdict;
 use crate::report::coverage::Coverage;
@@ -36,9 +36,11 @@ pub fn summary(report: &Report) -> String {
     let mut out = String::from("<div class=\"figures\">\n");
     let wall = s.wall_ns.unwrap_or(0) as f64;
     figure(&mut out, "wall", "Wall time", &s.wall_ns.map_or("unknown".into(), |w| human_ns(w as f64)), wall);
-    let busy = s.gpu_busy_ns() as f64;
+    let busy = if s.busy_known { s.gpu_busy_ns() as f64 } else { f64::NAN };
     let gpus_used = s.gpus.iter().filter(|g| g.dispatches > 0).count().max(1);
-    let busy_text = if wall > 0.0 {
+    let busy_text = if !s.busy_known {
+        "unknown (the kernels could not be read for the timeline)".to_owned()
+    } else if wall > 0.0 {
         format!(
             "{} ({:.1}% of wall × {gpus_used} GPU{})",
             human_ns(busy),
@@ -49,14 +51,16 @@ pub fn summary(report: &Report) -> String {
         human_ns(busy)
     };
     figure(&mut out, "gpu_busy", "GPU busy", &busy_text, busy);
-    figure(&mut out, "dispatches", "Kernel dispatches", &grouped(s.dispatches()), s.dispatches() as f64);
+    // As `stats` counts them: timed or not.
+    let dispatches = report.kernels.shown().map_or(0, |k| k.dispatches);
+    figure(&mut out, "dispatches", "Kernel dispatches", &grouped(dispatches), dispatches as f64);
     let names = report.kernels.shown().map_or(0, |k| k.names);
     figure(&mut out, "kernels", "Distinct kernels", &grouped(names as u64), names as f64);
     figure(&mut out, "records", "Records", &grouped(s.records), s.records as f64);
     let dropped = if s.dropped == 0 {
         "none".to_owned()
     } else {
-        format!("{} ({:.2}%)", grouped(s.dropped), s.dropped as f64 / (s.records + s.dropped) as f64 * 100.0)
+        format!("{} ({:.2}%)", grouped(s.dropped), s.dropped as f64 / (s.records as f64 + s.dropped as f64) * 100.0)
     };
     figure(&mut out, "dropped", "Dropped", &dropped, s.dropped as f64);
     figure(&mut out, "processes", "Processes", &s.processes.len().to_string(), s.processes.len() as f64);
@@ -66,12 +70,24 @@ pub fn summary(report: &Report) -> String {
     if !s.gpus.is_empty() {
         out.push_str("<h3>GPUs</h3>\n");
         out.push_str(&gpus(s));
+        omitted(&mut out, s.gpus.len(), "GPUs");
     }
     if !s.processes.is_empty() {
         out.push_str("<h3>Processes</h3>\n");
         out.push_str(&processes(s));
+        omitted(&mut out, s.processes.len(), "processes");
     }
     out
+}
+
+/// Rows of the summary's GPU and process tables: a job of thousands of ranks keeps a page
+/// that opens.
+const SUMMARY_ROWS: usize = 256;
+
+fn omitted(out: &mut String, rows: usize, what: &str) {
+    if rows > SUMMARY_ROWS {
+        let _ = writeln!(out, "<p class=\"note\">The first {SUMMARY_ROWS} of {} {what}.</p>", grouped(rows as u64));
+    }
 }
 
 fn collected(out: &mut String, report: &Report) {
@@ -105,6 +121,7 @@ fn gpus(s: &Summary) -> String {
     let mut table = Table::new(
         "gpu-table",
         &[
+            ("host", false),
             ("pid", true),
             ("GPU", true),
             ("name", false),
@@ -115,19 +132,25 @@ fn gpus(s: &Summary) -> String {
             ("busy of its span", true),
         ],
     );
-    for g in &s.gpus {
+    for g in s.gpus.iter().take(SUMMARY_ROWS) {
         let share = if g.span_ns > 0 { g.busy_ns as f64 / g.span_ns as f64 } else { 0.0 };
+        let (busy, share) = if s.busy_known {
+            (time(g.busy_ns as f64), percent(share))
+        } else {
+            (Cell::Number("unknown".into(), f64::NAN), Cell::Number("unknown".into(), f64::NAN))
+        };
         table.row(
             Some(&g.name),
             vec![
+                Cell::Text(g.host.clone().unwrap_or_default()),
                 count(u64::from(g.pid)),
                 Cell::Number(g.index.to_string(), f64::from(g.index)),
                 Cell::Text(g.name.clone()),
                 count(u64::from(g.compute_units)),
                 Cell::Number(bytes(g.memory_bytes as f64), g.memory_bytes as f64),
                 count(g.dispatches),
-                time(g.busy_ns as f64),
-                percent(share),
+                busy,
+                share,
             ],
         );
     }
@@ -148,7 +171,7 @@ fn processes(s: &Summary) -> String {
             ("dropped", true),
         ],
     );
-    for p in &s.processes {
+    for p in s.processes.iter().take(SUMMARY_ROWS) {
         table.row(
             None,
             vec![
@@ -190,7 +213,7 @@ pub fn kernels(k: &Kernels) -> String {
         table.row(
             Some(&r.name),
             vec![
-                Cell::Html(format!("<span class=\"name\" title=\"{0}\">{0}</span>", escape(&r.name))),
+                name_cell(&r.name),
                 count(r.calls),
                 time(r.total_ns as f64),
                 Cell::Number(format!("{:.2}%", r.percent), r.percent),
@@ -252,7 +275,7 @@ pub fn bottlenecks(a: &Analysis, summary: &Summary, top: usize) -> String {
         table.row(
             Some(&k.name),
             vec![
-                Cell::Html(format!("<span class=\"name\" title=\"{0}\">{0}</span>", escape(&k.name))),
+                name_cell(&k.name),
                 Cell::Text(gpu),
                 count(k.calls),
                 time(k.total_ns),
@@ -418,7 +441,7 @@ pub fn diff(d: &Diff, top: usize) -> String {
         table.row(
             Some(&k.name),
             vec![
-                Cell::Html(format!("<span class=\"name\" title=\"{0}\">{0}</span>", escape(&k.name))),
+                name_cell(&k.name),
                 Cell::Html(format!(
                     "<span class=\"verdict verdict-{verdict}\" data-verdict=\"{verdict}\">{verdict}</span>"
                 )),
@@ -426,9 +449,10 @@ pub fn diff(d: &Diff, top: usize) -> String {
                 count(k.calls_b),
                 time(k.median_a_ns as f64),
                 time(k.median_b_ns as f64),
-                k.change
-                    .map_or(Cell::Number("-".into(), 0.0), |c| Cell::Number(format!("{:+.1}%", c * 100.0), c * 100.0)),
-                k.confidence.map_or(Cell::Number("-".into(), 0.0), |c| Cell::Number(format!("{:.3}", c), c)),
+                k.change.map_or(Cell::Number("-".into(), f64::NAN), |c| {
+                    Cell::Number(format!("{:+.1}%", c * 100.0), c * 100.0)
+                }),
+                k.confidence.map_or(Cell::Number("-".into(), f64::NAN), |c| Cell::Number(format!("{:.3}", c), c)),
             ],
         );
     }
@@ -438,10 +462,10 @@ pub fn diff(d: &Diff, top: usize) -> String {
          a rank test) of {} kernels, the first {} shown; kernel time {} → {} ({:+.1}%).</p>\n",
         escape(&d.baseline),
         regressions,
-        r.kernels.len(),
-        r.kernels.len().min(top),
         r.threshold * 100.0,
         r.confidence * 100.0,
+        r.kernels.len(),
+        r.kernels.len().min(top),
         human_ns(r.total_a_ns as f64),
         human_ns(r.total_b_ns as f64),
         change * 100.0
