@@ -136,6 +136,36 @@ class Dataset:
         class, evidence and recommendations; the GPUs' ceilings; notes; throttled kernels."""
         return json.loads(_native.analyze_json(str(self.path), kernel, gpu, pid, None if timings is None else str(timings)))
 
+    def report(
+        self,
+        path: Optional[PathLike] = None,
+        *,
+        baseline: Union["Dataset", PathLike, None] = None,
+        gpu: Optional[str] = None,
+        top: int = 50,
+        bins: int = 4000,
+        step_marker: Optional[str] = None,
+    ) -> Union[str, Path]:
+        """`rocprof-rs report`: the self-contained HTML page of this run (summary, top kernels,
+        timeline, rooflines, bottlenecks, counter coverage, device telemetry, ranks, and with
+        `baseline` the diff against it). Returns the HTML text, or with `path` writes it there
+        (whole or not at all) and returns the path."""
+        base = None if baseline is None else str(baseline.path if isinstance(baseline, Dataset) else baseline)
+        html = _native.report_html(str(self.path), base, gpu, top, bins, step_marker)
+        if path is None:
+            return html
+        target = Path(path)
+        # A rename would put a file in place of a device or FIFO (as root, over /dev/null).
+        if target.exists() and not target.is_file():
+            raise RocprofError(f"{target}: not a regular file (a device, FIFO or folder is never replaced by a report)")
+        partial = target.with_name(f".{target.name}.{os.getpid()}.partial")
+        try:
+            partial.write_text(html, encoding="utf-8")
+            os.replace(partial, target)
+        finally:
+            partial.unlink(missing_ok=True)
+        return target
+
     def diff(
         self,
         other: Union["Dataset", PathLike],

@@ -80,6 +80,22 @@ def test_analyze_diff_and_score_equal_the_cli(runs):
     assert weighed.joules is not None and weighed.joules > 0 and weighed.energy_term is not None
 
 
+def test_the_report_is_the_clis_page(runs, tmp_path):
+    a, b = runs
+    cli = subprocess.run([str(_binaries.cli()), "report", str(a.path), "-o", "-"], capture_output=True, text=True)
+    assert cli.returncode == 0, cli.stderr
+    assert a.report() == cli.stdout
+    written = b.report(tmp_path / "b.html", baseline=a)
+    page = written.read_text(encoding="utf-8")
+    for section in ("kernels", "timeline", "device", "diff"):
+        assert f'id="{section}" data-state="shown"' in page, section
+    assert not list(tmp_path.glob(".*partial")), "no partial file left"
+    with pytest.raises(rocprof_rs.RocprofError, match="not a regular file"):
+        a.report("/dev/null")
+    with pytest.raises(rocprof_rs.RocprofError, match="bins 5"):
+        a.report(bins=5)
+
+
 def test_diff_of_a_run_with_itself_finds_nothing(runs):
     a, _ = runs
     report = a.diff(a)

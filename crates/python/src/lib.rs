@@ -14,6 +14,7 @@ use pyo3::exceptions::PyException;
 use pyo3::prelude::*;
 
 use rocprof_rs_analysis::analyze::{self, diff, fitness, measure};
+use rocprof_rs_analysis::report;
 use rocprof_rs_analysis::stats::{self, Section};
 use rocprof_rs_analysis::telemetry;
 
@@ -215,6 +216,36 @@ fn score_json(
     })
 }
 
+/// `rocprof-rs report DIR -o -`: the self-contained HTML page, as text.
+#[pyfunction]
+#[pyo3(signature = (dir, baseline=None, gpu=None, top=50, bins=4000, step_marker=None))]
+fn report_html(
+    py: Python<'_>,
+    dir: PathBuf,
+    baseline: Option<PathBuf>,
+    gpu: Option<String>,
+    top: usize,
+    bins: usize,
+    step_marker: Option<String>,
+) -> PyResult<String> {
+    detached(py, move || {
+        if !(100..=100_000).contains(&bins) {
+            return Err(NativeError::Input(format!("bins {bins}: expected 100 to 100000")));
+        }
+        for (what, path) in [("", Some(&dir)), ("baseline ", baseline.as_ref())] {
+            if let Some(path) = path.filter(|p| !p.is_dir()) {
+                return Err(NativeError::Input(format!(
+                    "{what}{}: not a directory (give the directory a run or an import wrote)",
+                    path.display()
+                )));
+            }
+        }
+        let options =
+            report::Options { baseline, gpu, top, bins, step_marker: regex(step_marker.as_deref(), "step_marker")? };
+        Ok(report::html::render(&report::build(&dir, &options)?))
+    })
+}
+
 /// The version of the library the module was built from.
 #[pyfunction]
 fn version() -> &'static str {
@@ -229,6 +260,7 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(analyze_json, m)?)?;
     m.add_function(wrap_pyfunction!(diff_json, m)?)?;
     m.add_function(wrap_pyfunction!(score_json, m)?)?;
+    m.add_function(wrap_pyfunction!(report_html, m)?)?;
     m.add_function(wrap_pyfunction!(version, m)?)?;
     Ok(())
 }
