@@ -62,6 +62,18 @@ def read_rows(dataset: str, table: str) -> list[dict[str, Any]]:
     return [] if t is None else t.to_pylist()
 
 
+def read_columns(dataset: str, table: str, columns: list[str]) -> list[dict[str, Any]]:
+    """The table's rows, only these columns (those a file has: older formats lack some)."""
+    import pyarrow.parquet as pq
+
+    rows: list[dict[str, Any]] = []
+    for f in table_files(dataset, table):
+        pf = pq.ParquetFile(f)
+        have = [c for c in columns if c in pf.schema_arrow.names]
+        rows.extend(pf.read(columns=have).to_pylist())
+    return rows
+
+
 def count_rows(dataset: str, table: str) -> int:
     """Rows in a table, from the Parquet footers only (cheap for large tables)."""
     import pyarrow.parquet as pq

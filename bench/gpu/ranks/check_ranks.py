@@ -128,27 +128,15 @@ def load_truths(prefix: str | None, stdout: str | None) -> tuple[dict[int, dict]
     return truths, info
 
 
-def read_columns(dataset: str, table: str, columns: list[str]) -> list[dict[str, Any]]:
-    """The table's rows, only these columns (those a file has)."""
-    import pyarrow.parquet as pq
-
-    rows: list[dict[str, Any]] = []
-    for f in benchlib.table_files(dataset, table):
-        pf = pq.ParquetFile(f)
-        have = [c for c in columns if c in pf.schema_arrow.names]
-        rows.extend(pf.read(columns=have).to_pylist())
-    return rows
-
-
 class Run:
     """One traced run: every rank's kernels, markers and collectives, by its `rank` column."""
 
     def __init__(self, dataset: str):
         self.dataset = dataset
         self.metadata = benchlib.read_metadata(dataset)
-        self.kernels = read_columns(dataset, "kernel_dispatch", ["kernel_name", "start_ns", "end_ns", "duration_ns",
+        self.kernels = benchlib.read_columns(dataset, "kernel_dispatch", ["kernel_name", "start_ns", "end_ns", "duration_ns",
                                                                  "pid", "host", "rank", "local_rank", "world_size"])
-        self.markers = read_columns(dataset, "marker", ["message", "start_ns", "end_ns", "pid", "rank", "domain"])
+        self.markers = benchlib.read_columns(dataset, "marker", ["message", "start_ns", "end_ns", "pid", "rank", "domain"])
         self.by_rank: dict[Any, list[dict]] = defaultdict(list)
         for k in self.kernels:
             self.by_rank[k.get("rank")].append(k)

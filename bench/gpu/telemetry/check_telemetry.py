@@ -153,23 +153,12 @@ def skipped_ticks(log: str | None) -> list[str]:
     return lines
 
 
-def read_columns(dataset: str, table: str, columns: list[str]) -> list[dict[str, Any]]:
-    import pyarrow.parquet as pq
-
-    rows: list[dict[str, Any]] = []
-    for f in benchlib.table_files(dataset, table):
-        pf = pq.ParquetFile(f)
-        have = [c for c in columns if c in pf.schema_arrow.names]
-        rows.extend(pf.read(columns=have).to_pylist())
-    return rows
-
-
 class Samples:
     """A dataset's device samples: every row, and the used GPU's rows in time order."""
 
     def __init__(self, dataset: str, report: dict | None):
         self.dataset = dataset
-        self.all = read_columns(dataset, "device_sample", SAMPLE_COLUMNS) if os.path.isdir(dataset) else []
+        self.all = benchlib.read_columns(dataset, "device_sample", SAMPLE_COLUMNS) if os.path.isdir(dataset) else []
         self.device = (report or {}).get("device", 0)
         self.pid = (report or {}).get("pid")
         rows = [r for r in self.all if r.get("agent_id") == self.device]
@@ -396,14 +385,14 @@ def check_clock(v: Verdict, gemm: Samples, grep: dict, smi_rows: list[dict], smi
 
 
 def check_marker(v: Verdict, dataset: str, grep: dict, tol_ms: float) -> dict[str, Any]:
-    rows = [r for r in read_columns(dataset, "marker", ["message", "start_ns", "end_ns"]) if r.get("message") == "gemm loop"]
+    rows = [r for r in benchlib.read_columns(dataset, "marker", ["message", "start_ns", "end_ns"]) if r.get("message") == "gemm loop"]
     out: dict[str, Any] = {"markers": len(rows)}
     if len(rows) != 1:
         v.check("gemm.marker_window", False, {"gemm_loop_markers": len(rows), "expected": 1})
         return out
     m = rows[0]
     ds, de = (m["start_ns"] - grep["boottime_start_ns"]) / 1e6, (m["end_ns"] - grep["boottime_end_ns"]) / 1e6
-    kernels = read_columns(dataset, "kernel_dispatch", ["kernel_name", "start_ns", "end_ns"])
+    kernels = benchlib.read_columns(dataset, "kernel_dispatch", ["kernel_name", "start_ns", "end_ns"])
     inside = [k for k in kernels if m["start_ns"] <= k["start_ns"] and k["end_ns"] <= m["end_ns"]]
     busy = sum(k["end_ns"] - k["start_ns"] for k in inside)
     out.update(start_diff_ms=ds, end_diff_ms=de, kernels_inside=len(inside),
