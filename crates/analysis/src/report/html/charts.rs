@@ -262,9 +262,11 @@ fn line_chart(class: &str, title: &str, unit: &str, points: &[(f64, f64)]) -> St
     }
     for k in 0..=4 {
         let t = (t1 - t0) * f64::from(k) / 4.0;
+        // The last label ends at the plot's edge rather than running past the chart.
+        let anchor = if k == 4 { "end" } else { "middle" };
         let _ = writeln!(
             svg,
-            "<text class=\"tick\" x=\"{:.1}\" y=\"{:.1}\" text-anchor=\"middle\">{:.2} s</text>",
+            "<text class=\"tick\" x=\"{:.1}\" y=\"{:.1}\" text-anchor=\"{anchor}\">{:.2} s</text>",
             MARGIN_LEFT + plot_w * f64::from(k) / 4.0,
             CHART_HEIGHT - 6.0,
             t0 + t
