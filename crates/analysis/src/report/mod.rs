@@ -61,6 +61,14 @@ impl<T> Part<T> {
         }
     }
 
+    /// The content made into something else; an empty part stays empty, for the same reason.
+    pub fn map<U>(&self, f: impl FnOnce(&T) -> U) -> Part<U> {
+        match self {
+            Part::Shown(value) => Part::Shown(f(value)),
+            Part::Empty(why) => Part::Empty(why.clone()),
+        }
+    }
+
     pub fn shown(&self) -> Option<&T> {
         match self {
             Part::Shown(value) => Some(value),
@@ -148,12 +156,9 @@ pub fn build(dir: &Path, options: &Options) -> Result<Report> {
     }
 
     let all = stats::compute(dir, &[Section::Kernel], &stats::Options::default())?;
-    let calls: HashMap<String, u64> = match all.first() {
-        Some(section) => section.rows.to_vec()?.into_iter().map(|r| (r.name, r.calls)).collect(),
-        None => HashMap::new(),
-    };
+    let mut calls: HashMap<String, u64> = HashMap::new();
     let kernels = match all.into_iter().next() {
-        Some(section) => Part::Shown(kernels(section, options.top)?),
+        Some(section) => Part::Shown(kernels(section, options.top, &mut calls)?),
         None => Part::Empty("no kernel dispatches (trace with --kernel-trace)".to_owned()),
     };
 
@@ -206,13 +211,21 @@ pub fn build(dir: &Path, options: &Options) -> Result<Report> {
     })
 }
 
-fn kernels(section: stats::SectionStats, top: usize) -> Result<Kernels> {
-    let mut rows = section.rows.to_vec()?;
-    let names = rows.len();
-    let dispatches = rows.iter().map(|r| r.calls).sum();
-    let total_ns = rows.iter().map(|r| r.total_ns).sum();
-    rows.truncate(top.max(1));
-    Ok(Kernels { rows, names, dispatches, total_ns, notes: section.notes })
+/// The top `top` kernels and the section's totals, in one pass over its rows (which may be
+/// on disk, for millions of names); every name's calls go into `calls`, for the coverage.
+fn kernels(section: stats::SectionStats, top: usize, calls: &mut HashMap<String, u64>) -> Result<Kernels> {
+    let mut kernels = Kernels { rows: Vec::new(), names: 0, dispatches: 0, total_ns: 0, notes: section.notes };
+    section.rows.for_each(|row| {
+        kernels.names += 1;
+        kernels.dispatches = kernels.dispatches.saturating_add(row.calls);
+        kernels.total_ns = kernels.total_ns.saturating_add(row.total_ns);
+        calls.insert(row.name.clone(), row.calls);
+        if kernels.rows.len() < top.max(1) {
+            kernels.rows.push(row);
+        }
+        Ok::<(), Error>(())
+    })?;
+    Ok(kernels)
 }
 
 fn rooflines(analysis: &Analysis) -> Part<Vec<Roofline>> {

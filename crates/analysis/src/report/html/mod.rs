@@ -83,24 +83,13 @@ pub fn render(report: &Report) -> String {
         env!("CARGO_PKG_VERSION"),
         escape(&title)
     );
-    header(&mut page, report, &title);
+    let sections = sections(report);
+    header(&mut page, report, &title, &sections);
     page.push_str("<main>\n");
-    for (id, heading) in SECTIONS {
-        let body = match id {
-            "summary" => Ok(tables::summary(report)),
-            "kernels" => part(&report.kernels, tables::kernels),
-            "timeline" => part(&report.timeline, charts::timeline),
-            "roofline" => part(&report.roofline, |r| charts::rooflines(r)),
-            "bottlenecks" => part(&report.bottlenecks, |a| tables::bottlenecks(a, &report.summary, report.top)),
-            "coverage" => part(&report.coverage, tables::coverage),
-            "device" => part(&report.device, charts::device),
-            "ranks" => part(&report.ranks, ranks::ranks),
-            "diff" => part(&report.diff, |d| tables::diff(d, report.top)),
-            _ => unreachable!("every section is listed"),
-        };
+    for ((id, heading), body) in SECTIONS.iter().zip(sections) {
         let (state, body) = match body {
-            Ok(html) => ("shown", html),
-            Err(why) => ("empty", format!("<p class=\"empty\">{}</p>\n", escape(&why))),
+            Part::Shown(html) => ("shown", html),
+            Part::Empty(why) => ("empty", format!("<p class=\"empty\">{}</p>\n", escape(&why))),
         };
         let _ = write!(page, "<section id=\"{id}\" data-state=\"{state}\">\n<h2>{heading}</h2>\n{body}</section>\n");
     }
@@ -116,14 +105,26 @@ pub fn render(report: &Report) -> String {
     page
 }
 
-fn part<T>(part: &Part<T>, draw: impl FnOnce(&T) -> String) -> Result<String, String> {
-    match part {
-        Part::Shown(value) => Ok(draw(value)),
-        Part::Empty(why) => Err(why.clone()),
-    }
+/// Each section's HTML, or why it is empty, in [`SECTIONS`]' order.
+fn sections(report: &Report) -> Vec<Part<String>> {
+    SECTIONS
+        .iter()
+        .map(|(id, _)| match *id {
+            "summary" => Part::Shown(tables::summary(report)),
+            "kernels" => report.kernels.map(tables::kernels),
+            "timeline" => report.timeline.map(charts::timeline),
+            "roofline" => report.roofline.map(|r| charts::rooflines(r)),
+            "bottlenecks" => report.bottlenecks.map(|a| tables::bottlenecks(a, &report.summary, report.top)),
+            "coverage" => report.coverage.map(tables::coverage),
+            "device" => report.device.map(charts::device),
+            "ranks" => report.ranks.map(ranks::ranks),
+            "diff" => report.diff.map(|d| tables::diff(d, report.top)),
+            _ => unreachable!("every section is listed"),
+        })
+        .collect()
 }
 
-fn header(page: &mut String, report: &Report, title: &str) {
+fn header(page: &mut String, report: &Report, title: &str, sections: &[Part<String>]) {
     let _ = write!(
         page,
         "<header>\n<h1>{}</h1>\n<p class=\"meta\">Dataset <code>{}</code></p>\n",
@@ -140,18 +141,8 @@ fn header(page: &mut String, report: &Report, title: &str) {
         let _ = writeln!(page, "<p class=\"warning\">{}</p>", escape(warning));
     }
     page.push_str("<nav>\n");
-    for (id, heading) in SECTIONS {
-        let state = match id {
-            "summary" => true,
-            "kernels" => report.kernels.shown().is_some(),
-            "timeline" => report.timeline.shown().is_some(),
-            "roofline" => report.roofline.shown().is_some(),
-            "bottlenecks" => report.bottlenecks.shown().is_some(),
-            "coverage" => report.coverage.shown().is_some(),
-            "device" => report.device.shown().is_some(),
-            "ranks" => report.ranks.shown().is_some(),
-            _ => report.diff.shown().is_some(),
-        };
+    for ((id, heading), body) in SECTIONS.iter().zip(sections) {
+        let state = body.shown().is_some();
         let class = if state { "" } else { " class=\"none\"" };
         let _ = writeln!(page, "<a href=\"#{id}\"{class}>{heading}</a>");
     }
