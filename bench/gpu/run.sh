@@ -372,7 +372,7 @@ stage_counters() {
     local model_args=()
     if [[ "${COUNTERS_MODEL:-1}" != 0 ]]; then
         step model_timed timed model_timed timeout -k 10 300 "$ROCPROF" run --backend cupti --kernel-trace --marker-trace -d "$W/model_timed" -- "$PY" "$C/model.py" 6
-        step model_counted timed model_counted timeout -k 10 400 "$ROCPROF" run --backend cupti --kernel-trace --marker-trace --preset roofline -d "$W/model_counted" -- "$PY" "$C/model.py" 6
+        step model_counted timed model_counted timeout -k 10 400 "$ROCPROF" run --backend cupti --kernel-trace --marker-trace --preset roofline -d "$W/model_counted" -- "$PY" "$C/model.py" 12
         # ncu replays the whole application per pass and leaves the caches alone: each launch
         # sees the caches the run left it, as ours does (its kernel replay would flush L2 first).
         # Two steps, twice: how much ncu's own values move from step to step and from run to run.

@@ -164,7 +164,39 @@ def compare_instances(seq, values, step, kernels, rel):
             ok = abs(o - r) <= max(max(rel, spread) * abs(r), floor)
             why = f"ncu's steps differ by {spread:.1%}" if spread > rel else ""
             rows.append((f"{k} #{pos}", m, o, r, ratio, ok, len(vs), len(rs), why))
-    return rows, len(starts)
+    return rows, starts
+
+
+def compare_names(seq, values, step, starts, kernels, rel):
+    """Each kernel's mean over our matched steps against ncu's over its steps, every launch of
+    the name pooled (the issue's per-kernel means). Ours holds because the groups take turns per
+    place of the step ([`turns`] balances sites), so each metric's mean is over the same
+    layers as the kernel's calls. Where the per-step means of ncu's own steps differ by more
+    than `rel`, that spread is the tolerance."""
+    positions = collections.defaultdict(list)
+    for pos, (_, _) in enumerate(step):
+        k = base(seq[starts[0] + pos][1]) if starts else ""
+        if k in kernels:
+            positions[k].append(pos)
+    rows = []
+    for k, poss in sorted(positions.items()):
+        metrics = sorted(set().union(*(step[p][1].keys() for p in poss)))
+        for m in metrics:
+            vs = [values[seq[s + p][0]][m] for s in starts for p in poss if m in values.get(seq[s + p][0], {})]
+            per_step = [step[p][1].get(m, []) for p in poss]
+            rs = [v for run in per_step for v in run]
+            if not vs or not rs:
+                continue
+            steps_n = min(len(r) for r in per_step)
+            step_means = [mean([r[i] for r in per_step]) for i in range(steps_n)]
+            o, r = mean(vs), mean(rs)
+            floor = FLOOR["byte"] if "bytes" in m else FLOOR["other"]
+            spread = (max(step_means) - min(step_means)) / abs(r) if r and step_means else 0.0
+            ratio = o / r if r else (1.0 if o == 0 else float("inf"))
+            ok = abs(o - r) <= max(max(rel, spread) * abs(r), floor)
+            why = f"ncu's steps differ by {spread:.1%}" if spread > rel else ""
+            rows.append((k, m, o, r, ratio, ok, len(vs), len(rs), why))
+    return rows
 
 
 def compare(our, refs, kernels, rel):
@@ -316,12 +348,24 @@ def main():
                 for (_, mine), (_, theirs) in zip(step, other):
                     for m, vs in theirs.items():
                         mine.setdefault(m, []).extend(vs)
-            mrows, steps = compare_instances(seq, values, step, set(full), MODEL_REL)
+            mrows, starts = compare_instances(seq, values, step, set(full), MODEL_REL)
+            steps = len(starts)
             bad = [r for r in mrows if not r[5]]
             md.append(f"ncu profiled {ncu_steps_n} steps in {len(cut)} runs ({len(step)} launches each, `--replay-mode application --cache-control "
                       f"none`: the run as it is, replayed whole per pass); {steps} steps of ours matched it launch "
-                      f"for launch. Per launch, our mean over the steps against ncu (within {MODEL_REL:.0%}): "
-                      f"{len(mrows) - len(bad)} of {len(mrows)} agree.\n")
+                      f"for launch.\n")
+            nrows = compare_names(seq, values, step, starts, set(full), MODEL_REL)
+            nbad = [r for r in nrows if not r[5]]
+            md.append(f"**Per-kernel means** (every launch of a name in the matched steps, ours against ncu's, within "
+                      f"{MODEL_REL:.0%}): {len(nrows) - len(nbad)} of {len(nrows)} agree.\n")
+            md.append("| kernel | metric | rocprof-rs | ncu | ratio | n ours | n ncu | ok |")
+            md.append("|---|---|---:|---:|---:|---:|---:|---|")
+            for k, m, o, r, ratio, ok, n_o, n_r, why in nrows:
+                if o == 0 and r == 0:
+                    continue
+                md.append(f"| {short(k)[:60]} | {m} | {o:,.0f} | {r:,.0f} | {ratio:.4f} | {n_o} | {n_r} | {'yes' if ok else 'NO'}{' (' + why + ')' if why else ''} |")
+            md.append(f"\n**Per launch** (each place of the step, our mean over the steps against ncu's, within "
+                      f"{MODEL_REL:.0%}): {len(mrows) - len(bad)} of {len(mrows)} agree.\n")
             for k, m, o, r, ratio, ok, n_o, n_r, why in bad[:40]:
                 md.append(f"- {k} {m}: ours {o:,.0f} (n={n_o}), ncu {r:,.0f} (n={n_r}) ({ratio:.3f})")
             wide = [r for r in mrows if r[8] and r[5]]
@@ -329,11 +373,15 @@ def main():
                 md.append(f"\n{len(wide)} launch metrics agree only within ncu's own step-to-step spread:\n")
                 for k, m, o, r, ratio, ok, n_o, n_r, why in wide[:20]:
                     md.append(f"- {k} {m}: ours {o:,.0f}, ncu {r:,.0f} ({ratio:.3f}; {why})")
-            verdict["model_metrics"] = {"compared": len(mrows), "agree": len(mrows) - len(bad), "steps": steps}
-            if not mrows:
+            verdict["model_metrics"] = {"compared": len(mrows), "agree": len(mrows) - len(bad), "steps": steps,
+                                        "names_compared": len(nrows), "names_agree": len(nrows) - len(nbad)}
+            if not mrows or not nrows:
                 verdict["failures"].append("model: nothing compared with ncu")
-            elif bad:
+            if bad:
                 verdict["failures"].append(f"model: {len(bad)} of {len(mrows)} launch metrics beyond {MODEL_REL:.0%} of ncu")
+            if nbad:
+                verdict["failures"].append(f"model: {len(nbad)} of {len(nrows)} per-kernel means beyond {MODEL_REL:.0%} of ncu: "
+                                           + "; ".join(f"{short(k)[:40]} {m} {ratio:.3f}" for k, m, o, r, ratio, *_ in nbad[:5]))
 
     verdict["pass"] = not verdict["failures"]
     verdict.update(label="counters", ok=verdict["pass"], failed=verdict["failures"])

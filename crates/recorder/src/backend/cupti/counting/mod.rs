@@ -133,6 +133,8 @@ struct Context {
     turns: Turns,
     /// The last session ran a SASS pass: its dirty L2 lines are still there ([`turns`]).
     after_sass: bool,
+    /// The shape of the last launch planned here: the next one's site ([`turns`]).
+    last_shape: u64,
 }
 
 /// A session open on this thread, between a launch's ENTER and EXIT.
@@ -140,6 +142,7 @@ struct Context {
 struct Open {
     context: usize,
     shape: u64,
+    site: u64,
     pass: usize,
     correlation: [u64; 2],
     /// Kernel activity was turned off for this session.
@@ -359,7 +362,8 @@ impl Counting {
     ) -> Result<Option<Open>, CuptiError> {
         let context = self.context(state, ctx)?;
         let c = &mut state.contexts[context];
-        let (skip, pass) = match c.turns.plan(shape, std::mem::take(&mut c.after_sass)) {
+        let site = turns::site(shape, std::mem::replace(&mut c.last_shape, shape));
+        let (skip, pass) = match c.turns.plan(shape, site, std::mem::take(&mut c.after_sass)) {
             Plan::Count { skip, pass } => (skip, pass),
             Plan::Rest => {
                 self.rested.fetch_add(1, Ordering::Relaxed);
@@ -383,7 +387,7 @@ impl Counting {
             }
             return Err(e);
         }
-        Ok(Some(Open { context, shape, pass, correlation, activity_off }))
+        Ok(Some(Open { context, shape, site, pass, correlation, activity_off }))
     }
 
     /// Ends the session, evaluates its range and sends the values.
@@ -404,7 +408,7 @@ impl Counting {
             self.uncounted.fetch_add(1, Ordering::Relaxed);
             return Ok(());
         }
-        c.turns.collected(open.shape, open.pass);
+        c.turns.collected(open.shape, open.site, open.pass);
         let (device, chip_index) = (c.device, c.chip);
         let chip = &mut state.chips[chip_index];
         let values = chip.evaluator.evaluate(state.contexts[open.context].object.image(), 0, &chip.metrics)?;
@@ -493,7 +497,15 @@ impl Counting {
         let spec = &state.chips[chip];
         let object = RangeObject::enable(self.cupti, ctx, spec.config.clone(), spec.metrics.clone())?;
         let turns = Turns::new(spec.passes);
-        state.contexts.push(Context { ctx: ctx as usize, device, chip, object, turns, after_sass: false });
+        state.contexts.push(Context {
+            ctx: ctx as usize,
+            device,
+            chip,
+            object,
+            turns,
+            after_sass: false,
+            last_shape: 0,
+        });
         Ok(state.contexts.len() - 1)
     }
 

@@ -12,6 +12,17 @@
 //! pass that shape has collected least. A shape dispatched at least as many times as there are
 //! passes therefore collects every pass, whatever else runs between its dispatches.
 //!
+//! Once a shape has collected every pass, the pass goes by the dispatch's *site*, the kernel
+//! launched just before it: the pass that site has collected least, among those the shape has
+//! collected at most once more than its least. One kernel and grid is often
+//! launched at several places of a model's step, each doing different work (a convolution
+//! of the same output size with a different input depth). A model's step repeats the same
+//! launches, so the cursor stands at the same pass at each place every step, and a choice by the
+//! cursor alone would give each place the same pass every step: the first layer's bytes, the
+//! second's FLOPs. A per-kernel mean would then mix layers by the luck of the turns. Balanced
+//! per site, every place of the step takes every pass in turn, and each metric's mean is over
+//! the same places as the kernel's calls.
+//!
 //! One exception. A SASS pass (instrumented) leaves dirty lines in L2, about 1 KB per warp of
 //! the kernel it ran (`bench/gpu/range_probe`, X23 and X24: 9 MB after a 128 MiB read), and the
 //! next kernel that sweeps L2 writes them back: a DRAM pass right after it would charge them to
@@ -25,6 +36,11 @@ use std::collections::HashMap;
 /// the table must not grow without bound inside the application.
 pub const MAX_SHAPES: usize = 1 << 16;
 
+/// A dispatch's site: its shape and the shape launched just before it on its context.
+pub fn site(shape: u64, previous: u64) -> u64 {
+    shape ^ previous.rotate_left(29).wrapping_mul(0x9e37_79b9_7f4a_7c15)
+}
+
 /// The per-shape tally of passes collected, and the context's pass cursor.
 #[derive(Debug)]
 pub struct Turns {
@@ -32,6 +48,8 @@ pub struct Turns {
     /// The pass the next session runs.
     cursor: usize,
     collected: HashMap<u64, Vec<u32>>,
+    /// The same tally per site (a shape and the shape launched before it).
+    sites: HashMap<u64, Vec<u32>>,
     /// Passes whose sessions decode no value alone (CUPTI spreads some metrics over several
     /// passes): never worth a dispatch.
     silent: Vec<bool>,
@@ -54,7 +72,14 @@ impl Turns {
     /// Turns for a configuration of `passes` passes (at least 1).
     pub fn new(passes: usize) -> Turns {
         let passes = passes.max(1);
-        Turns { passes, cursor: 0, collected: HashMap::new(), silent: vec![false; passes], dram: vec![false; passes] }
+        Turns {
+            passes,
+            cursor: 0,
+            collected: HashMap::new(),
+            sites: HashMap::new(),
+            silent: vec![false; passes],
+            dram: vec![false; passes],
+        }
     }
 
     /// The number of passes.
@@ -67,21 +92,33 @@ impl Turns {
         self.cursor
     }
 
-    /// Plans the dispatch of `shape`: the pass it takes and the empty sessions before it.
-    /// `after_sass`: the context's last session was a SASS pass.
-    pub fn plan(&mut self, shape: u64, after_sass: bool) -> Plan {
+    /// Plans the dispatch of `shape` at `site`: the pass it takes and the empty sessions
+    /// before it. `after_sass`: the context's last session was a SASS pass.
+    pub fn plan(&mut self, shape: u64, site: u64, after_sass: bool) -> Plan {
         let passes = self.passes;
         if !self.collected.contains_key(&shape) && self.collected.len() >= MAX_SHAPES {
             return Plan::Full;
         }
         let collected = self.collected.entry(shape).or_insert_with(|| vec![0; passes]);
+        // A full site table only loses the balance between places, never the coverage.
+        let zeros = vec![0; passes];
+        let at_site = self.sites.get(&site).unwrap_or(&zeros);
         let (silent, dram) = (&self.silent, &self.dram);
         let least = (0..passes).filter(|&p| !silent[p]).map(|p| collected[p]).min().unwrap_or(0);
-        // The first pass at or after the cursor that this shape has collected least.
-        let skip = (0..passes).find(|s| {
-            let p = (self.cursor + s) % passes;
-            !silent[p] && collected[p] == least && !(after_sass && dram[p])
-        });
+        // The first round is strict (coverage); later a pass may run one ahead of the others
+        // where the site needs it.
+        let slack = u32::from(least > 0);
+        // Of the passes this shape may take, the one its site has collected least, then the one
+        // the shape has, then the nearest after the cursor.
+        let skip = (0..passes)
+            .filter(|s| {
+                let p = (self.cursor + s) % passes;
+                !silent[p] && collected[p] <= least + slack && !(after_sass && dram[p])
+            })
+            .min_by_key(|s| {
+                let p = (self.cursor + s) % passes;
+                (at_site[p], collected[p], *s)
+            });
         match skip {
             Some(skip) => Plan::Count { skip, pass: (self.cursor + skip) % passes },
             None if after_sass => Plan::Rest,
@@ -101,9 +138,15 @@ impl Turns {
         self.cursor = (self.cursor + 1) % self.passes;
     }
 
-    /// Records that `shape` collected `pass`.
-    pub fn collected(&mut self, shape: u64, pass: usize) {
+    /// Records that `shape` collected `pass` at `site`.
+    pub fn collected(&mut self, shape: u64, site: u64, pass: usize) {
         if let Some(c) = self.collected.get_mut(&shape).and_then(|c| c.get_mut(pass)) {
+            *c += 1;
+        }
+        if !self.sites.contains_key(&site) && self.sites.len() >= MAX_SHAPES {
+            return;
+        }
+        if let Some(c) = self.sites.entry(site).or_insert_with(|| vec![0; self.passes]).get_mut(pass) {
             *c += 1;
         }
     }
@@ -135,15 +178,17 @@ mod tests {
         let mut turns = Turns::new(passes);
         let mut taken = Vec::new();
         let mut empty = 0;
+        let mut previous = 0;
         for &shape in dispatches {
-            let Plan::Count { skip, pass } = turns.plan(shape, false) else { panic!("full") };
+            let at = site(shape, std::mem::replace(&mut previous, shape));
+            let Plan::Count { skip, pass } = turns.plan(shape, at, false) else { panic!("full") };
             for _ in 0..skip {
                 turns.advance();
             }
             empty += skip;
             assert_eq!(turns.cursor(), pass);
             turns.advance();
-            turns.collected(shape, pass);
+            turns.collected(shape, at, pass);
             taken.push(pass);
         }
         (taken, empty)
@@ -169,7 +214,8 @@ mod tests {
         }
     }
 
-    /// Any order: a shape dispatched `passes` times has collected every pass once.
+    /// Any order: a shape dispatched `passes` times has collected every pass once, and the
+    /// passes stay within two of each other after.
     #[test]
     fn every_shape_dispatched_passes_times_is_covered_whatever_runs_between() {
         let mut x: u64 = 0x2545_f491_4f6c_dd1d;
@@ -187,10 +233,17 @@ mod tests {
                 per_shape.entry(*shape).or_default().push(*pass);
             }
             for (shape, got) in per_shape {
-                for chunk in got.chunks_exact(passes) {
-                    let mut sorted = chunk.to_vec();
-                    sorted.sort_unstable();
-                    assert_eq!(sorted, (0..passes).collect::<Vec<_>>(), "shape {shape}, {passes} passes");
+                if got.len() >= passes {
+                    let mut first = got[..passes].to_vec();
+                    first.sort_unstable();
+                    assert_eq!(first, (0..passes).collect::<Vec<_>>(), "shape {shape}, {passes} passes");
+                }
+                // Later, no pass runs more than two ahead of another.
+                let mut counts = vec![0; passes];
+                for (n, &pass) in got.iter().enumerate() {
+                    counts[pass] += 1;
+                    let spread = counts.iter().max().unwrap() - counts.iter().min().unwrap();
+                    assert!(n < passes || spread <= 2, "shape {shape}, {passes} passes: {counts:?}");
                 }
             }
             assert!(empty <= order.len() * (passes - 1));
@@ -206,12 +259,12 @@ mod tests {
         }
         let mut taken = Vec::new();
         for shape in [7, 8, 7, 8, 7, 8] {
-            let Plan::Count { skip, pass } = turns.plan(shape, false) else { panic!("full") };
+            let Plan::Count { skip, pass } = turns.plan(shape, shape, false) else { panic!("full") };
             for _ in 0..skip {
                 turns.advance();
             }
             turns.advance();
-            turns.collected(shape, pass);
+            turns.collected(shape, shape, pass);
             taken.push((shape, pass));
         }
         assert!(taken.iter().all(|&(_, p)| p == 0 || p == 4), "{taken:?}");
@@ -234,14 +287,14 @@ mod tests {
         let mut per_shape: HashMap<u64, Vec<usize>> = HashMap::new();
         let mut rested = 0;
         for &shape in &order {
-            match turns.plan(shape, last_sass) {
+            match turns.plan(shape, shape, last_sass) {
                 Plan::Count { skip, pass } => {
                     assert!(!(last_sass && pass == dram), "a DRAM pass right after a SASS pass");
                     for _ in 0..skip {
                         turns.advance();
                     }
                     turns.advance();
-                    turns.collected(shape, pass);
+                    turns.collected(shape, shape, pass);
                     per_shape.entry(shape).or_default().push(pass);
                     last_sass = pass == sass;
                 }
@@ -262,13 +315,37 @@ mod tests {
         assert!(per_shape[&1].len() >= 6, "{per_shape:?}");
     }
 
+    /// A model's step launches one kernel and grid at two places (layers doing different
+    /// work), each after a different kernel, and the same kernels every step: each place takes
+    /// every pass equally often (to one), so a per-kernel mean of any metric weighs the layers
+    /// as its calls do. By the cursor alone, with 3 passes, the first place took pass 1 seven
+    /// times and pass 2 never, the second the other way round.
+    #[test]
+    fn each_place_of_a_repeated_step_takes_every_pass_in_turn() {
+        let conv = 1;
+        let step = [10, conv, 12, 13, conv];
+        for passes in 2..=4 {
+            let order: Vec<u64> = (0..passes * 4).flat_map(|_| step).collect();
+            let (taken, _) = simulate(passes, &order);
+            // From the second step on: the first place's site is the previous step's last kernel.
+            for (place, &shape) in step.iter().enumerate() {
+                let mut counts = vec![0; passes];
+                for i in (step.len() + place..order.len()).step_by(step.len()) {
+                    counts[taken[i]] += 1;
+                }
+                let spread = counts.iter().max().unwrap() - counts.iter().min().unwrap();
+                assert!(spread <= 1, "{passes} passes, place {place} (shape {shape}): {counts:?}");
+            }
+        }
+    }
+
     #[test]
     fn a_full_table_leaves_new_shapes_uncounted() {
         let mut turns = Turns::new(2);
         for shape in 0..MAX_SHAPES as u64 {
-            assert!(matches!(turns.plan(shape, false), Plan::Count { .. }));
+            assert!(matches!(turns.plan(shape, shape, false), Plan::Count { .. }));
         }
-        assert_eq!(turns.plan(u64::MAX, false), Plan::Full);
-        assert!(matches!(turns.plan(3, false), Plan::Count { .. }), "known shapes still count");
+        assert_eq!(turns.plan(u64::MAX, 0, false), Plan::Full);
+        assert!(matches!(turns.plan(3, 3, false), Plan::Count { .. }), "known shapes still count");
     }
 }
