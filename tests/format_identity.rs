@@ -136,6 +136,7 @@ fn amd_records(n: usize) -> Vec<Record> {
                 correlation_id: id,
                 records: 2,
                 join: None,
+                site: 0,
             }));
             for counter_id in [1, 2] {
                 records.push(Record::CounterValue(CounterValue {

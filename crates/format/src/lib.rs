@@ -250,7 +250,11 @@ columns! {
 columns! {
     /// `kernel_counter`: per kernel (display name), agent and counter, the values over the
     /// dispatches that collected it. `samples` of `dispatches` is the coverage: with groups
-    /// rotating over a kernel's dispatches, each counter sees a share of them.
+    /// rotating over a kernel's dispatches, each counter sees a share of them. `mean` is per
+    /// dispatch; where the tool knows the sites a kernel was launched from (CUPTI: the kernel
+    /// launched before it), each site's mean weighted by the site's counted dispatches, so a
+    /// counter that sampled one layer more often than another still means over the calls.
+    /// `sum` is the samples' sum.
     KernelCounter / KernelCounterRow {
         kernel_name: Str,
         agent_id: U64,

@@ -194,6 +194,10 @@ pub struct CounterDispatch {
     /// correlation ids of the launch (the outermost API call's, then the driver call's), by
     /// which the writer finds the dispatch and kernel ids of its `kernel_dispatch` row.
     pub join: Option<[u64; 2]>,
+    /// Where in the application the kernel was launched (CUPTI: its shape and the kernel
+    /// launched before it, as the pass rotation balances them; 0 where unknown): the per-kernel
+    /// mean weighs each site by its dispatches ([`crate::pipeline::counter_rows`]).
+    pub site: u64,
 }
 
 /// The counters one GPU collects, told to the writer once they are known (CUPTI knows them at

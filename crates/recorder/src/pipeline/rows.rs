@@ -789,6 +789,7 @@ mod tests {
                 correlation_id: correlation,
                 records: 1,
                 join: Some([correlation, correlation + 1000]),
+                site: 0,
             }),
             Record::CounterValue(CounterValue {
                 dispatch_id,

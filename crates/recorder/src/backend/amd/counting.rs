@@ -399,6 +399,7 @@ impl Accumulator {
                         correlation_id: r.correlation_id.internal,
                         records: r.num_records,
                         join: None,
+                        site: 0,
                     }),
                 );
             }

@@ -451,6 +451,7 @@ impl Counting {
                 correlation_id: open.correlation[0],
                 records: measured.len() as u64,
                 join: (!open.activity_off).then_some(open.correlation),
+                site: open.site,
             }),
         );
         for (index, value) in measured {
