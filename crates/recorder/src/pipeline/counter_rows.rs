@@ -60,6 +60,9 @@ const MAX_SITES: usize = 64;
 /// The stratum of the sites beyond [`MAX_SITES`].
 const OTHER_SITES: u64 = u64::MAX;
 
+/// Counted dispatches per site (stratum) of one kernel and agent.
+type SiteDispatches = Vec<(u64, u64)>;
+
 /// Values of one (kernel, agent, counter, group).
 #[derive(Debug, Clone)]
 struct Aggregate {
@@ -112,7 +115,7 @@ pub struct CounterRows {
     pending: Fast<u64, Pending>,
     aggregates: BTreeMap<(Arc<str>, u64, Arc<str>, u32), Aggregate>,
     /// Per (kernel, agent), counted dispatches per site (stratum): the weights of the mean.
-    sites: HashMap<(Arc<str>, u64), Vec<(u64, u64)>>,
+    sites: HashMap<(Arc<str>, u64), SiteDispatches>,
     /// Dispatch rows per (kernel id, agent), for coverage.
     dispatches: Fast<(u64, u64), u64>,
     /// Dispatches written before all their values arrived.
