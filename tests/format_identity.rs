@@ -137,6 +137,8 @@ fn amd_records(n: usize) -> Vec<Record> {
                 records: 2,
                 join: None,
                 site: 0,
+                shape: 0,
+                site_launches: 0,
             }));
             for counter_id in [1, 2] {
                 records.push(Record::CounterValue(CounterValue {

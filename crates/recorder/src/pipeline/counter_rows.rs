@@ -4,13 +4,10 @@
 //! that other dispatches' records may interleave with, so values wait per dispatch until all
 //! its instances are in; then its rows are written and added to the per-kernel aggregates.
 //! Whatever is still open at the end (a header lost to a drop, say) is written as it stands.
+
 //!
-//! A kernel's `mean` in `kernel_counter` weighs the sites it was launched from (CUPTI: each
-//! place of the application, [`CounterDispatch::site`]) by their dispatches. With groups taking
-//! turns, a counter samples each site a few times, not in proportion: a layer sampled 3 times
-//! and another 5 would otherwise weigh 3 to 5 in a mean of two layers launched equally often.
-//! Each site's own mean, weighted by its share of the kernel's counted dispatches, is the mean
-//! over the kernel's calls wherever a site repeats the same work. `sum` stays the samples' sum.
+//! A kernel's `mean` in `kernel_counter` is over its calls, its launch sites weighted
+//! ([`super::sites`]).
 
 use rocprof_rs_format::Table;
 use std::collections::{BTreeMap, HashMap};
@@ -21,6 +18,7 @@ use parquet::file::metadata::KeyValue;
 
 use super::records::{CounterDispatch, CounterPlan, CounterValue};
 use super::rows::Kernel;
+use super::sites::{KernelSites, Samples};
 use crate::config::Config;
 use rocprof_rs_format as tables;
 use rocprof_rs_format::columns::AddressHasher;
@@ -54,58 +52,6 @@ struct Pending {
     values: Vec<CounterValue>,
 }
 
-/// Sites kept apart per kernel and agent; later ones share one stratum, so memory stays
-/// bounded whatever the application launches.
-const MAX_SITES: usize = 64;
-/// The stratum of the sites beyond [`MAX_SITES`].
-const OTHER_SITES: u64 = u64::MAX;
-
-/// Counted dispatches per site (stratum) of one kernel and agent.
-type SiteDispatches = Vec<(u64, u64)>;
-
-/// Values of one (kernel, agent, counter, group).
-#[derive(Debug, Clone)]
-struct Aggregate {
-    samples: u64,
-    sum: f64,
-    min: f64,
-    max: f64,
-    /// Per site (stratum): samples and their sum.
-    sites: Vec<(u64, u64, f64)>,
-}
-
-impl Aggregate {
-    fn new(value: f64) -> Aggregate {
-        Aggregate { samples: 0, sum: 0.0, min: value, max: value, sites: Vec::new() }
-    }
-
-    fn add(&mut self, site: u64, value: f64) {
-        self.samples += 1;
-        self.sum += value;
-        self.min = self.min.min(value);
-        self.max = self.max.max(value);
-        match self.sites.iter_mut().find(|(s, _, _)| *s == site) {
-            Some((_, n, sum)) => {
-                *n += 1;
-                *sum += value;
-            }
-            None => self.sites.push((site, 1, value)),
-        }
-    }
-
-    /// Each site's mean weighted by the kernel's counted dispatches there (`weights`, per
-    /// site); a site without a weight weighs its samples.
-    fn mean(&self, weights: &[(u64, u64)]) -> f64 {
-        let (mut total, mut weight) = (0.0, 0.0);
-        for &(site, n, sum) in &self.sites {
-            let w = weights.iter().find(|(s, _)| *s == site).map_or(n, |(_, w)| *w) as f64;
-            total += w * sum / n as f64;
-            weight += w;
-        }
-        if weight > 0.0 { total / weight } else { self.sum / self.samples as f64 }
-    }
-}
-
 type Fast<K, V> = HashMap<K, V, BuildHasherDefault<AddressHasher>>;
 
 /// The `counter` and `kernel_counter` tables and what they are built from.
@@ -113,9 +59,9 @@ pub struct CounterRows {
     pid: u32,
     names: HashMap<(u64, u64), Arc<str>>,
     pending: Fast<u64, Pending>,
-    aggregates: BTreeMap<(Arc<str>, u64, Arc<str>, u32), Aggregate>,
-    /// Per (kernel, agent), counted dispatches per site (stratum): the weights of the mean.
-    sites: HashMap<(Arc<str>, u64), SiteDispatches>,
+    aggregates: BTreeMap<(Arc<str>, u64, Arc<str>, u32), Samples>,
+    /// Per (kernel, agent), its launch sites: the weights of the mean.
+    sites: HashMap<(Arc<str>, u64), KernelSites>,
     /// Dispatch rows per (kernel id, agent), for coverage.
     dispatches: Fast<(u64, u64), u64>,
     /// Dispatches written before all their values arrived.
@@ -307,6 +253,8 @@ impl CounterRows {
             records: pending.received,
             join: None,
             site: 0,
+            shape: 0,
+            site_launches: 0,
         });
         if let Some((row_dispatch, kernel)) = pending.joined {
             header.dispatch_id = row_dispatch;
@@ -345,22 +293,15 @@ impl CounterRows {
                 None => sums.push((counter, v.group, v.value)),
             }
         }
-        let site = self.site(&kernel_name, header.agent_id, header.site);
+        let site = self.sites.entry((kernel_name.clone(), header.agent_id)).or_default().weigh(
+            header.site,
+            header.shape,
+            header.site_launches,
+        );
         for (counter, group, value) in sums {
             let key = (kernel_name.clone(), header.agent_id, counter, group);
-            self.aggregates.entry(key).or_insert_with(|| Aggregate::new(value)).add(site, value);
+            self.aggregates.entry(key).or_insert_with(|| Samples::new(value)).add(site, value);
         }
-    }
-
-    /// Counts a dispatch of `kernel` at `site`; returns the stratum it falls in.
-    fn site(&mut self, kernel: &Arc<str>, agent: u64, site: u64) -> u64 {
-        let sites = self.sites.entry((kernel.clone(), agent)).or_default();
-        let stratum = if sites.len() < MAX_SITES || sites.iter().any(|(s, _)| *s == site) { site } else { OTHER_SITES };
-        match sites.iter_mut().find(|(s, _)| *s == stratum) {
-            Some((_, n)) => *n += 1,
-            None => sites.push((stratum, 1)),
-        }
-        stratum
     }
 
     /// At the end of the run: writes what is still open, then the per-kernel aggregates.
@@ -386,7 +327,7 @@ impl CounterRows {
                 samples: a.samples,
                 dispatches: per_name.get(&(kernel.clone(), *agent)).copied().unwrap_or(a.samples),
                 sum: a.sum,
-                mean: a.mean(self.sites.get(&(kernel.clone(), *agent)).map_or(&[][..], Vec::as_slice)),
+                mean: a.mean(self.sites.get(&(kernel.clone(), *agent)).unwrap_or(&KernelSites::default())),
                 min: a.min,
                 max: a.max,
                 pid: self.pid,
@@ -407,44 +348,4 @@ impl CounterRows {
 
 fn json_string(text: &str) -> String {
     serde_json::Value::String(text.to_owned()).to_string()
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    /// Two layers of one kernel, launched 6 times each; the counter sampled the first 3 times
-    /// (value 10) and the second 5 times (value 30). The kernel's mean is 20, as over its calls,
-    /// not 22.5 as over the samples.
-    #[test]
-    fn the_mean_weighs_each_site_by_its_dispatches_not_by_its_samples() {
-        let mut a = Aggregate::new(10.0);
-        (0..3).for_each(|_| a.add(1, 10.0));
-        (0..5).for_each(|_| a.add(2, 30.0));
-        assert_eq!(a.mean(&[(1, 6), (2, 6)]), 20.0);
-        assert_eq!(a.sum / a.samples as f64, 22.5);
-        // One site (AMD, or a kernel launched from one place): the plain mean.
-        let mut one = Aggregate::new(1.0);
-        [1.0, 2.0, 6.0].iter().for_each(|v| one.add(0, *v));
-        assert_eq!(one.mean(&[(0, 7)]), 3.0);
-        // A site the weights do not know weighs its samples.
-        assert_eq!(a.mean(&[]), 22.5);
-    }
-
-    /// Past MAX_SITES a kernel's new sites share one stratum: memory stays bounded.
-    #[test]
-    fn sites_beyond_the_bound_share_one_stratum() {
-        let config =
-            Config::from_vars(&Default::default(), &crate::config::Placeholders::of_this_process(&Default::default()))
-                .unwrap();
-        let mut rows = CounterRows::new(&config, HashMap::new(), &[]);
-        let kernel: Arc<str> = "k".into();
-        for site in 0..MAX_SITES as u64 {
-            assert_eq!(rows.site(&kernel, 0, site), site);
-        }
-        assert_eq!(rows.site(&kernel, 0, 1 << 40), OTHER_SITES);
-        assert_eq!(rows.site(&kernel, 0, 1 << 41), OTHER_SITES);
-        assert_eq!(rows.site(&kernel, 0, 3), 3, "a known site keeps its own");
-        assert_eq!(rows.sites[&(kernel, 0)].len(), MAX_SITES + 1);
-    }
 }

@@ -13,5 +13,6 @@ pub mod queue;
 pub mod records;
 pub mod rows;
 pub mod run;
+pub mod sites;
 pub mod summary;
 pub mod writer;

@@ -198,6 +198,11 @@ pub struct CounterDispatch {
     /// launched before it, as the pass rotation balances them; 0 where unknown): the per-kernel
     /// mean weighs each site by its dispatches ([`crate::pipeline::counter_rows`]).
     pub site: u64,
+    /// The kernel and grid launched (CUPTI; 0 where unknown): a site never sampled by a counter
+    /// takes its shape's mean there.
+    pub shape: u64,
+    /// The launches at `site` so far, counted or not (0 where unknown): the site's weight.
+    pub site_launches: u64,
 }
 
 /// The counters one GPU collects, told to the writer once they are known (CUPTI knows them at

@@ -790,6 +790,8 @@ mod tests {
                 records: 1,
                 join: Some([correlation, correlation + 1000]),
                 site: 0,
+                shape: 0,
+                site_launches: 0,
             }),
             Record::CounterValue(CounterValue {
                 dispatch_id,

@@ -400,6 +400,8 @@ impl Accumulator {
                         records: r.num_records,
                         join: None,
                         site: 0,
+                        shape: 0,
+                        site_launches: 0,
                     }),
                 );
             }

@@ -143,6 +143,8 @@ struct Open {
     context: usize,
     shape: u64,
     site: u64,
+    /// Launches at the site so far, this one included.
+    site_launches: u64,
     pass: usize,
     correlation: [u64; 2],
     /// Kernel activity was turned off for this session.
@@ -363,6 +365,7 @@ impl Counting {
         let context = self.context(state, ctx)?;
         let c = &mut state.contexts[context];
         let site = turns::site(shape, std::mem::replace(&mut c.last_shape, shape));
+        let site_launches = c.turns.launched(site);
         let (skip, pass) = match c.turns.plan(shape, site, std::mem::take(&mut c.after_sass)) {
             Plan::Count { skip, pass } => (skip, pass),
             Plan::Rest => {
@@ -387,7 +390,7 @@ impl Counting {
             }
             return Err(e);
         }
-        Ok(Some(Open { context, shape, site, pass, correlation, activity_off }))
+        Ok(Some(Open { context, shape, site, site_launches, pass, correlation, activity_off }))
     }
 
     /// Ends the session, evaluates its range and sends the values.
@@ -452,6 +455,8 @@ impl Counting {
                 records: measured.len() as u64,
                 join: (!open.activity_off).then_some(open.correlation),
                 site: open.site,
+                shape: open.shape,
+                site_launches: open.site_launches,
             }),
         );
         for (index, value) in measured {

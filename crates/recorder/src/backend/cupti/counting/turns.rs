@@ -50,6 +50,8 @@ pub struct Turns {
     collected: HashMap<u64, Vec<u32>>,
     /// The same tally per site (a shape and the shape launched before it).
     sites: HashMap<u64, Vec<u32>>,
+    /// Launches per site, counted or not: what a site weighs in a kernel's mean.
+    launches: HashMap<u64, u64>,
     /// Passes whose sessions decode no value alone (CUPTI spreads some metrics over several
     /// passes): never worth a dispatch.
     silent: Vec<bool>,
@@ -77,6 +79,7 @@ impl Turns {
             cursor: 0,
             collected: HashMap::new(),
             sites: HashMap::new(),
+            launches: HashMap::new(),
             silent: vec![false; passes],
             dram: vec![false; passes],
         }
@@ -136,6 +139,17 @@ impl Turns {
     /// Records that a session ran (empty or not) and moved the cursor on.
     pub fn advance(&mut self) {
         self.cursor = (self.cursor + 1) % self.passes;
+    }
+
+    /// Counts a launch at `site`, counted or not; returns the site's launches so far (0 once
+    /// the table is full and the site new).
+    pub fn launched(&mut self, site: u64) -> u64 {
+        if !self.launches.contains_key(&site) && self.launches.len() >= MAX_SHAPES {
+            return 0;
+        }
+        let n = self.launches.entry(site).or_default();
+        *n += 1;
+        *n
     }
 
     /// Records that `shape` collected `pass` at `site`.
