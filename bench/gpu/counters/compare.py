@@ -376,8 +376,8 @@ def main():
             nbad = [r for r in nrows if not r[5]]
             prows = compare_names(seq, values, step, starts, set(full), MODEL_REL)
             pbad = [r for r in prows if not r[5]]
-            md.append(f"**Per-kernel means**, `kernel_counter`'s (the whole run, each launch site weighted by its "
-                      f"dispatches) against ncu's over its steps, within {MODEL_REL:.0%}: {len(nrows) - len(nbad)} of "
+            md.append(f"**Per-kernel means**, `kernel_counter`'s (the whole run, 2 warm-up iterations and 12 steps, each launch site weighted by its "
+                      f"launches) against ncu's over its steps, within {MODEL_REL:.0%}: {len(nrows) - len(nbad)} of "
                       f"{len(nrows)} agree; computed here over our matched steps, place by place: "
                       f"{len(prows) - len(pbad)} of {len(prows)}. Not in the first: {len(setup)} kernels also launched "
                       f"outside the model's iterations ({', '.join(sorted(short(k)[:40] for k in setup))}).\n")

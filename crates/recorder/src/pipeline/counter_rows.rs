@@ -304,6 +304,19 @@ impl CounterRows {
         }
     }
 
+    /// Takes the final launch counts of sites (the callback's, at the end of the run).
+    pub fn site_launches(&mut self, launches: &[(u64, u64, u64)]) {
+        let mut per_agent: HashMap<u64, HashMap<u64, u64>> = HashMap::new();
+        for &(agent, site, n) in launches {
+            per_agent.entry(agent).or_default().insert(site, n);
+        }
+        for ((_, agent), sites) in &mut self.sites {
+            if let Some(launches) = per_agent.get(agent) {
+                sites.launched(launches);
+            }
+        }
+    }
+
     /// At the end of the run: writes what is still open, then the per-kernel aggregates.
     pub fn finish(&mut self, kernels: &Fast<u64, Kernel>) {
         self.awaiting.clear();

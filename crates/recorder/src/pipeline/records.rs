@@ -285,6 +285,9 @@ pub enum Record {
     CounterDispatch(CounterDispatch),
     CounterValue(CounterValue),
     CounterPlan(Box<CounterPlan>),
+    /// At the end of a run: each launch site's launches, counted or not, as (agent, site,
+    /// launches), for the sites whose last launches went uncounted ([`crate::pipeline::sites`]).
+    CounterSites(Box<Vec<(u64, u64, u64)>>),
     CudaKernel(CudaKernel),
     NvtxEdge(Box<NvtxEdge>),
     Device(Box<Device>),
@@ -298,7 +301,14 @@ impl Record {
     /// device, sent when code is loaded). Dropped, a run's dispatches would lose their names.
     /// (The libraries' drop counts never travel as records: see [`super::queue::Queue`].)
     pub fn must_keep(&self) -> bool {
-        matches!(self, Record::Symbol(_) | Record::Device(_) | Record::CounterPlan(_) | Record::SampledDevice(_))
+        matches!(
+            self,
+            Record::Symbol(_)
+                | Record::Device(_)
+                | Record::CounterPlan(_)
+                | Record::CounterSites(_)
+                | Record::SampledDevice(_)
+        )
     }
 
     /// Whether this record is traced activity, which becomes a row (or half of one, for an
@@ -323,6 +333,7 @@ impl Record {
             | Record::CounterDispatch(_)
             | Record::CounterValue(_)
             | Record::CounterPlan(_)
+            | Record::CounterSites(_)
             | Record::Device(_)
             | Record::SampledDevice(_) => None,
         }

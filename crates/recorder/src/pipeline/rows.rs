@@ -266,6 +266,7 @@ impl Tables {
             Record::CounterDispatch(h) => self.counters.header(h, &self.kernels),
             Record::CounterValue(v) => self.counters.value(v, &self.kernels),
             Record::CounterPlan(plan) => self.add_counter_plan(plan),
+            Record::CounterSites(sites) => self.counters.site_launches(sites),
             Record::SampledDevice(device) => self.devices.name(device),
             Record::DeviceSample(sample) => self.devices.add(sample, pid),
         }

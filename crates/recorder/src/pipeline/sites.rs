@@ -52,6 +52,15 @@ impl KernelSites {
         stratum
     }
 
+    /// Takes the sites' final launch counts, where they are higher.
+    pub fn launched(&mut self, launches: &std::collections::HashMap<u64, u64>) {
+        for site in &mut self.sites {
+            if let Some(&n) = launches.get(&site.id) {
+                site.launches = site.launches.max(n);
+            }
+        }
+    }
+
     pub fn sites(&self) -> &[Site] {
         &self.sites
     }
@@ -157,6 +166,16 @@ mod tests {
         a.add(2, 30.0);
         let kernel = sites(&[(1, 7, 1), (2, 8, 2), (3, 7, 1), (4, 9, 5)]);
         assert_eq!(a.mean(&kernel), 20.0);
+    }
+
+    /// Launches after a site's last counted one (left uncounted) come at the end of the run.
+    #[test]
+    fn the_final_launch_counts_raise_the_weights() {
+        let mut kernel = KernelSites::default();
+        kernel.weigh(1, 7, 12);
+        kernel.weigh(2, 8, 14);
+        kernel.launched(&[(1, 13), (2, 3), (9, 99)].into());
+        assert_eq!(kernel.sites(), [Site { id: 1, shape: 7, launches: 13 }, Site { id: 2, shape: 8, launches: 14 }]);
     }
 
     /// Past MAX_SITES a kernel's new sites share one stratum: memory stays bounded.

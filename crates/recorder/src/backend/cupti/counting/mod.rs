@@ -264,6 +264,17 @@ pub fn exit(data: &sys::CUpti_CallbackData) {
 pub fn finish() {
     let Some(counting) = COUNTING.get() else { return };
     if let Some(mut state) = counting.state.try_lock_for(WAIT) {
+        let sites: Vec<(u64, u64, u64)> = state
+            .contexts
+            .iter()
+            .flat_map(|c| c.turns.site_launches().into_iter().map(|(site, n)| (u64::from(c.device), site, n)))
+            .collect();
+        if let Some(tool) = running().filter(|_| !sites.is_empty()) {
+            let queue = tool.queue();
+            let mut batch = queue.batch();
+            queue.push(&mut batch, Record::CounterSites(Box::new(sites)));
+            queue.send(batch);
+        }
         INSIDE.with(|i| i.set(true));
         state.contexts.clear();
         INSIDE.with(|i| i.set(false));

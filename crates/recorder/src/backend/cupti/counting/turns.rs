@@ -152,6 +152,11 @@ impl Turns {
         *n
     }
 
+    /// Every site's launches so far.
+    pub fn site_launches(&self) -> Vec<(u64, u64)> {
+        self.launches.iter().map(|(&site, &n)| (site, n)).collect()
+    }
+
     /// Records that `shape` collected `pass` at `site`.
     pub fn collected(&mut self, shape: u64, site: u64, pass: usize) {
         if let Some(c) = self.collected.get_mut(&shape).and_then(|c| c.get_mut(pass)) {
