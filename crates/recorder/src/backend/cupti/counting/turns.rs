@@ -111,17 +111,15 @@ impl Turns {
         // The first round is strict (coverage); later a pass may run one ahead of the others
         // where the site needs it.
         let slack = u32::from(least > 0);
-        // Of the passes this shape may take, the one its site has collected least, then the one
-        // the shape has, then the nearest after the cursor.
+        // Of the passes this shape may take, the one its site has collected least, the nearest
+        // after the cursor among equals (the shape's own least would cost empty sessions for
+        // nothing: the slack bounds it).
         let skip = (0..passes)
             .filter(|s| {
                 let p = (self.cursor + s) % passes;
                 !silent[p] && collected[p] <= least + slack && !(after_sass && dram[p])
             })
-            .min_by_key(|s| {
-                let p = (self.cursor + s) % passes;
-                (at_site[p], collected[p], *s)
-            });
+            .min_by_key(|s| (at_site[(self.cursor + s) % passes], *s));
         match skip {
             Some(skip) => Plan::Count { skip, pass: (self.cursor + skip) % passes },
             None if after_sass => Plan::Rest,
@@ -221,15 +219,17 @@ mod tests {
     }
 
     /// Two kernels alternating, as in a model's step: each still gets both passes in two
-    /// dispatches (a global cursor alone would give A pass 0 and B pass 1 forever).
+    /// dispatches (a global cursor alone would give A pass 0 and B pass 1 forever), and keeps
+    /// taking both.
     #[test]
     fn alternating_shapes_each_collect_every_pass() {
-        let (taken, _) = simulate(2, &[1, 2, 1, 2, 1, 2, 1, 2]);
+        let (taken, _) = simulate(2, &[1, 2].repeat(20));
         let a: Vec<usize> = taken.iter().step_by(2).copied().collect();
         let b: Vec<usize> = taken.iter().skip(1).step_by(2).copied().collect();
         for got in [a, b] {
             assert!(got[..2].contains(&0) && got[..2].contains(&1), "{taken:?}");
-            assert!(got[2..4].contains(&0) && got[2..4].contains(&1), "{taken:?}");
+            let ones = got.iter().filter(|&&p| p == 1).count();
+            assert!(ones.abs_diff(got.len() - ones) <= 2, "{taken:?}");
         }
     }
 
