@@ -60,3 +60,7 @@ pub fn metadata_file_name(stem: &str) -> String {
 
 /// What every run-metadata file's name ends with.
 pub const METADATA_FILE_SUFFIX: &str = ".metadata.json";
+
+/// In the run-metadata file: counted launches that ran with kernel activity off (CUPTI's SASS
+/// passes), which have counter rows but no `kernel_dispatch` row.
+pub const COUNTER_DISPATCHES_UNTRACED: &str = "counter_dispatches_untraced";

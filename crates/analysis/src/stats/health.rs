@@ -5,7 +5,7 @@ use std::path::Path;
 
 use rocprof_rs_format::Table;
 use rocprof_rs_format::input::{JSON_LIMIT, read_text};
-use rocprof_rs_format::keys::METADATA_FILE_SUFFIX;
+use rocprof_rs_format::keys::{self, METADATA_FILE_SUFFIX};
 
 use crate::error::Result;
 
@@ -22,6 +22,15 @@ pub fn warnings(dir: &Path) -> Result<Vec<String>> {
             incomplete.len(),
             if incomplete.len() == 1 { " was" } else { "s were" },
             first.display()
+        ));
+    }
+    let untraced: u64 = metadata_files(dir)
+        .iter()
+        .filter_map(|json| json.get(keys::COUNTER_DISPATCHES_UNTRACED)?.as_u64())
+        .fold(0, u64::saturating_add);
+    if untraced > 0 {
+        warnings.push(format!(
+            "{untraced} counted launches ran with kernel activity off (SASS metric passes: SASS metrics read 0 beside kernel tracing): they have counter rows but no kernel_dispatch row, so kernel calls and times leave them out"
         ));
     }
     let (rows, dropped) = losses(dir);
@@ -63,4 +72,27 @@ pub fn metadata_files(dir: &Path) -> Vec<serde_json::Value> {
 /// The sum of the numbers of a metadata object such as `records` or `dropped`.
 pub fn total(json: &serde_json::Value, key: &str) -> u64 {
     json.get(key).and_then(|v| v.as_object()).map_or(0, |o| o.values().filter_map(|v| v.as_u64()).sum::<u64>())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Counted launches without a kernel row (CUPTI's SASS passes) are said before the figures,
+    /// summed over the processes.
+    #[test]
+    fn untraced_counted_launches_are_said() {
+        let dir = std::env::temp_dir().join(format!("rocprof-rs-health-untraced-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        for (pid, n) in [(1, 92), (2, 8)] {
+            let json = format!("{{\"{}\":{n},\"records\":{{}},\"dropped\":{{}}}}", keys::COUNTER_DISPATCHES_UNTRACED);
+            std::fs::write(dir.join(keys::metadata_file_name(&format!("vm-{pid}"))), json).unwrap();
+        }
+        let said = warnings(&dir).unwrap();
+        assert!(said.iter().any(|w| w.starts_with("100 counted launches ran with kernel activity off")), "{said:?}");
+        std::fs::remove_file(dir.join(keys::metadata_file_name("vm-2"))).unwrap();
+        std::fs::write(dir.join(keys::metadata_file_name("vm-1")), "{\"records\":{}}").unwrap();
+        assert!(warnings(&dir).unwrap().is_empty());
+        let _ = std::fs::remove_dir_all(&dir);
+    }
 }

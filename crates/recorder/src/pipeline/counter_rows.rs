@@ -77,6 +77,8 @@ pub struct CounterRows {
     awaiting: Fast<u64, u64>,
     /// Counted dispatches whose kernel row never came.
     pub unjoined: u64,
+    /// Counted dispatches that ran with kernel activity off: no kernel row by design.
+    pub untraced: u64,
     pub values: TableWriter<tables::Counter>,
     pub kernels: TableWriter<tables::KernelCounter>,
 }
@@ -105,6 +107,7 @@ impl CounterRows {
             recent_order: std::collections::VecDeque::new(),
             awaiting: Fast::default(),
             unjoined: 0,
+            untraced: 0,
             values: TableWriter::new(&options, Table::Counter, metadata.to_vec()),
             kernels: TableWriter::new(&options, Table::KernelCounter, metadata.to_vec()),
         }
@@ -261,6 +264,8 @@ impl CounterRows {
             header.kernel_id = kernel;
         } else if header.join.is_some() {
             self.unjoined += 1;
+        } else if super::records::is_untraced(header.kernel_id) {
+            self.untraced += 1;
         }
         let dispatch_id = header.dispatch_id;
         let kernel_name: Arc<str> = match kernels.get(&header.kernel_id) {

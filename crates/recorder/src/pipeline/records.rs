@@ -205,6 +205,15 @@ pub struct CounterDispatch {
     pub site_launches: u64,
 }
 
+/// Kernel ids the tool gives the kernels of counted dispatches that ran with kernel activity off
+/// (CUPTI's SASS passes): ids apart from CUPTI's name pointers, with no `kernel_dispatch` row.
+pub const UNTRACED_KERNEL: u64 = 3 << 62;
+
+/// Whether a counted dispatch's kernel is one of [`UNTRACED_KERNEL`]'s.
+pub fn is_untraced(kernel_id: u64) -> bool {
+    kernel_id >> 62 == 3
+}
+
 /// The counters one GPU collects, told to the writer once they are known (CUPTI knows them at
 /// the first launch on a context, after the tables began).
 #[derive(Debug, Clone, PartialEq, Eq)]

@@ -598,6 +598,9 @@ impl Tables {
             if self.counters.unjoined > 0 {
                 fields.push(format!("\"counter_dispatches_unjoined\":{}", self.counters.unjoined));
             }
+            if self.counters.untraced > 0 {
+                fields.push(format!("\"{}\":{}", keys::COUNTER_DISPATCHES_UNTRACED, self.counters.untraced));
+            }
         }
         if self.devices.unnamed > 0 {
             fields.push(format!("\"device_samples_unnamed\":{}", self.devices.unnamed));

@@ -310,9 +310,7 @@ fn set_kernel_activity(cupti: &Cupti, on: bool) {
     }
 }
 
-/// Symbols the tool announces for kernels of untraced dispatches: ids apart from CUPTI's
-/// name pointers.
-const UNTRACED_SYMBOL: u64 = 3 << 62;
+use crate::pipeline::records::UNTRACED_KERNEL as UNTRACED_SYMBOL;
 
 /// The kernel id that names this launch's kernel, announcing it once.
 fn untraced_symbol(
