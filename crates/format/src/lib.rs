@@ -252,7 +252,7 @@ columns! {
     /// dispatches that collected it. `samples` of `dispatches` is the coverage: with groups
     /// rotating over a kernel's dispatches, each counter sees a share of them. `mean` is per
     /// dispatch; where the tool knows the sites a kernel was launched from (CUPTI: the kernel
-    /// launched before it), each site's mean weighted by the site's counted dispatches, so a
+    /// launched before it), each site's mean weighted by the site's launches, so a
     /// counter that sampled one layer more often than another still means over the calls.
     /// `sum` is the samples' sum.
     KernelCounter / KernelCounterRow {

@@ -62,6 +62,8 @@ pub struct CounterRows {
     aggregates: BTreeMap<(Arc<str>, u64, Arc<str>, u32), Samples>,
     /// Per (kernel, agent), its launch sites: the weights of the mean.
     sites: HashMap<(Arc<str>, u64), KernelSites>,
+    /// The callback's final launches per agent and site, summed over contexts.
+    final_launches: HashMap<u64, HashMap<u64, u64>>,
     /// Dispatch rows per (kernel id, agent), for coverage.
     dispatches: Fast<(u64, u64), u64>,
     /// Dispatches written before all their values arrived.
@@ -98,6 +100,7 @@ impl CounterRows {
             pending: Fast::default(),
             aggregates: BTreeMap::new(),
             sites: HashMap::new(),
+            final_launches: HashMap::new(),
             dispatches: Fast::default(),
             incomplete: 0,
             deferred: false,
@@ -309,16 +312,13 @@ impl CounterRows {
         }
     }
 
-    /// Takes the final launch counts of sites (the callback's, at the end of the run).
+    /// Keeps the final launch counts of sites, (agent, site, launches), for [`Self::finish`]:
+    /// they come before the last activity records, which complete dispatches of sites not yet
+    /// seen.
     pub fn site_launches(&mut self, launches: &[(u64, u64, u64)]) {
-        let mut per_agent: HashMap<u64, HashMap<u64, u64>> = HashMap::new();
         for &(agent, site, n) in launches {
-            per_agent.entry(agent).or_default().insert(site, n);
-        }
-        for ((_, agent), sites) in &mut self.sites {
-            if let Some(launches) = per_agent.get(agent) {
-                sites.launched(launches);
-            }
+            let total = self.final_launches.entry(agent).or_default().entry(site).or_default();
+            *total = total.saturating_add(n);
         }
     }
 
@@ -328,6 +328,11 @@ impl CounterRows {
         let open: Vec<u64> = self.pending.keys().copied().collect();
         for dispatch_id in open {
             self.complete(dispatch_id, kernels);
+        }
+        for ((_, agent), sites) in &mut self.sites {
+            if let Some(launches) = self.final_launches.get(agent) {
+                sites.launched(launches);
+            }
         }
         let mut per_name: HashMap<(Arc<str>, u64), u64> = HashMap::new();
         for (&(kernel_id, agent), &n) in &self.dispatches {

@@ -196,12 +196,13 @@ pub struct CounterDispatch {
     pub join: Option<[u64; 2]>,
     /// Where in the application the kernel was launched (CUPTI: its shape and the kernel
     /// launched before it, as the pass rotation balances them; 0 where unknown): the per-kernel
-    /// mean weighs each site by its dispatches ([`crate::pipeline::counter_rows`]).
+    /// mean weighs each site by its launches ([`crate::pipeline::sites`]).
     pub site: u64,
     /// The kernel and grid launched (CUPTI; 0 where unknown): a site never sampled by a counter
     /// takes its shape's mean there.
     pub shape: u64,
-    /// The launches at `site` so far, counted or not (0 where unknown): the site's weight.
+    /// The launches at `site` on this context so far, counted or not (0 where unknown): the
+    /// site's weight, until the run's final counts ([`Record::CounterSites`]) come.
     pub site_launches: u64,
 }
 

@@ -853,6 +853,75 @@ mod tests {
         let _ = std::fs::remove_dir_all(&dir);
     }
 
+    /// A kernel launched from two sites (layers) three times each; the counter sampled the
+    /// first once and the second three times, and the first's dispatch completes only after
+    /// the run's final launch counts came (its kernel row was in the last activity buffer).
+    /// `kernel_counter`'s mean is over the calls: (3 x 10 + 3 x 30) / 6.
+    #[test]
+    fn kernel_counter_means_weigh_sites_by_their_final_launch_counts() {
+        use super::super::records::{CounterDispatch, CounterValue};
+        let dir = std::env::temp_dir().join(format!("rocprof-rs-rows-sites-{}", std::process::id()));
+        let vars = [("ROCPROF_RS_OUTPUT_DIR".to_owned(), dir.display().to_string())].into();
+        let config = Config::from_vars(&vars, &crate::config::Placeholders::of_this_process(&vars)).unwrap();
+        let seed = Seed {
+            operations: OperationNames::new(),
+            library: Library::Cupti { api_version: 130001, library: String::new() },
+            counters: Some(super::super::counter_rows::CounterNames { deferred: true, ..Default::default() }),
+        };
+        let mut tables = Tables::new(config, seed, Default::default(), 0).unwrap();
+        let plan = super::super::records::CounterPlan {
+            agent_id: 0,
+            label: "GPU 0 (GH100)".into(),
+            metrics: vec!["lts__t_bytes.sum".into()],
+            groups: vec![vec!["lts__t_bytes.sum".into()]],
+        };
+        let at = |n: u64, correlation: u64, site: u64, site_launches: u64, value: f64| {
+            [
+                Record::CounterDispatch(CounterDispatch {
+                    dispatch_id: 1 << 62 | n,
+                    agent_id: 0,
+                    kernel_id: 0,
+                    correlation_id: correlation,
+                    records: 1,
+                    join: Some([correlation, correlation]),
+                    site,
+                    shape: site,
+                    site_launches,
+                }),
+                Record::CounterValue(CounterValue {
+                    dispatch_id: 1 << 62 | n,
+                    agent_id: 0,
+                    counter_id: 0,
+                    value,
+                    instances: 1,
+                    group: 0,
+                    instance: None,
+                }),
+            ]
+        };
+        let mut records = vec![Record::CounterPlan(Box::new(plan)), symbol(0xa, "conv")];
+        for (i, corr) in [20u64, 21, 22].into_iter().enumerate() {
+            records.extend(at(i as u64, corr, 2, i as u64 + 1, 30.0));
+            records.push(kernel(0xa, corr, corr));
+        }
+        records.extend(at(9, 10, 1, 1, 10.0));
+        records.push(Record::CounterSites(Box::new(vec![(0, 1, 3), (0, 2, 3)])));
+        records.push(kernel(0xa, 10, 10));
+        tables.add(&records).unwrap();
+        let kernels = tables.kernels.clone();
+        tables.counters.finish(&kernels);
+        use arrow_array::cast::AsArray as _;
+        use rocprof_rs_format::columns::Rows as _;
+        let rows = &mut tables.counters.kernels.rows;
+        assert_eq!(rows.len(), 1);
+        let columns = rows.finish();
+        let f64_at = |i: usize| columns[i].as_primitive::<arrow_array::types::Float64Type>().value(0);
+        // The columns in order: kernel_name, agent_id, counter, counter_group, samples,
+        // dispatches, sum, mean.
+        assert_eq!((f64_at(6), f64_at(7)), (100.0, 20.0), "the mean over the calls, not the samples' 25");
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+
     /// Counter records whose kernel rows never come (lost activity records) are written
     /// unjoined once too many wait: the writer's memory stays bounded.
     #[test]

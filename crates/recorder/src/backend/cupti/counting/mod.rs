@@ -259,8 +259,9 @@ pub fn exit(data: &sys::CUpti_CallbackData) {
     }
 }
 
-/// At the end of the run: disables every range profiler (their Drop) and says what was left
-/// uncounted.
+/// At the end of the run: tells the writer every launch site's launches (the weights of
+/// `kernel_counter`'s means, [`crate::pipeline::sites`]), disables every range profiler (their
+/// Drop) and says what was left uncounted.
 pub fn finish() {
     let Some(counting) = COUNTING.get() else { return };
     if let Some(mut state) = counting.state.try_lock_for(WAIT) {

@@ -41,7 +41,8 @@ pub fn site(shape: u64, previous: u64) -> u64 {
     shape ^ previous.rotate_left(29).wrapping_mul(0x9e37_79b9_7f4a_7c15)
 }
 
-/// The per-shape tally of passes collected, and the context's pass cursor.
+/// The passes collected per shape and per site, the launches per site, and the context's pass
+/// cursor.
 #[derive(Debug)]
 pub struct Turns {
     passes: usize,
@@ -50,7 +51,9 @@ pub struct Turns {
     collected: HashMap<u64, Vec<u32>>,
     /// The same tally per site (a shape and the shape launched before it).
     sites: HashMap<u64, Vec<u32>>,
-    /// Launches per site, counted or not: what a site weighs in a kernel's mean.
+    /// Launches per site that reached the plan, counted or not (not those that waited too long
+    /// for another thread's session, nor those the filters left out): what a site weighs in a
+    /// kernel's mean.
     launches: HashMap<u64, u64>,
     /// Passes whose sessions decode no value alone (CUPTI spreads some metrics over several
     /// passes): never worth a dispatch.
@@ -104,8 +107,8 @@ impl Turns {
         }
         let collected = self.collected.entry(shape).or_insert_with(|| vec![0; passes]);
         // A full site table only loses the balance between places, never the coverage.
-        let zeros = vec![0; passes];
-        let at_site = self.sites.get(&site).unwrap_or(&zeros);
+        let at_site = self.sites.get(&site);
+        let at_site = |p: usize| at_site.map_or(0, |tally| tally[p]);
         let (silent, dram) = (&self.silent, &self.dram);
         let least = (0..passes).filter(|&p| !silent[p]).map(|p| collected[p]).min().unwrap_or(0);
         // The first round is strict (coverage); later a pass may run one ahead of the others
@@ -119,7 +122,7 @@ impl Turns {
                 let p = (self.cursor + s) % passes;
                 !silent[p] && collected[p] <= least + slack && !(after_sass && dram[p])
             })
-            .min_by_key(|s| (at_site[(self.cursor + s) % passes], *s));
+            .min_by_key(|s| (at_site((self.cursor + s) % passes), *s));
         match skip {
             Some(skip) => Plan::Count { skip, pass: (self.cursor + skip) % passes },
             None if after_sass => Plan::Rest,
@@ -265,7 +268,9 @@ mod tests {
                     assert!(n < passes || spread <= 2, "shape {shape}, {passes} passes: {counts:?}");
                 }
             }
-            assert!(empty <= order.len() * (passes - 1));
+            // Empty sessions cost 2 to 27 ms each: a third of the worst case at most (a pass
+            // picked blind to the cursor would cost half of it).
+            assert!(empty * 3 <= order.len() * (passes - 1), "{passes} passes: {empty} empty sessions");
         }
     }
 
