@@ -70,3 +70,15 @@ fn a_bf16_gemm_is_compute_bound_on_the_tensor_roof() {
     let ops: f64 = gemm["work"]["ops"].as_array().unwrap().iter().map(|o| o["ops"].as_f64().unwrap()).sum();
     assert!((ops - 2.0 * 4096f64.powi(3)).abs() / ops < 0.01, "{ops} FLOPs a GEMM, 2 x 4096^3 by construction");
 }
+
+/// The launches of SASS passes ran with kernel activity off (their SASS metrics would read 0
+/// beside it): the run metadata counts them, and `stats` says its calls leave them out.
+#[test]
+fn stats_says_which_counted_launches_have_no_kernel_row() {
+    let counted = fixture("known_counted");
+    let out =
+        Command::new(env!("CARGO_BIN_EXE_rocprof-rs")).args(["stats", counted.to_str().unwrap()]).output().unwrap();
+    assert!(out.status.success(), "{}", common::stderr(&out));
+    let said = common::stderr(&out);
+    assert!(said.contains("105 counted launches ran with kernel activity off"), "{said}");
+}
