@@ -8,7 +8,7 @@ use arrow_array::cast::AsArray;
 use arrow_array::types::{Float64Type, Int32Type, Int64Type, UInt32Type, UInt64Type};
 use arrow_array::{Array, RecordBatch, RecordBatchReader};
 use arrow_schema::DataType;
-use parquet::arrow::arrow_reader::ParquetRecordBatchReaderBuilder;
+use parquet::arrow::arrow_reader::{ArrowReaderMetadata, ArrowReaderOptions, ParquetRecordBatchReaderBuilder};
 
 use crate::Table;
 use crate::error::{Error, Result};
@@ -68,6 +68,16 @@ pub fn contained<T>(path: &Path, decode: impl FnOnce() -> Result<T>) -> Result<T
             .unwrap_or_else(|| "a decoder failed".into());
         Err(bad(path, format!("corrupt Parquet file ({why})")))
     })
+}
+
+/// The footer of the Parquet file `path`, read within the reader's guards: a regular file, a
+/// trailer that holds together ([`crate::footer::check`]), a panic in the decoder made an error.
+/// Readers that split a file's row groups over threads share it.
+pub fn footer(path: &Path) -> Result<ArrowReaderMetadata> {
+    let mut file =
+        crate::input::open_regular(path).map_err(|source| Error::Io { path: path.display().to_string(), source })?;
+    crate::footer::check(&mut file, path)?;
+    contained(path, || ArrowReaderMetadata::load(&file, ArrowReaderOptions::default()).map_err(|e| bad(path, e)))
 }
 
 fn bad(path: &Path, e: impl std::fmt::Display) -> Error {

@@ -9,7 +9,7 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use arrow_array::{Array, ArrayRef, RecordBatch};
 use arrow_schema::DataType;
 use parquet::arrow::ProjectionMask;
-use parquet::arrow::arrow_reader::{ArrowReaderMetadata, ArrowReaderOptions, ParquetRecordBatchReaderBuilder};
+use parquet::arrow::arrow_reader::{ArrowReaderMetadata, ParquetRecordBatchReaderBuilder};
 use rocprof_rs_format::input::open_regular;
 use rocprof_rs_format::read::{Col, contained};
 
@@ -75,11 +75,7 @@ pub fn scan(
     let mut work: Vec<(usize, usize)> = Vec::new();
     let mut seen = Seen::default();
     for (f, path) in files.iter().enumerate() {
-        let mut file = open_regular(path).map_err(|source| Error::Io { path: path.display().to_string(), source })?;
-        rocprof_rs_format::footer::check(&mut file, path)?;
-        let footer = contained(path, || {
-            ArrowReaderMetadata::load(&file, ArrowReaderOptions::default()).map_err(|e| format_error(path, e))
-        })?;
+        let footer = rocprof_rs_format::read::footer(path)?;
         if footer.schema().column_with_name("rank").is_some() {
             seen.with_rank_column += 1;
         } else {

@@ -8,12 +8,10 @@ pub mod render;
 pub mod scan;
 pub mod summary;
 
-use parquet::arrow::arrow_reader::{ArrowReaderMetadata, ArrowReaderOptions};
+use parquet::arrow::arrow_reader::ArrowReaderMetadata;
 use parquet::file::metadata::RowGroupMetaData;
 use parquet::file::statistics::Statistics;
 use rocprof_rs_format::Table;
-use rocprof_rs_format::input::open_regular;
-use rocprof_rs_format::read::contained;
 use std::path::{Path, PathBuf};
 
 use serde::Serialize;
@@ -201,19 +199,11 @@ fn untimed(files: &[PathBuf]) -> Result<bool> {
     Ok(rows > 0)
 }
 
-/// The footer of the Parquet file `path`, read within the reader's guards (a regular file, a
-/// panic in the decoder made an error).
+/// The footer of the Parquet file `path` ([`rocprof_rs_format::read::footer`]).
 pub(crate) fn footer(path: &Path) -> Result<ArrowReaderMetadata> {
-    let file = open_regular(path).map_err(|source| Error::Io { path: path.display().to_string(), source })?;
-    Ok(contained(path, || {
-        ArrowReaderMetadata::load(&file, ArrowReaderOptions::default()).map_err(|e| rocprof_rs_format::Error::Io {
-            path: path.display().to_string(),
-            source: std::io::Error::other(e.to_string()),
-        })
-    })?)
+    Ok(rocprof_rs_format::read::footer(path)?)
 }
 
-/// Whether a row group's statistics show column `name` holding 0 and nothing else.
 fn all_zero(group: &RowGroupMetaData, name: &str) -> bool {
     let column = group.columns().iter().find(|c| c.column_descr().name() == name);
     match column.and_then(|c| c.statistics()) {

@@ -15,7 +15,7 @@ use arrow_array::types::{Int32Type, Int64Type, UInt32Type};
 use arrow_array::{Array, ArrayRef, RecordBatch};
 use arrow_schema::DataType;
 use parquet::arrow::ProjectionMask;
-use parquet::arrow::arrow_reader::{ArrowReaderMetadata, ArrowReaderOptions, ParquetRecordBatchReaderBuilder};
+use parquet::arrow::arrow_reader::{ArrowReaderMetadata, ParquetRecordBatchReaderBuilder};
 
 use rocprof_rs_format::input::open_regular;
 use rocprof_rs_format::read::contained;
@@ -120,11 +120,7 @@ pub fn summarise_within(
     let mut footers: Vec<ArrowReaderMetadata> = Vec::new();
     let mut work: Vec<(usize, usize)> = Vec::new();
     for (f, path) in files.iter().enumerate() {
-        let mut file = open_regular(path).map_err(|source| Error::Io { path: path.display().to_string(), source })?;
-        rocprof_rs_format::footer::check(&mut file, path)?;
-        let footer = contained(path, || {
-            ArrowReaderMetadata::load(&file, ArrowReaderOptions::default()).map_err(|e| format_error(path, e))
-        })?;
+        let footer = rocprof_rs_format::read::footer(path)?;
         work.extend((0..footer.metadata().num_row_groups()).map(|g| (f, g)));
         footers.push(footer);
     }
