@@ -101,8 +101,8 @@ pub fn read(dir: &Path) -> Result<Summary> {
         summary.incomplete_files += listing.incomplete.len();
         let mut rows = 0u64;
         for path in &listing.files {
-            rows +=
-                crate::stats::footer(path)?.metadata().row_groups().iter().map(|g| g.num_rows() as u64).sum::<u64>();
+            let footer = rocprof_rs_format::read::footer(path)?;
+            rows += footer.metadata().row_groups().iter().map(|g| g.num_rows() as u64).sum::<u64>();
         }
         if rows > 0 {
             summary.tables.push(TableRows { table: table.name(), rows });

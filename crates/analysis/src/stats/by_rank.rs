@@ -49,7 +49,7 @@ pub fn group(files: &[PathBuf]) -> Result<BTreeMap<Option<i32>, Vec<PathBuf>>> {
 
 /// What the footer of `path` says of its rows' ranks.
 fn file_rank(path: &Path) -> Result<FileRank> {
-    let footer = super::footer(path)?;
+    let footer = rocprof_rs_format::read::footer(path)?;
     let metadata = footer.metadata();
     let Some(column) = metadata.file_metadata().schema_descr().columns().iter().position(|c| c.name() == "rank") else {
         let rows: i64 = metadata.row_groups().iter().map(|g| g.num_rows()).sum();

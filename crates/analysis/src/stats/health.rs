@@ -24,7 +24,8 @@ pub fn warnings(dir: &Path) -> Result<Vec<String>> {
             first.display()
         ));
     }
-    let untraced: u64 = metadata_files(dir)
+    let runs = metadata_files(dir);
+    let untraced: u64 = runs
         .iter()
         .filter_map(|json| json.get(keys::COUNTER_DISPATCHES_UNTRACED)?.as_u64())
         .fold(0, u64::saturating_add);
@@ -33,7 +34,7 @@ pub fn warnings(dir: &Path) -> Result<Vec<String>> {
             "{untraced} counted launches ran with kernel activity off (SASS metric passes: SASS metrics read 0 beside kernel tracing): they have counter rows but no kernel_dispatch row, so kernel calls and times leave them out"
         ));
     }
-    let (rows, dropped) = losses(dir);
+    let (rows, dropped) = losses(&runs);
     if dropped > 0 {
         let share = dropped as f64 / (rows + dropped) as f64 * 100.0;
         warnings.push(format!(
@@ -45,10 +46,8 @@ pub fn warnings(dir: &Path) -> Result<Vec<String>> {
 }
 
 /// Rows written and records dropped, summed over the run metadata of every process.
-fn losses(dir: &Path) -> (u64, u64) {
-    metadata_files(dir)
-        .iter()
-        .fold((0, 0), |(rows, dropped), json| (rows + total(json, "records"), dropped + total(json, "dropped")))
+fn losses(runs: &[serde_json::Value]) -> (u64, u64) {
+    runs.iter().fold((0, 0), |(rows, dropped), json| (rows + total(json, "records"), dropped + total(json, "dropped")))
 }
 
 /// The run metadata of every process under `dir` (one JSON file each); a file that cannot be

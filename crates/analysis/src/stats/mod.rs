@@ -8,7 +8,6 @@ pub mod render;
 pub mod scan;
 pub mod summary;
 
-use parquet::arrow::arrow_reader::ArrowReaderMetadata;
 use parquet::file::metadata::RowGroupMetaData;
 use parquet::file::statistics::Statistics;
 use rocprof_rs_format::Table;
@@ -189,7 +188,7 @@ fn section_stats(section: Section, files: &[PathBuf], options: &Options, threads
 fn untimed(files: &[PathBuf]) -> Result<bool> {
     let mut rows = 0;
     for path in files {
-        for group in footer(path)?.metadata().row_groups() {
+        for group in rocprof_rs_format::read::footer(path)?.metadata().row_groups() {
             rows += group.num_rows();
             if !(all_zero(group, "start_ns") && all_zero(group, "end_ns")) {
                 return Ok(false);
@@ -199,11 +198,7 @@ fn untimed(files: &[PathBuf]) -> Result<bool> {
     Ok(rows > 0)
 }
 
-/// The footer of the Parquet file `path` ([`rocprof_rs_format::read::footer`]).
-pub(crate) fn footer(path: &Path) -> Result<ArrowReaderMetadata> {
-    Ok(rocprof_rs_format::read::footer(path)?)
-}
-
+/// Whether a row group's statistics show column `name` holding 0 and nothing else.
 fn all_zero(group: &RowGroupMetaData, name: &str) -> bool {
     let column = group.columns().iter().find(|c| c.column_descr().name() == name);
     match column.and_then(|c| c.statistics()) {

@@ -4,7 +4,6 @@
 //! that other dispatches' records may interleave with, so values wait per dispatch until all
 //! its instances are in; then its rows are written and added to the per-kernel aggregates.
 //! Whatever is still open at the end (a header lost to a drop, say) is written as it stands.
-
 //!
 //! A kernel's `mean` in `kernel_counter` is over its calls, its launch sites weighted
 //! ([`super::sites`]).

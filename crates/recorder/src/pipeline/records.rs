@@ -212,7 +212,7 @@ pub const UNTRACED_KERNEL: u64 = 3 << 62;
 
 /// Whether a counted dispatch's kernel is one of [`UNTRACED_KERNEL`]'s.
 pub fn is_untraced(kernel_id: u64) -> bool {
-    kernel_id >> 62 == 3
+    kernel_id & UNTRACED_KERNEL == UNTRACED_KERNEL
 }
 
 /// The counters one GPU collects, told to the writer once they are known (CUPTI knows them at
@@ -296,7 +296,8 @@ pub enum Record {
     CounterValue(CounterValue),
     CounterPlan(Box<CounterPlan>),
     /// At the end of a run: each launch site's launches, counted or not, as (agent, site,
-    /// launches), for the sites whose last launches went uncounted ([`crate::pipeline::sites`]).
+    /// launches): the final weights, which count the launches after a site's last counted one
+    /// ([`crate::pipeline::sites`]).
     CounterSites(Box<Vec<(u64, u64, u64)>>),
     CudaKernel(CudaKernel),
     NvtxEdge(Box<NvtxEdge>),

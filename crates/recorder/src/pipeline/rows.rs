@@ -783,19 +783,47 @@ mod tests {
         Record::CudaKernel(k)
     }
 
+    /// A writer of a CUPTI run with counters, writing under a folder of its own (`name`).
+    fn cupti_tables(name: &str) -> (Tables, std::path::PathBuf) {
+        let dir = std::env::temp_dir().join(format!("rocprof-rs-rows-{name}-{}", std::process::id()));
+        let vars = [("ROCPROF_RS_OUTPUT_DIR".to_owned(), dir.display().to_string())].into();
+        let config = Config::from_vars(&vars, &crate::config::Placeholders::of_this_process(&vars)).unwrap();
+        let seed = Seed {
+            operations: OperationNames::new(),
+            library: Library::Cupti { api_version: 130001, library: String::new() },
+            counters: Some(super::super::counter_rows::CounterNames { deferred: true, ..Default::default() }),
+        };
+        (Tables::new(config, seed, Default::default(), 0).unwrap(), dir)
+    }
+
+    /// GPU 0's plan of one metric in one group.
+    fn plan(metric: &str) -> Record {
+        Record::CounterPlan(Box::new(super::super::records::CounterPlan {
+            agent_id: 0,
+            label: "GPU 0 (GH100)".into(),
+            metrics: vec![metric.into()],
+            groups: vec![vec![metric.into()]],
+        }))
+    }
+
     fn counted(dispatch_id: u64, correlation: u64, value: f64) -> [Record; 2] {
+        counted_at(dispatch_id, [correlation, correlation + 1000], value, (0, 0))
+    }
+
+    /// A counted dispatch of one value, joined by `join`, at `(site, launches so far)`.
+    fn counted_at(dispatch_id: u64, join: [u64; 2], value: f64, (site, site_launches): (u64, u64)) -> [Record; 2] {
         use super::super::records::{CounterDispatch, CounterValue};
         [
             Record::CounterDispatch(CounterDispatch {
                 dispatch_id,
                 agent_id: 0,
                 kernel_id: 0,
-                correlation_id: correlation,
+                correlation_id: join[0],
                 records: 1,
-                join: Some([correlation, correlation + 1000]),
-                site: 0,
-                shape: 0,
-                site_launches: 0,
+                join: Some(join),
+                site,
+                shape: site,
+                site_launches,
             }),
             Record::CounterValue(CounterValue {
                 dispatch_id,
@@ -815,22 +843,8 @@ mod tests {
     #[test]
     fn cupti_counter_rows_join_their_kernel_and_the_profiler_kernel_is_left_out() {
         use rocprof_rs_format::columns::Rows as _;
-        let dir = std::env::temp_dir().join(format!("rocprof-rs-rows-join-{}", std::process::id()));
-        let vars = [("ROCPROF_RS_OUTPUT_DIR".to_owned(), dir.display().to_string())].into();
-        let config = Config::from_vars(&vars, &crate::config::Placeholders::of_this_process(&vars)).unwrap();
-        let seed = Seed {
-            operations: OperationNames::new(),
-            library: Library::Cupti { api_version: 130001, library: String::new() },
-            counters: Some(super::super::counter_rows::CounterNames { deferred: true, ..Default::default() }),
-        };
-        let mut tables = Tables::new(config, seed, Default::default(), 0).unwrap();
-        let plan = super::super::records::CounterPlan {
-            agent_id: 0,
-            label: "GPU 0 (GH100)".into(),
-            metrics: vec!["dram__bytes_read.sum".into()],
-            groups: vec![vec!["dram__bytes_read.sum".into()]],
-        };
-        let mut records = vec![Record::CounterPlan(Box::new(plan)), symbol(0xa, "copy"), symbol(0xb, "WaitNs")];
+        let (mut tables, dir) = cupti_tables("join");
+        let mut records = vec![plan("dram__bytes_read.sum"), symbol(0xa, "copy"), symbol(0xb, "WaitNs")];
         // Counters first, then the profiler's kernel and the application's.
         records.extend(counted(1 << 62 | 1, 5, 111.0));
         records.extend([wait_ns(0xb, 5, 10), kernel(0xa, 5, 11)]);
@@ -859,47 +873,11 @@ mod tests {
     /// `kernel_counter`'s mean is over the calls: (3 x 10 + 3 x 30) / 6.
     #[test]
     fn kernel_counter_means_weigh_sites_by_their_final_launch_counts() {
-        use super::super::records::{CounterDispatch, CounterValue};
-        let dir = std::env::temp_dir().join(format!("rocprof-rs-rows-sites-{}", std::process::id()));
-        let vars = [("ROCPROF_RS_OUTPUT_DIR".to_owned(), dir.display().to_string())].into();
-        let config = Config::from_vars(&vars, &crate::config::Placeholders::of_this_process(&vars)).unwrap();
-        let seed = Seed {
-            operations: OperationNames::new(),
-            library: Library::Cupti { api_version: 130001, library: String::new() },
-            counters: Some(super::super::counter_rows::CounterNames { deferred: true, ..Default::default() }),
-        };
-        let mut tables = Tables::new(config, seed, Default::default(), 0).unwrap();
-        let plan = super::super::records::CounterPlan {
-            agent_id: 0,
-            label: "GPU 0 (GH100)".into(),
-            metrics: vec!["lts__t_bytes.sum".into()],
-            groups: vec![vec!["lts__t_bytes.sum".into()]],
-        };
+        let (mut tables, dir) = cupti_tables("sites");
         let at = |n: u64, correlation: u64, site: u64, site_launches: u64, value: f64| {
-            [
-                Record::CounterDispatch(CounterDispatch {
-                    dispatch_id: 1 << 62 | n,
-                    agent_id: 0,
-                    kernel_id: 0,
-                    correlation_id: correlation,
-                    records: 1,
-                    join: Some([correlation, correlation]),
-                    site,
-                    shape: site,
-                    site_launches,
-                }),
-                Record::CounterValue(CounterValue {
-                    dispatch_id: 1 << 62 | n,
-                    agent_id: 0,
-                    counter_id: 0,
-                    value,
-                    instances: 1,
-                    group: 0,
-                    instance: None,
-                }),
-            ]
+            counted_at(1 << 62 | n, [correlation, correlation], value, (site, site_launches))
         };
-        let mut records = vec![Record::CounterPlan(Box::new(plan)), symbol(0xa, "conv")];
+        let mut records = vec![plan("lts__t_bytes.sum"), symbol(0xa, "conv")];
         for (i, corr) in [20u64, 21, 22].into_iter().enumerate() {
             records.extend(at(i as u64, corr, 2, i as u64 + 1, 30.0));
             records.push(kernel(0xa, corr, corr));
@@ -926,15 +904,7 @@ mod tests {
     /// unjoined once too many wait: the writer's memory stays bounded.
     #[test]
     fn counter_rows_waiting_for_lost_kernel_rows_do_not_pile_up() {
-        let dir = std::env::temp_dir().join(format!("rocprof-rs-rows-waiting-{}", std::process::id()));
-        let vars = [("ROCPROF_RS_OUTPUT_DIR".to_owned(), dir.display().to_string())].into();
-        let config = Config::from_vars(&vars, &crate::config::Placeholders::of_this_process(&vars)).unwrap();
-        let seed = Seed {
-            operations: OperationNames::new(),
-            library: Library::Cupti { api_version: 130001, library: String::new() },
-            counters: Some(super::super::counter_rows::CounterNames { deferred: true, ..Default::default() }),
-        };
-        let mut tables = Tables::new(config, seed, Default::default(), 0).unwrap();
+        let (mut tables, dir) = cupti_tables("waiting");
         for i in 0..10_000u64 {
             tables.add(&counted(1 << 62 | i, 4_000 * i + 1, 1.0)).unwrap();
         }

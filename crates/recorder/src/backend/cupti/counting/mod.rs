@@ -58,7 +58,7 @@ use crate::config::counters::CounterRequest;
 use crate::counters::PassMode;
 use crate::counters::plan::{self, Refusal};
 use crate::lifecycle::running;
-use crate::pipeline::records::{CounterDispatch, CounterPlan, CounterValue, Record};
+use crate::pipeline::records::{CounterDispatch, CounterPlan, CounterValue, Record, UNTRACED_KERNEL};
 use profiler::Host;
 use range::RangeObject;
 use turns::{Plan, Turns};
@@ -311,8 +311,6 @@ fn set_kernel_activity(cupti: &Cupti, on: bool) {
     }
 }
 
-use crate::pipeline::records::UNTRACED_KERNEL as UNTRACED_SYMBOL;
-
 /// The kernel id that names this launch's kernel, announcing it once.
 fn untraced_symbol(
     announced: &mut std::collections::HashSet<u64>,
@@ -326,7 +324,7 @@ fn untraced_symbol(
         // SAFETY: CUPTI's NUL-terminated symbol name, live during the callback.
         unsafe { std::ffi::CStr::from_ptr(data.symbolName) }.to_string_lossy().into_owned()
     };
-    let id = UNTRACED_SYMBOL | (launch::shape(name.as_bytes(), [0; 3]) >> 2);
+    let id = UNTRACED_KERNEL | (launch::shape(name.as_bytes(), [0; 3]) >> 2);
     if announced.len() < turns::MAX_SHAPES && announced.insert(id) {
         let symbol = crate::pipeline::records::Symbol::named(id, name.into());
         queue.push(batch, Record::Symbol(Box::new(symbol)));
