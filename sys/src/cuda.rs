@@ -48,13 +48,21 @@ impl CudaDriver {
         Ok(CudaDriver { api, _library: library })
     }
 
-    /// The UUID of every device CUDA sees, by ordinal; empty where the driver fails.
+    /// The most devices [`CudaDriver::device_uuids`] believes the driver: more than any machine
+    /// has, few enough that asking each costs nothing.
+    pub const MAX_DEVICES: c_int = 1024;
+
+    /// The UUID of every device CUDA sees, by ordinal; empty where the driver fails or reports
+    /// a count beyond [`CudaDriver::MAX_DEVICES`].
     pub fn device_uuids(&self) -> Vec<[u8; 16]> {
         let mut count: c_int = 0;
         // SAFETY: cuInit is idempotent and thread-safe.
         let initialised = unsafe { (self.api.cuInit)(0) } == CUDA_SUCCESS;
         // SAFETY: a valid out-pointer.
         if !initialised || unsafe { (self.api.cuDeviceGetCount)(&mut count) } != CUDA_SUCCESS {
+            return Vec::new();
+        }
+        if !(0..=Self::MAX_DEVICES).contains(&count) {
             return Vec::new();
         }
         let mut uuids = Vec::new();

@@ -12,6 +12,7 @@ mod common;
 
 mod drops;
 mod inputs;
+mod libraries;
 mod memory;
 mod outputs;
 mod parquet;

@@ -2,9 +2,12 @@
 
 use rocprofiler_sdk_sys::amdsmi::{self as sys, AmdSmi, amdsmi_processor_handle};
 
-use super::{Source, TelemetryError, stamp};
+use super::{MAX_LIBRARY_COUNT, Source, TelemetryError, bounded_count, filled, stamp};
 use crate::pipeline::clock;
 use crate::pipeline::records::{DeviceSample, SampledDevice, TelemetryLibrary};
+
+/// The library's name in messages.
+const LIBRARY: &str = "AMD SMI";
 
 pub(crate) struct AmdSmiSource {
     smi: AmdSmi,
@@ -23,7 +26,7 @@ impl AmdSmiSource {
             if status == sys::AMDSMI_STATUS_SUCCESS {
                 Ok(())
             } else {
-                Err(TelemetryError::Call { library: "AMD SMI", call, text: smi.error_string(status) })
+                Err(TelemetryError::Call { library: LIBRARY, call, text: smi.error_string(status) })
             }
         };
         // SAFETY: a plain flag argument.
@@ -31,30 +34,38 @@ impl AmdSmiSource {
         // Libraries before 25.x (ROCm 6.4) lay the power info out otherwise; one that does not
         // say its version is taken as current.
         let power_layout = sys::PowerLayout::of_major(smi.major_version().unwrap_or(26));
+        const SOCKETS: &str = "amdsmi_get_socket_handles";
+        const PROCESSORS: &str = "amdsmi_get_processor_handles";
+        // Every count the library returns is bounded before it sizes an array, and every fill
+        // checked against its room: a library that reports 0xFFFFFFFF sockets must cost the
+        // samples alone, not the application (whose allocation of 32 GiB would abort it).
         let mut sockets = 0u32;
         // SAFETY: a null array asks for the count alone.
-        call("amdsmi_get_socket_handles", unsafe {
-            (smi.api.amdsmi_get_socket_handles)(&mut sockets, std::ptr::null_mut())
-        })?;
-        let mut socket_handles = vec![std::ptr::null_mut(); sockets as usize];
+        call(SOCKETS, unsafe { (smi.api.amdsmi_get_socket_handles)(&mut sockets, std::ptr::null_mut()) })?;
+        let mut socket_handles = vec![std::ptr::null_mut(); bounded_count(LIBRARY, SOCKETS, "sockets", sockets)?];
         // SAFETY: the array holds `sockets` handles.
-        call("amdsmi_get_socket_handles", unsafe {
-            (smi.api.amdsmi_get_socket_handles)(&mut sockets, socket_handles.as_mut_ptr())
-        })?;
-        socket_handles.truncate(sockets as usize);
-        let (mut handles, mut devices) = (Vec::new(), Vec::new());
+        call(SOCKETS, unsafe { (smi.api.amdsmi_get_socket_handles)(&mut sockets, socket_handles.as_mut_ptr()) })?;
+        socket_handles.truncate(filled(LIBRARY, SOCKETS, "sockets", sockets, socket_handles.len())?);
+        let (mut handles, mut devices, mut seen) = (Vec::new(), Vec::new(), 0usize);
         for socket in socket_handles {
             let mut count = 0u32;
             // SAFETY: a null array asks for the count alone.
-            call("amdsmi_get_processor_handles", unsafe {
+            call(PROCESSORS, unsafe {
                 (smi.api.amdsmi_get_processor_handles)(socket, &mut count, std::ptr::null_mut())
             })?;
-            let mut processors = vec![std::ptr::null_mut(); count as usize];
+            let room = bounded_count(LIBRARY, PROCESSORS, "processors", count)?;
+            seen += room;
+            if seen > MAX_LIBRARY_COUNT as usize {
+                let (value, limit) = (seen as u64, u64::from(MAX_LIBRARY_COUNT));
+                let what = "processors over its sockets";
+                return Err(TelemetryError::Count { library: LIBRARY, call: PROCESSORS, what, value, limit });
+            }
+            let mut processors = vec![std::ptr::null_mut(); room];
             // SAFETY: the array holds `count` handles.
-            call("amdsmi_get_processor_handles", unsafe {
+            call(PROCESSORS, unsafe {
                 (smi.api.amdsmi_get_processor_handles)(socket, &mut count, processors.as_mut_ptr())
             })?;
-            processors.truncate(count as usize);
+            processors.truncate(filled(LIBRARY, PROCESSORS, "processors", count, room)?);
             for processor in processors {
                 let mut kind = 0u32;
                 // SAFETY: a handle from the library and a valid out-pointer.
@@ -78,7 +89,7 @@ impl AmdSmiSource {
             }
         }
         if devices.is_empty() {
-            return Err(TelemetryError::NoDevice("AMD SMI"));
+            return Err(TelemetryError::NoDevice(LIBRARY));
         }
         Ok(AmdSmiSource { smi, power_layout, handles, devices })
     }

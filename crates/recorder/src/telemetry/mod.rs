@@ -45,6 +45,52 @@ pub enum TelemetryError {
     /// The library found no GPU.
     #[error("{0} found no GPU")]
     NoDevice(&'static str),
+    /// A count the library returned is beyond any machine's: a broken or hostile library, whose
+    /// count must not size an allocation.
+    #[error("{library}: {call} reported {value} {what}, more than the {limit} it may report; the library is not trusted")]
+    Count { library: &'static str, call: &'static str, what: &'static str, value: u64, limit: u64 },
+    /// A fill call claimed to have written more entries than the array it was given holds.
+    #[error("{library}: {call} claimed {value} {what} in an array of {room}; the library is not trusted")]
+    Overfilled { library: &'static str, call: &'static str, what: &'static str, value: u64, room: u64 },
+}
+
+/// The most sockets, processors or devices a management library may report: more than any
+/// machine has by far, few enough that their handles cost nothing to hold.
+pub(crate) const MAX_LIBRARY_COUNT: u32 = 1024;
+
+/// `value`, where it is at most [`MAX_LIBRARY_COUNT`]: a count to size an array with.
+pub(crate) fn bounded_count(
+    library: &'static str,
+    call: &'static str,
+    what: &'static str,
+    value: u32,
+) -> Result<usize, TelemetryError> {
+    if value > MAX_LIBRARY_COUNT {
+        return Err(TelemetryError::Count {
+            library,
+            call,
+            what,
+            value: u64::from(value),
+            limit: u64::from(MAX_LIBRARY_COUNT),
+        });
+    }
+    Ok(value as usize)
+}
+
+/// The entries a fill call says it wrote into an array of `room`, where that is no more than
+/// the room: past it the library wrote memory that is not the array's.
+pub(crate) fn filled(
+    library: &'static str,
+    call: &'static str,
+    what: &'static str,
+    value: u32,
+    room: usize,
+) -> Result<usize, TelemetryError> {
+    let value = value as usize;
+    if value > room {
+        return Err(TelemetryError::Overfilled { library, call, what, value: value as u64, room: room as u64 });
+    }
+    Ok(value)
 }
 
 /// A management library, opened, with its GPUs enumerated.

@@ -5,7 +5,7 @@ use std::ffi::{CStr, c_char, c_int, c_uint, c_ulonglong};
 use rocprofiler_sdk_sys::cuda::CudaDriver;
 use rocprofiler_sdk_sys::nvml::{self as sys, Nvml, nvmlDevice_t};
 
-use super::{Source, TelemetryError, stamp};
+use super::{Source, TelemetryError, bounded_count, stamp};
 use crate::pipeline::clock;
 use crate::pipeline::records::{DeviceSample, SampledDevice, TelemetryLibrary};
 
@@ -34,6 +34,8 @@ impl NvmlSource {
         let mut count: c_uint = 0;
         // SAFETY: a valid out-pointer.
         call("nvmlDeviceGetCount_v2", unsafe { (nvml.api.nvmlDeviceGetCount_v2)(&mut count) })?;
+        // Each index below the count is a call and a handle kept: a hostile count is refused.
+        let count = bounded_count("NVML", "nvmlDeviceGetCount_v2", "devices", count)? as c_uint;
         // CUDA's ordinals are the agents of every CUDA row; a GPU CUDA does not see (hidden by
         // CUDA_VISIBLE_DEVICES) is sampled all the same, with no agent.
         let cuda = CudaDriver::load().map(|driver| driver.device_uuids()).unwrap_or_default();

@@ -10,7 +10,9 @@
 //! `ROCPROF_SIM_AMDSMI_VERSION` sets the version it reports (default `26.5.0`); a version
 //! before 25 lays out `amdsmi_power_info_t` and `amdsmi_version_t` as 24.x did.
 //! `ROCPROF_SIM_AMDSMI_FAIL=init` makes `amdsmi_init` fail; `=hang` makes every power reading
-//! after the fifth block for good, as a hung driver's would.
+//! after the fifth block for good, as a hung driver's would. A hostile library's counts:
+//! `=sockets` reports 0xFFFFFFFF sockets, `=processors` 0xFFFFFFFF processors on the socket, and
+//! `=overfill` has each fill call claim one entry more than the room it was given.
 
 #![allow(
     clippy::multiple_unsafe_ops_per_block,
@@ -258,6 +260,23 @@ pub unsafe extern "C" fn amdsmi_get_lib_version(version: *mut amdsmi_version_t) 
     SUCCESS
 }
 
+/// Which hostile count `ROCPROF_SIM_AMDSMI_FAIL` asks for, if any.
+fn hostile(what: &str) -> bool {
+    std::env::var("ROCPROF_SIM_AMDSMI_FAIL").is_ok_and(|v| v == what)
+}
+
+/// The count a call returns: `real`, or the hostile one asked for. A count-only call (`filling`
+/// unset) with `huge` says 0xFFFFFFFF; a fill with `overfill` claims one more than `room`.
+fn reported(real: usize, room: u32, filling: bool, huge: &str) -> u32 {
+    if filling && hostile("overfill") {
+        room.saturating_add(1)
+    } else if !filling && hostile(huge) {
+        u32::MAX
+    } else {
+        real as u32
+    }
+}
+
 /// # Safety
 /// As AMD SMI's.
 #[unsafe(no_mangle)]
@@ -274,7 +293,7 @@ pub unsafe extern "C" fn amdsmi_get_socket_handles(count: *mut u32, sockets: *mu
         if !sockets.is_null() && *count >= 1 {
             *sockets = std::ptr::without_provenance_mut(1);
         }
-        *count = 1;
+        *count = reported(1, *count, !sockets.is_null(), "sockets");
     }
     SUCCESS
 }
@@ -301,7 +320,7 @@ pub unsafe extern "C" fn amdsmi_get_processor_handles(
                 *processors.add(gpu) = std::ptr::without_provenance_mut(gpu + 1);
             }
         }
-        *count = gpus as u32;
+        *count = reported(gpus, *count, !processors.is_null(), "processors");
     }
     SUCCESS
 }

@@ -125,7 +125,11 @@ pub(super) unsafe extern "C" fn completed(
             }
         }
         let _return = Return(pool, buffer);
-        // SAFETY: CUPTI hands us the buffer we gave it, with `valid` bytes of records.
+        // A claim of more valid bytes than the buffer holds is cut to the buffer: what lies past
+        // it is not ours to read.
+        let valid = valid.min(pool.layout.size());
+        // SAFETY: CUPTI hands us the buffer we gave it, `pool.layout.size()` bytes, with `valid`
+        // bytes of records.
         let bytes = unsafe { std::slice::from_raw_parts(buffer, valid) };
         ingest(pool, buffer, bytes);
     })

@@ -43,6 +43,16 @@ pub enum CuptiError {
         /// CUPTI's own text.
         text: String,
     },
+    /// CUPTI reported a size or count beyond any it gives, which must not size an allocation.
+    #[error("CUPTI reported {value} for {what}, more than the {limit} it may; the library is not trusted")]
+    Implausible {
+        /// The size or count, as CUPTI names it.
+        what: &'static str,
+        /// What CUPTI reported.
+        value: usize,
+        /// The most believed.
+        limit: usize,
+    },
     /// The settings are not valid, or the pipeline could not start.
     #[error(transparent)]
     Tool(#[from] crate::Error),

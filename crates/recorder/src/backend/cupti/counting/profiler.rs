@@ -73,6 +73,21 @@ pub fn unsupported(cupti: &Cupti, device: u32) -> Option<String> {
     })
 }
 
+/// The largest counter availability or config image believed: CUPTI's are kilobytes to a few
+/// megabytes; a size past this is a broken library, and must not size an allocation.
+const MAX_IMAGE_BYTES: usize = 256 << 20;
+
+/// The most base metrics of one kind believed (a chip has a few thousand).
+const MAX_BASE_METRICS: usize = 1 << 20;
+
+/// `value`, which CUPTI reported as `what`, where it is at most `limit`.
+fn believed(what: &'static str, value: usize, limit: usize) -> Result<usize, CuptiError> {
+    if value > limit {
+        return Err(CuptiError::Implausible { what, value, limit });
+    }
+    Ok(value)
+}
+
 /// The counter availability image of context `ctx` (needs no session active).
 pub fn counter_availability(cupti: &Cupti, ctx: *mut c_void) -> Result<Vec<u8>, CuptiError> {
     let api = api(cupti)?;
@@ -81,7 +96,7 @@ pub fn counter_availability(cupti: &Cupti, ctx: *mut c_void) -> Result<Vec<u8>, 
     p.ctx = ctx;
     // SAFETY: as above; a null image asks for the size.
     check(cupti, unsafe { (api.cuptiProfilerGetCounterAvailability)(&mut p) }, "counter availability")?;
-    let mut image = vec![0u8; p.counterAvailabilityImageSize];
+    let mut image = vec![0u8; believed("counterAvailabilityImageSize", p.counterAvailabilityImageSize, MAX_IMAGE_BYTES)?];
     p.pCounterAvailabilityImage = image.as_mut_ptr();
     // SAFETY: as above, with a buffer of the size CUPTI asked for.
     check(cupti, unsafe { (api.cuptiProfilerGetCounterAvailability)(&mut p) }, "counter availability")?;
@@ -157,8 +172,9 @@ impl<'a> Host<'a> {
             if p.ppMetricNames.is_null() {
                 continue;
             }
+            let count = believed("numMetrics", p.numMetrics, MAX_BASE_METRICS)?;
             // SAFETY: CUPTI's array of `numMetrics` string pointers, alive with the object.
-            let list = unsafe { std::slice::from_raw_parts(p.ppMetricNames, p.numMetrics) };
+            let list = unsafe { std::slice::from_raw_parts(p.ppMetricNames, count) };
             names.extend(list.iter().map(|&n| text(n)));
         }
         names.sort_unstable();
@@ -209,7 +225,7 @@ impl<'a> Host<'a> {
         p.pHostObject = self.object;
         // SAFETY: as above.
         check(self.cupti, unsafe { (self.api().cuptiProfilerHostGetConfigImageSize)(&mut p) }, "a config image")?;
-        let mut image = vec![0u8; p.configImageSize];
+        let mut image = vec![0u8; believed("configImageSize", p.configImageSize, MAX_IMAGE_BYTES)?];
         let mut q =
             params!(CUpti_Profiler_Host_GetConfigImage_Params, CUpti_Profiler_Host_GetConfigImage_Params_STRUCT_SIZE);
         q.pHostObject = self.object;
