@@ -145,8 +145,7 @@ enum NotStarted {
 
 /// The command to run and the variables it will see (for naming its output afterwards).
 fn prepare(args: &RunArgs) -> Result<(Prepared<'_>, BTreeMap<String, String>), NotStarted> {
-    let parent: BTreeMap<String, String> =
-        std::env::vars_os().filter_map(|(k, v)| Some((k.into_string().ok()?, v.into_string().ok()?))).collect();
+    let parent = rocprof_rs::config::utf8_vars(std::env::vars_os())?;
     let from_profile = match &args.profile {
         None => BTreeMap::new(),
         Some(path) => {

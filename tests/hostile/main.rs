@@ -16,6 +16,7 @@ mod libraries;
 mod memory;
 mod outputs;
 mod parquet;
+mod settings;
 mod writers;
 
 use std::path::Path;

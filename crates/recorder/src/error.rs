@@ -35,6 +35,17 @@ pub enum Error {
         /// What it accepts.
         accepts: String,
     },
+    /// A `ROCPROF_RS_*` variable whose name or value is not UTF-8: refused like any other bad
+    /// value, rather than skipped (which traced with defaults the user never chose).
+    #[error(
+        "{variable}={value:?} is not valid: it is not UTF-8 (U+FFFD shows the bytes that are not); rocprof-rs settings, paths included, must be UTF-8"
+    )]
+    NotUtf8 {
+        /// The variable, with any byte that is not UTF-8 replaced.
+        variable: String,
+        /// Its value, likewise.
+        value: String,
+    },
     /// A `ROCPROF_RS_*` variable the tool does not know (most likely a typo).
     #[error("{variable} is not a rocprof-rs variable; the known ones are {known}")]
     UnknownVariable {

@@ -195,7 +195,7 @@ impl ProfilerBuilder {
 
     /// The configuration these settings give, checked.
     pub fn config(&self) -> Result<Config> {
-        let mut vars = if self.ignore_environment { BTreeMap::new() } else { config::process_vars() };
+        let mut vars = if self.ignore_environment { BTreeMap::new() } else { config::process_vars()? };
         vars.extend(self.vars.iter().map(|(k, v)| (k.clone(), v.clone())));
         Config::from_vars(&vars, &Placeholders::of_this_process(&vars))
     }

@@ -9,6 +9,7 @@
 pub mod counters;
 
 use std::collections::BTreeMap;
+use std::ffi::OsString;
 use std::path::PathBuf;
 
 use regex_lite::Regex;
@@ -317,6 +318,22 @@ impl Placeholders {
     }
 }
 
+impl Placeholders {
+    /// `template` expanded as a file-name stem. Where the template itself starts with neither
+    /// `.` nor `_` but the value of its leading placeholder does (a host named `_gpu01` or
+    /// `.local`), the placeholder's name goes first (`hostname_gpu01-42`): readers skip files
+    /// whose stem starts so, and the default stem, which the user never wrote, must always be
+    /// valid.
+    pub fn expand_stem(&self, template: &str) -> String {
+        let stem = self.expand(template);
+        if template.starts_with(['.', '_']) || !stem.starts_with(['.', '_']) {
+            return stem;
+        }
+        let placeholder = template.strip_prefix('%').and_then(|rest| rest.split('%').next()).unwrap_or("x");
+        format!("{placeholder}{stem}")
+    }
+}
+
 /// Keeps `[A-Za-z0-9._-]`, maps the rest to `_`, and never yields `.` or `..`.
 pub fn sanitise(value: &str) -> String {
     let clean: String =
@@ -473,7 +490,7 @@ impl Config {
 
     /// The configuration from this process's environment.
     pub fn from_process_env() -> Result<Config> {
-        let env = process_vars();
+        let env = process_vars()?;
         let placeholders = Placeholders::of_this_process(&env);
         Config::from_vars(&env, &placeholders)
     }
@@ -497,12 +514,15 @@ impl Config {
             |name: &str, default: &str| env.get(name).filter(|v| !v.is_empty()).cloned().unwrap_or(default.into());
         let dir = text(OUTPUT_DIR, "rocprof-rs-output");
         let name_template = text(OUTPUT_NAME, "%hostname%-%pid%");
-        let name = placeholders.expand(&name_template);
+        let name = placeholders.expand_stem(&name_template);
         if !rocprof_rs_format::dataset::is_visible_stem(&name) {
+            // Only a stem the user wrote can be invalid: it is named as written.
             return Err(invalid(
                 OUTPUT_NAME,
-                &name,
-                "a file-name stem without '/' that does not start with '.' or '_' (readers skip such files)",
+                &name_template,
+                &format!(
+                    "a file-name stem without '/' that does not start with '.' or '_' (readers skip such files); it expands to {name:?}"
+                ),
             ));
         }
         let domains_text = text(DOMAINS, "kernel");
@@ -573,19 +593,43 @@ impl Config {
     }
 }
 
-/// The process's `ROCPROF_RS_*` variables and the rank variables `%rank%` reads.
-pub fn process_vars() -> BTreeMap<String, String> {
-    std::env::vars_os()
-        .filter_map(|(k, v)| Some((k.into_string().ok()?, v.into_string().ok()?)))
-        .filter(|(k, _)| k.starts_with("ROCPROF_RS_") || is_rank_variable(k))
-        .collect()
+/// The process's `ROCPROF_RS_*` variables and the rank variables `%rank%` reads; a
+/// `ROCPROF_RS_*` variable that is not UTF-8 is refused.
+pub fn process_vars() -> Result<BTreeMap<String, String>> {
+    let vars = utf8_vars(std::env::vars_os())?;
+    Ok(vars.into_iter().filter(|(k, _)| k.starts_with("ROCPROF_RS_") || is_rank_variable(k)).collect())
+}
+
+/// The variables of `vars` that are UTF-8, name and value. A `ROCPROF_RS_*` one that is not is
+/// an error naming it: skipped, it would trace with the default the user did not choose (an
+/// output directory with a 0xff byte wrote to `./rocprof-rs-output`). Other variables are not
+/// the tool's to judge and are left out.
+pub fn utf8_vars(vars: impl IntoIterator<Item = (OsString, OsString)>) -> Result<BTreeMap<String, String>> {
+    let mut kept = BTreeMap::new();
+    for (key, value) in vars {
+        match (key.into_string(), value.into_string()) {
+            (Ok(key), Ok(value)) => {
+                kept.insert(key, value);
+            }
+            (key, value) => {
+                let lossy = |text: std::result::Result<String, OsString>| {
+                    text.unwrap_or_else(|raw| raw.to_string_lossy().into_owned())
+                };
+                let variable = lossy(key);
+                if variable.starts_with("ROCPROF_RS_") {
+                    return Err(Error::NotUtf8 { variable, value: lossy(value) });
+                }
+            }
+        }
+    }
+    Ok(kept)
 }
 
 impl Config {
     /// This configuration for a process forked from the one it was made for: the same
     /// directory, and a file-name stem of the child's own, so the two never share a file.
     pub fn for_forked_child(&self, placeholders: &Placeholders) -> Config {
-        let mut name = placeholders.expand(&self.output_name_template);
+        let mut name = placeholders.expand_stem(&self.output_name_template);
         if name == self.output_name {
             name = format!("{name}-{}", placeholders.pid);
         }
@@ -708,6 +752,36 @@ mod tests {
         let fixed = parse(&[(OUTPUT_NAME, "run")]).unwrap();
         assert_eq!(fixed.for_forked_child(&child).output_name, "run-43");
         assert_eq!(fixed.for_forked_child(&child).output_dir, fixed.output_dir);
+    }
+
+    #[test]
+    fn a_variable_that_is_not_utf8_is_refused_by_name() {
+        use std::os::unix::ffi::OsStringExt;
+        let one = |k: &[u8], v: &[u8]| [(OsString::from_vec(k.to_vec()), OsString::from_vec(v.to_vec()))];
+        let message = utf8_vars(one(b"ROCPROF_RS_POLICY", b"drop\xff")).unwrap_err().to_string();
+        assert!(message.contains("ROCPROF_RS_POLICY=\"drop\u{fffd}\"") && message.contains("UTF-8"), "{message}");
+        let message = utf8_vars(one(b"ROCPROF_RS_DOMAINS\xff", b"kernel")).unwrap_err().to_string();
+        assert!(message.contains("ROCPROF_RS_DOMAINS\u{fffd}"), "{message}");
+        assert!(utf8_vars(one(b"LANG", b"\xff")).unwrap().is_empty(), "not the tool's to judge");
+        assert_eq!(utf8_vars(one(b"ROCPROF_RS_POLICY", b"drop")).unwrap()[POLICY], "drop");
+    }
+
+    #[test]
+    fn a_hostname_never_makes_the_default_stem_invalid() {
+        for host in ["_gpu01", ".local", "..", "", "-ok"] {
+            let p = Placeholders { hostname: host.into(), ..placeholders() };
+            let c = Config::from_vars(&BTreeMap::new(), &p).unwrap_or_else(|e| panic!("host {host:?}: {e}"));
+            assert!(rocprof_rs_format::dataset::is_visible_stem(&c.output_name), "{host:?}: {}", c.output_name);
+            assert!(c.output_name.ends_with("-42"), "{}", c.output_name);
+            let child = c.for_forked_child(&Placeholders { pid: 43, ..p.clone() });
+            assert!(rocprof_rs_format::dataset::is_visible_stem(&child.output_name), "{}", child.output_name);
+        }
+        let p = Placeholders { hostname: "_gpu01".into(), ..placeholders() };
+        assert_eq!(p.expand_stem("%hostname%-%pid%"), "hostname_gpu01-42");
+        assert_eq!(p.expand_stem("run-%hostname%"), "run-_gpu01");
+        let env = [(OUTPUT_NAME.to_owned(), "_%hostname%".to_owned())].into_iter().collect();
+        let message = Config::from_vars(&env, &p).unwrap_err().to_string();
+        assert!(message.contains("\"_%hostname%\"") && message.contains("__gpu01"), "{message}");
     }
 
     #[test]

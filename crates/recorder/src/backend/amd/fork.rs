@@ -86,7 +86,10 @@ fn restart() {
     std::mem::forget(tool.writer.lock().take());
     lifecycle::forget_sampler_in_forked_child(tool);
     let (Some(seed), true) = (tool.seed.get(), lifecycle::is_running()) else { return };
-    let config = tool.config.for_forked_child(&Placeholders::of_this_process(&config::process_vars()));
+    // The parent accepted this environment, which the child inherited: it is UTF-8 unless the
+    // application changed it since, and then only `%rank%` falls back to 0.
+    let vars = config::process_vars().unwrap_or_default();
+    let config = tool.config.for_forked_child(&Placeholders::of_this_process(&vars));
     let (queue, receiver) = tool.new_queue();
     let agents = match crate::sdk::sdk().map_err(crate::Error::from).and_then(|sdk| session::agents(sdk.api())) {
         Ok((agents, _)) => agents,
