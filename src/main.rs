@@ -4,6 +4,10 @@ use std::process::ExitCode;
 
 use clap::{Parser, Subcommand};
 
+// First: its print macros shadow the standard ones in the modules after it.
+#[macro_use]
+mod say;
+
 mod cli;
 mod doctor;
 mod workload;
@@ -120,7 +124,7 @@ fn doctor(json: bool) -> ExitCode {
     let report = doctor::gather();
     if json {
         match serde_json::to_string_pretty(&report) {
-            Ok(text) => println!("{text}"),
+            Ok(text) => std::println!("{text}"),
             Err(e) => {
                 eprintln!("rocprof-rs: cannot encode the report as JSON: {e}");
                 return ExitCode::FAILURE;

@@ -132,13 +132,13 @@ pub fn analyze(args: AnalyzeArgs) -> ExitCode {
     }
     match args.format {
         Format::Json => match serde_json::to_string_pretty(&analysis) {
-            Ok(text) => println!("{text}"),
+            Ok(text) => std::println!("{text}"),
             Err(e) => {
                 eprintln!("rocprof-rs: cannot encode the analysis as JSON: {e}");
                 return ExitCode::FAILURE;
             }
         },
-        Format::Csv => print!("{}", csv(&analysis)),
+        Format::Csv => std::print!("{}", csv(&analysis)),
         Format::Table => print!("{}", text(&analysis, args.top)),
     }
     ExitCode::SUCCESS
@@ -174,11 +174,7 @@ fn text(analysis: &Analysis, top: usize) -> String {
     let opt = |v: Option<f64>, digits: usize| v.map_or_else(|| "-".to_owned(), |v| format!("{v:.digits$}"));
     for k in &analysis.kernels {
         let (ai, tflops, efficiency) = position(k);
-        let name: String = if k.name.chars().count() > 48 {
-            format!("{}…", k.name.chars().take(47).collect::<String>())
-        } else {
-            k.name.clone()
-        };
+        let name = rocprof_rs_analysis::terminal::cell(&k.name, 48);
         let first = k
             .diagnosis
             .recommendations

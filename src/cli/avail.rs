@@ -67,7 +67,7 @@ pub fn avail(args: AvailArgs) -> ExitCode {
     }
     if args.json || args.format == TextOrJson::Json {
         match serde_json::to_string_pretty(&inventory) {
-            Ok(text) => println!("{text}"),
+            Ok(text) => std::println!("{text}"),
             Err(e) => {
                 eprintln!("rocprof-rs: cannot encode the inventory as JSON: {e}");
                 return ExitCode::FAILURE;
@@ -180,7 +180,7 @@ fn nvidia(args: &AvailArgs, amd: Option<String>) -> ExitCode {
     }
     if args.json || args.format == TextOrJson::Json {
         match serde_json::to_string_pretty(&reports) {
-            Ok(text) => println!("{text}"),
+            Ok(text) => std::println!("{text}"),
             Err(e) => return fail(format!("cannot encode the inventory as JSON: {e}")),
         }
     } else {

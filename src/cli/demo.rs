@@ -141,7 +141,7 @@ pub fn demo(args: DemoArgs) -> ExitCode {
         };
         return match serde_json::to_string_pretty(&report) {
             Ok(text) => {
-                println!("{text}");
+                std::println!("{text}");
                 ExitCode::SUCCESS
             }
             Err(e) => {
@@ -151,8 +151,9 @@ pub fn demo(args: DemoArgs) -> ExitCode {
         };
     }
     println!();
-    let mut stdout = std::io::stdout().lock();
-    if let Err(e) = sections.iter().try_for_each(|section| render::table(section, 60, &mut stdout)) {
+    let mut stdout = rocprof_rs_analysis::terminal::Escaped::new(std::io::stdout().lock());
+    let printed = sections.iter().try_for_each(|section| render::table(section, 60, &mut stdout));
+    if let Err(e) = printed.and_then(|()| std::io::Write::flush(&mut stdout)) {
         eprintln!("rocprof-rs: standard output: {e}");
         return ExitCode::FAILURE;
     }

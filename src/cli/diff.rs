@@ -76,13 +76,13 @@ pub fn diff(args: DiffArgs) -> ExitCode {
     let report = diff::compare(&a, &b, Options { threshold: args.threshold, confidence: args.confidence });
     match args.format {
         Format::Json => match serde_json::to_string_pretty(&report) {
-            Ok(text) => println!("{text}"),
+            Ok(text) => std::println!("{text}"),
             Err(e) => {
                 eprintln!("rocprof-rs: cannot encode the diff as JSON: {e}");
                 return ExitCode::from(2);
             }
         },
-        Format::Csv => print!("{}", csv(&report)),
+        Format::Csv => std::print!("{}", csv(&report)),
         Format::Table => print!("{}", table(&report, args.width)),
     }
     if report.regressions().next().is_some() { ExitCode::from(1) } else { ExitCode::SUCCESS }
@@ -107,11 +107,7 @@ fn table(report: &Report, width: usize) -> String {
     table.load_preset(UTF8_FULL_CONDENSED).set_content_arrangement(ContentArrangement::Dynamic);
     table.set_header(["kernel", "verdict", "change", "confidence", "median A", "median B", "calls A", "calls B"]);
     for k in &report.kernels {
-        let name = if k.name.chars().count() > width {
-            format!("{}…", k.name.chars().take(width.saturating_sub(1)).collect::<String>())
-        } else {
-            k.name.clone()
-        };
+        let name = rocprof_rs_analysis::terminal::cell(&k.name, width);
         let median = |calls: u64, ns: u64| if calls == 0 { "-".to_owned() } else { human_ns(ns as f64) };
         table.add_row([
             Cell::new(name),

@@ -89,7 +89,7 @@ pub fn export(args: ExportArgs) -> ExitCode {
             if args.report == super::TextOrJson::Json {
                 let format = args.format.to_possible_value().map(|v| v.get_name().to_owned()).unwrap_or_default();
                 let report = serde_json::json!({ "format": format, "files": written });
-                println!("{}", serde_json::to_string_pretty(&report).unwrap_or_default());
+                std::println!("{}", serde_json::to_string_pretty(&report).unwrap_or_default());
             } else {
                 for w in &written {
                     println!("{} ({} {})", w.path.display(), w.count, w.unit);

@@ -28,7 +28,7 @@ pub fn import(args: ImportArgs) -> ExitCode {
     match rocprof_rs_analysis::import::import(&args.inputs, &args.output, &args.name) {
         Ok(report) => {
             if args.format == super::TextOrJson::Json {
-                println!("{}", serde_json::to_string_pretty(&report).unwrap_or_default());
+                std::println!("{}", serde_json::to_string_pretty(&report).unwrap_or_default());
             } else {
                 for input in &report.inputs {
                     let rows: u64 = input.files.iter().map(|(_, n)| n).sum();

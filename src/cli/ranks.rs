@@ -8,6 +8,7 @@ use std::process::ExitCode;
 use clap::Args;
 use rocprof_rs_analysis::ranks::render::{self, RenderError, Section};
 use rocprof_rs_analysis::ranks::{self, Options, Report};
+use rocprof_rs_analysis::terminal::Escaped;
 use rocprof_rs_format::publish::OutputFile;
 
 use super::stats::Format;
@@ -107,7 +108,10 @@ fn print(args: &RanksArgs, sections: &[Section], report: &Report) -> Result<(), 
             .map_err(std::io::Error::from)
             .and_then(|()| writeln!(out))
             .map_err(RenderError::from),
-        (Format::Table, _) => render::table(report, sections, args.width, &mut out),
+        (Format::Table, _) => {
+            let mut out = Escaped::new(&mut out);
+            render::table(report, sections, args.width, &mut out).and_then(|()| out.flush().map_err(RenderError::from))
+        }
         (Format::Csv, None) => render::csv(report, sections[0], &mut out),
         (Format::Csv, Some(dir)) => return write_csv_files(dir, sections, report),
     };

@@ -103,7 +103,7 @@ pub fn score(args: ScoreArgs) -> ExitCode {
         return ExitCode::FAILURE;
     };
     if args.format == super::TextOrJson::Json {
-        println!("{}", serde_json::to_string_pretty(&f).unwrap_or_default());
+        std::println!("{}", serde_json::to_string_pretty(&f).unwrap_or_default());
     } else {
         println!(
             "score {:.4} ± {:.4}: latency {:.2} µs judged (median {:.2} ± {:.2} µs over {} repeats; target {} µs), \

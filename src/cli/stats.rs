@@ -7,6 +7,7 @@ use std::io::Write;
 
 use clap::{Args, ValueEnum};
 use rocprof_rs_analysis::stats::{self, Options, Section, render};
+use rocprof_rs_analysis::terminal::Escaped;
 use rocprof_rs_format::publish::OutputFile;
 
 /// How a command that prints rows prints them (stats, diff, analyze).
@@ -182,7 +183,10 @@ fn print(args: &StatsArgs, result: &[stats::SectionStats]) -> Result<(), PrintEr
         (Format::Json, _) => {
             serde_json::to_writer_pretty(&mut out, result).map_err(std::io::Error::from).and_then(|()| writeln!(out))
         }
-        (Format::Table, _) => result.iter().try_for_each(|section| render::table(section, args.width, &mut out)),
+        (Format::Table, _) => {
+            let mut out = Escaped::new(&mut out);
+            result.iter().try_for_each(|section| render::table(section, args.width, &mut out)).and_then(|()| out.flush())
+        }
         (Format::Csv, None) => render::csv(&result[0], &mut out),
         (Format::Csv, Some(dir)) => return write_csv_files(args, dir, result),
     };
@@ -205,7 +209,9 @@ fn print_device(
             serde_json::to_writer_pretty(&mut out, device).map_err(std::io::Error::from).and_then(|()| writeln!(out))
         }
         (Format::Table, _) => {
+            let mut out = Escaped::new(&mut out);
             rocprof_rs_analysis::telemetry::report::render(device, args.top.unwrap_or(20), args.width, &mut out)
+                .and_then(|()| out.flush())
         }
         (Format::Csv, None) => {
             eprintln!("rocprof-rs: note: the device section's CSV files need --csv-dir");

@@ -17,6 +17,7 @@ mod memory;
 mod outputs;
 mod parquet;
 mod settings;
+mod terminal;
 mod writers;
 
 use std::path::Path;

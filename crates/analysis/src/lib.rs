@@ -7,7 +7,8 @@
 //! - [`import`]: rocprofv3's CSV and JSON, rocprof v1's CSV and JSON, and rocpd databases, into
 //!   the dataset's own tables;
 //! - [`report`]: one self-contained HTML page of a dataset;
-//! - [`export`] and [`rocpd`]: rocprofv3's CSV, Perfetto and rocpd SQLite.
+//! - [`export`] and [`rocpd`]: rocprofv3's CSV, Perfetto and rocpd SQLite;
+//! - [`terminal`]: text escaped on its way to a terminal.
 //!
 //! It reads and writes the tables through [`rocprof_rs_format`], as the recorder writes them.
 
@@ -23,5 +24,6 @@ pub mod rocpd;
 pub mod spill;
 pub mod stats;
 pub mod telemetry;
+pub mod terminal;
 
 pub use error::{Error, Result};

@@ -15,6 +15,7 @@ pub fn bar(total: u64, what: &str) -> ProgressBar {
         .unwrap_or_else(|_| ProgressStyle::default_bar())
         .progress_chars("=> ");
     bar.set_style(style);
-    bar.set_message(what.to_owned());
+    // The label may name a user's file.
+    bar.set_message(crate::terminal::escape(what).into_owned());
     bar
 }

@@ -9,6 +9,7 @@ use serde::Serialize;
 use super::Report;
 use crate::error::Error;
 use crate::stats::render::human_ns;
+use crate::terminal::cell;
 
 /// A part of the report, with its CSV file.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
@@ -250,15 +251,6 @@ fn step_list(steps: &[u64]) -> String {
     text
 }
 
-/// Cuts `text` to `width` characters.
-fn cut(text: &str, width: usize) -> String {
-    if text.chars().count() > width {
-        format!("{}…", text.chars().take(width.saturating_sub(1)).collect::<String>())
-    } else {
-        text.to_owned()
-    }
-}
-
 /// The sections asked for as terminal tables, host names cut to `width` characters.
 pub fn table(report: &Report, sections: &[Section], width: usize, out: &mut impl Write) -> Result<(), RenderError> {
     for note in &report.notes {
@@ -296,7 +288,7 @@ fn steps_table(report: &Report, width: usize, out: &mut impl Write) -> Result<()
             s.step.to_string(),
             ranks,
             human_ns(s.median_ns),
-            cut(&s.slowest.name, width),
+            cell(&s.slowest.name, width),
             human_ns(s.slowest_ns as f64),
             human_ns(s.excess_ns),
             share,
@@ -318,7 +310,7 @@ fn stragglers_table(report: &Report, width: usize, out: &mut impl Write) -> Resu
     let mut t = new_table(&["rank", "slowest in", "excess total", "mean", "max", "steps"], 1);
     for s in &report.stragglers {
         t.add_row([
-            cut(&s.rank.name, width),
+            cell(&s.rank.name, width),
             s.slowest_steps.to_string(),
             human_ns(s.excess_total_ns),
             human_ns(s.excess_mean_ns),
@@ -350,8 +342,8 @@ fn collectives_table(
             Cell::new(r.index),
             Cell::new(ranks),
             Cell::new(human_ns(r.spread_ns as f64)),
-            Cell::new(cut(&r.first.name, width)),
-            Cell::new(cut(&r.last.name, width)),
+            Cell::new(cell(&r.first.name, width)),
+            Cell::new(cell(&r.last.name, width)),
             Cell::new(human_ns(r.others_wait_ns as f64)),
         ]);
         Ok::<(), Error>(())
@@ -411,8 +403,8 @@ fn ranks_table(report: &Report, width: usize, out: &mut impl Write) -> Result<()
     for r in &report.ranks {
         let b = &r.busy;
         t.add_row([
-            cut(&r.name, width),
-            cut(r.host.as_deref().unwrap_or("-"), width),
+            cell(&r.name, width),
+            cell(r.host.as_deref().unwrap_or("-"), width),
             b.kernels.to_string(),
             human_ns(b.busy_ns as f64),
             human_ns(b.idle_ns as f64),

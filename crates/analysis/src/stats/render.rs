@@ -128,11 +128,7 @@ fn title(section: &SectionStats) -> &'static str {
 }
 
 fn row_cells(r: &Row, width: usize) -> Vec<Cell> {
-    let name = if r.name.chars().count() > width {
-        format!("{}…", r.name.chars().take(width.saturating_sub(1)).collect::<String>())
-    } else {
-        r.name.clone()
-    };
+    let name = crate::terminal::cell(&r.name, width);
     vec![
         Cell::new(name),
         Cell::new(r.calls),
