@@ -185,7 +185,10 @@ fn print(args: &StatsArgs, result: &[stats::SectionStats]) -> Result<(), PrintEr
         }
         (Format::Table, _) => {
             let mut out = Escaped::new(&mut out);
-            result.iter().try_for_each(|section| render::table(section, args.width, &mut out)).and_then(|()| out.flush())
+            result
+                .iter()
+                .try_for_each(|section| render::table(section, args.width, &mut out))
+                .and_then(|()| out.flush())
         }
         (Format::Csv, None) => render::csv(&result[0], &mut out),
         (Format::Csv, Some(dir)) => return write_csv_files(args, dir, result),

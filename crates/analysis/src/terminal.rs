@@ -132,7 +132,10 @@ mod tests {
     fn controls_and_bidi_marks_are_written_visibly() {
         assert_eq!(escape("plain_kernel<float>(int) µs"), "plain_kernel<float>(int) µs");
         assert_eq!(escape("a\x1b[2Jb\0c\r\x07\x7f"), "a\\x1b[2Jb\\x00c\\x0d\\x07\\x7f");
-        assert_eq!(escape("evil\u{202e}fdp.exe\u{2066}\u{200f}\u{85}"), "evil\\u{202e}fdp.exe\\u{2066}\\u{200f}\\u{85}");
+        assert_eq!(
+            escape("evil\u{202e}fdp.exe\u{2066}\u{200f}\u{85}"),
+            "evil\\u{202e}fdp.exe\\u{2066}\\u{200f}\\u{85}"
+        );
         assert_eq!(escape("rows\tand\nlines"), "rows\tand\nlines");
         assert_eq!(cell("a\x1bbcdef", 6), "a\\x1b…", "escaped, then cut");
         assert_eq!(cell("short", 6), "short");

@@ -47,7 +47,9 @@ pub enum TelemetryError {
     NoDevice(&'static str),
     /// A count the library returned is beyond any machine's: a broken or hostile library, whose
     /// count must not size an allocation.
-    #[error("{library}: {call} reported {value} {what}, more than the {limit} it may report; the library is not trusted")]
+    #[error(
+        "{library}: {call} reported {value} {what}, more than the {limit} it may report; the library is not trusted"
+    )]
     Count { library: &'static str, call: &'static str, what: &'static str, value: u64, limit: u64 },
     /// A fill call claimed to have written more entries than the array it was given holds.
     #[error("{library}: {call} claimed {value} {what} in an array of {room}; the library is not trusted")]

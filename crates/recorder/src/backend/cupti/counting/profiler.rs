@@ -96,7 +96,8 @@ pub fn counter_availability(cupti: &Cupti, ctx: *mut c_void) -> Result<Vec<u8>, 
     p.ctx = ctx;
     // SAFETY: as above; a null image asks for the size.
     check(cupti, unsafe { (api.cuptiProfilerGetCounterAvailability)(&mut p) }, "counter availability")?;
-    let mut image = vec![0u8; believed("counterAvailabilityImageSize", p.counterAvailabilityImageSize, MAX_IMAGE_BYTES)?];
+    let mut image =
+        vec![0u8; believed("counterAvailabilityImageSize", p.counterAvailabilityImageSize, MAX_IMAGE_BYTES)?];
     p.pCounterAvailabilityImage = image.as_mut_ptr();
     // SAFETY: as above, with a buffer of the size CUPTI asked for.
     check(cupti, unsafe { (api.cuptiProfilerGetCounterAvailability)(&mut p) }, "counter availability")?;
