@@ -7,6 +7,7 @@
 //! error's text, NUL-terminated and cut to fit, into the caller's buffer.
 
 use std::ffi::{CStr, c_char, c_int};
+use std::os::unix::ffi::OsStrExt;
 
 use parking_lot::Mutex;
 
@@ -70,9 +71,20 @@ fn entry(name: &str, buffer: *mut c_char, capacity: usize, body: impl FnOnce() -
 ///
 /// # Safety
 /// `text` is null or a NUL-terminated string that outlives the call.
-unsafe fn text<'a>(text: *const c_char) -> Option<&'a str> {
+unsafe fn bytes<'a>(text: *const c_char) -> Option<&'a [u8]> {
     // SAFETY: as the caller promises.
-    (!text.is_null()).then(|| unsafe { CStr::from_ptr(text) }.to_str().unwrap_or("<not UTF-8>"))
+    (!text.is_null()).then(|| unsafe { CStr::from_ptr(text) }.to_bytes())
+}
+
+/// A `NAME=VALUE` setting as text: one that is not UTF-8 is refused naming its variable, as
+/// the environment's are.
+fn setting(raw: &[u8]) -> Result<(&str, &str), ProfileError> {
+    let text = std::str::from_utf8(raw).map_err(|_| {
+        let lossy = String::from_utf8_lossy(raw);
+        let (variable, value) = lossy.split_once('=').unwrap_or((&lossy, ""));
+        crate::Error::NotUtf8 { variable: variable.to_owned(), value: value.to_owned() }
+    })?;
+    text.split_once('=').ok_or_else(|| ProfileError::Setting(text.to_owned()))
 }
 
 /// Starts the in-process profiler with `count` settings `NAME=VALUE` (the `ROCPROF_RS_*`
@@ -101,13 +113,12 @@ pub unsafe extern "C" fn rocprof_rs_profile_start(
         };
         for &pointer in pointers {
             // SAFETY: each is a NUL-terminated string, as the caller promises.
-            let setting = unsafe { text(pointer) }.unwrap_or("");
-            let (name, value) = setting.split_once('=').ok_or_else(|| ProfileError::Setting(setting.to_owned()))?;
+            let (name, value) = setting(unsafe { bytes(pointer) }.unwrap_or_default())?;
             builder = builder.var(name, value);
         }
-        // SAFETY: as the caller promises.
-        if let Some(path) = unsafe { text(sdk_path) } {
-            builder = builder.sdk_library(path);
+        // SAFETY: as the caller promises. A path is the file system's bytes, UTF-8 or not.
+        if let Some(path) = unsafe { bytes(sdk_path) } {
+            builder = builder.sdk_library(std::path::Path::new(std::ffi::OsStr::from_bytes(path)));
         }
         if paused != 0 {
             builder = builder.start_paused();
@@ -205,5 +216,12 @@ mod tests {
         // SAFETY: as above.
         let message = unsafe { CStr::from_ptr(buffer.as_ptr()) }.to_string_lossy().into_owned();
         assert!(message.contains("expected NAME=VALUE"), "{message}");
+    }
+
+    #[test]
+    fn a_setting_that_is_not_utf8_is_refused_by_name() {
+        let message = setting(b"ROCPROF_RS_POLICY=drop\xff").unwrap_err().to_string();
+        assert!(message.contains("ROCPROF_RS_POLICY=\"drop\u{fffd}\"") && message.contains("UTF-8"), "{message}");
+        assert_eq!(setting(b"ROCPROF_RS_POLICY=drop").unwrap(), ("ROCPROF_RS_POLICY", "drop"));
     }
 }
