@@ -13,8 +13,10 @@ mod common;
 mod drops;
 mod inputs;
 mod memory;
+mod messages;
 mod outputs;
 mod parquet;
+mod values;
 mod writers;
 
 use std::path::Path;
