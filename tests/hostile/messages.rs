@@ -289,11 +289,13 @@ fn an_export_replaces_only_files_an_export_wrote() {
     assert_eq!(std::fs::read_to_string(run.join("4242_kernel_trace.csv")).unwrap(), original);
     let listed: Vec<_> = std::fs::read_dir(&run).unwrap().flatten().map(|e| e.file_name()).collect();
     assert_eq!(listed.len(), 1, "a refused export writes nothing: {listed:?}");
-    // Its own files, again: replaced without asking.
+    // Its own files, again: replaced without asking, where the filesystem keeps the mark.
     let elsewhere = dir.join("elsewhere");
     assert!(export(&elsewhere, &[]).status.success());
+    let exported: Vec<_> = std::fs::read_dir(&elsewhere).unwrap().flatten().map(|e| e.file_name()).collect();
+    assert!(exported.iter().all(|n| !n.to_string_lossy().starts_with('.')), "only the export's files: {exported:?}");
     let again = export(&elsewhere, &[]);
-    assert!(again.status.success(), "{}", stderr(&again));
+    assert_eq!(again.status.success(), keeps_user_attributes(&elsewhere), "{}", stderr(&again));
     // One the user changed since is theirs.
     std::fs::write(elsewhere.join("4242_kernel_trace.csv"), "edited\n").unwrap();
     assert!(!export(&elsewhere, &[]).status.success(), "a file changed since the export was replaced");
@@ -301,4 +303,16 @@ fn an_export_replaces_only_files_an_export_wrote() {
     let output = export(&run, &["--overwrite"]);
     assert!(output.status.success(), "{}", stderr(&output));
     assert_ne!(std::fs::read_to_string(run.join("4242_kernel_trace.csv")).unwrap(), original);
+}
+
+/// Whether the filesystem of `dir` keeps user extended attributes (tmpfs before Linux 6.6 and
+/// some network mounts do not).
+fn keeps_user_attributes(dir: &Path) -> bool {
+    let probe = dir.join("attribute-probe");
+    std::fs::write(&probe, b"").unwrap();
+    let path = std::ffi::CString::new(probe.to_str().unwrap()).unwrap();
+    // SAFETY: setxattr with NUL-terminated path and name, and a one-byte value.
+    let set = unsafe { libc::setxattr(path.as_ptr(), c"user.probe".as_ptr(), b"1".as_ptr().cast(), 1, 0) };
+    std::fs::remove_file(probe).unwrap();
+    set == 0
 }

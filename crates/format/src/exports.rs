@@ -1,49 +1,52 @@
-//! Which files of a folder `rocprof-rs export` wrote, so that an export replaces its own earlier
-//! files and nothing else: not the rocprofv3 files a dataset was imported from when it is
-//! exported back into their folder, nor any other file of a name the export uses.
+//! Which files `rocprof-rs export` wrote, so that an export replaces its own earlier files and
+//! nothing else: not the rocprofv3 files a dataset was imported from when it is exported back
+//! into their folder, nor any other file of a name the export uses.
 //!
-//! Each export records the files it published in a hidden manifest in their folder,
-//! [`MANIFEST`], one line per file: its size, its modification time (ns) and its name. An
-//! existing file is replaced only if the manifest lists it with the size and time it has now
-//! (an export wrote it and nobody changed it since), or when the user said `--overwrite`. A file
-//! not listed (the manifest lost, say) is refused, naming it: the safe side.
+//! Each file an export publishes carries an extended attribute, [`MARK`], holding its size and
+//! modification time (ns) as the export left it. An existing file is replaced only if its mark
+//! matches what it is now (an export wrote it and nobody changed it since), or when the user
+//! said `--overwrite`. The mark travels with the file and adds nothing to the folder, whose
+//! files stay exactly the export's. Where the filesystem keeps no user attributes (some NFS and
+//! FUSE mounts), files go unmarked and a later export refuses them too: the safe side.
 
+use std::ffi::CString;
 use std::io;
+use std::os::unix::ffi::OsStrExt;
 use std::os::unix::fs::MetadataExt;
 use std::path::Path;
 use std::sync::OnceLock;
 
-/// The manifest's name in each folder an export wrote into.
-pub const MANIFEST: &str = ".rocprof-rs-exported";
+/// The extended attribute that marks a file an export wrote.
+pub const MARK: &str = "user.rocprof-rs.export";
 
-/// Whether this process exports, and if so whether it may replace any file (`--overwrite`).
+/// Whether this process exports, and if so what it may replace.
 static EXPORTING: OnceLock<Replace> = OnceLock::new();
 
 /// What an export may replace.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Replace {
-    /// Only files an earlier export recorded writing, unchanged since.
+    /// Only files an earlier export marked, unchanged since.
     OwnFiles,
     /// Any file (`--overwrite`).
     Anything,
 }
 
-/// Makes every output of this process an export's: recorded in its folder's manifest once
-/// published, and refused (before anything is written) where it would replace a file that
-/// `replace` does not allow. Outputs of a process that never calls this (a report, a stats
-/// file the user names) replace their target as before. The first call's choice holds.
+/// Makes every output of this process an export's: marked once published, and refused (before
+/// anything is written) where it would replace a file that `replace` does not allow. Outputs of
+/// a process that never calls this (a report, a stats file the user names) replace their
+/// target as before. The first call's choice holds.
 pub fn guard(replace: Replace) {
     let _ = EXPORTING.set(replace);
 }
 
-/// Whether an output may be written to `target`: Ok unless this process exports, `target`
-/// exists, and no export wrote it (or it changed since).
+/// Whether an output may be written to `target`: Ok unless this process exports only over its
+/// own files, `target` exists, and it carries no mark that matches it.
 pub(crate) fn may_replace(target: &Path) -> io::Result<()> {
     if EXPORTING.get() != Some(&Replace::OwnFiles) {
         return Ok(());
     }
     let Ok(found) = std::fs::symlink_metadata(target) else { return Ok(()) };
-    if listed(target).is_some_and(|(size, modified)| (size, modified) == stamp(&found)) {
+    if found.is_file() && read_mark(target).is_some_and(|mark| mark == stamp(&found)) {
         return Ok(());
     }
     Err(io::Error::new(
@@ -53,56 +56,42 @@ pub(crate) fn may_replace(target: &Path) -> io::Result<()> {
     ))
 }
 
-/// Records `target`, just published, in its folder's manifest, when this process exports. A
-/// manifest that cannot be written loses nothing: the file is then refused by a later export
-/// without --overwrite.
-pub(crate) fn record(target: &Path) {
+/// Marks `target`, just published, when this process exports. A mark that cannot be set (a
+/// filesystem without user attributes) loses nothing: a later export refuses the file unless
+/// told --overwrite.
+pub(crate) fn mark(target: &Path) {
     if EXPORTING.get().is_none() {
         return;
     }
-    let (Some(name), Ok(found)) = (target.file_name().and_then(|n| n.to_str()), std::fs::metadata(target)) else {
-        return;
-    };
-    if name.contains('\n') {
-        return;
-    }
-    let manifest = folder(target).join(MANIFEST);
-    let mut lines: Vec<String> = std::fs::read_to_string(&manifest)
-        .unwrap_or_default()
-        .lines()
-        .filter(|line| parse(line).is_some_and(|(_, _, listed)| listed != name))
-        .map(str::to_owned)
-        .collect();
-    let (size, modified) = stamp(&found);
-    lines.push(format!("{size} {modified} {name}"));
-    let _ = write_manifest(&manifest, &(lines.join("\n") + "\n"));
+    let (Ok(found), Ok(path)) = (std::fs::symlink_metadata(target), c_path(target)) else { return };
+    let (name, value) = (c_name(), stamp(&found));
+    // SAFETY: lsetxattr with a NUL-terminated path and name and a value of the length given;
+    // it reads them and returns.
+    let _ = unsafe { libc::lsetxattr(path.as_ptr(), name.as_ptr(), value.as_ptr().cast(), value.len(), 0) };
 }
 
-/// The manifest's new text, written beside it and renamed over it.
-fn write_manifest(manifest: &Path, text: &str) -> io::Result<()> {
-    let partial = manifest.with_file_name(format!("{MANIFEST}.{}.partial", std::process::id()));
-    std::fs::write(&partial, text)?;
-    std::fs::rename(&partial, manifest).inspect_err(|_| {
-        let _ = std::fs::remove_file(&partial);
-    })
+/// The mark `target` carries, if any.
+fn read_mark(target: &Path) -> Option<String> {
+    let path = c_path(target).ok()?;
+    let name = c_name();
+    let mut value = [0u8; 64];
+    // SAFETY: lgetxattr with a NUL-terminated path and name, and a buffer of the length given,
+    // which it writes at most that much of.
+    let length = unsafe { libc::lgetxattr(path.as_ptr(), name.as_ptr(), value.as_mut_ptr().cast(), value.len()) };
+    let length = usize::try_from(length).ok()?;
+    String::from_utf8(value.get(..length)?.to_vec()).ok()
 }
 
-/// The size and modification time (ns) the manifest lists for `target`.
-fn listed(target: &Path) -> Option<(u64, i128)> {
-    let name = target.file_name()?.to_str()?;
-    let text = std::fs::read_to_string(folder(target).join(MANIFEST)).ok()?;
-    text.lines().filter_map(parse).find(|&(_, _, listed)| listed == name).map(|(size, modified, _)| (size, modified))
+/// A file's size and modification time (ns), as its mark holds them.
+fn stamp(found: &std::fs::Metadata) -> String {
+    let modified = i128::from(found.mtime()) * 1_000_000_000 + i128::from(found.mtime_nsec());
+    format!("{} {modified}", found.len())
 }
 
-fn parse(line: &str) -> Option<(u64, i128, &str)> {
-    let mut fields = line.splitn(3, ' ');
-    Some((fields.next()?.parse().ok()?, fields.next()?.parse().ok()?, fields.next()?))
+fn c_path(path: &Path) -> io::Result<CString> {
+    CString::new(path.as_os_str().as_bytes()).map_err(io::Error::other)
 }
 
-fn stamp(found: &std::fs::Metadata) -> (u64, i128) {
-    (found.len(), i128::from(found.mtime()) * 1_000_000_000 + i128::from(found.mtime_nsec()))
-}
-
-fn folder(target: &Path) -> &Path {
-    target.parent().filter(|p| !p.as_os_str().is_empty()).unwrap_or(Path::new("."))
+fn c_name() -> CString {
+    CString::new(MARK).expect("no NUL in the attribute's name")
 }

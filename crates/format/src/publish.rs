@@ -122,7 +122,7 @@ impl OutputFile {
         std::fs::rename(&self.partial, &self.target)?;
         // The rename is done: nothing is left for Drop to remove.
         self.partial = PathBuf::new();
-        crate::exports::record(&self.target);
+        crate::exports::mark(&self.target);
         Ok(())
     }
 }
