@@ -67,11 +67,11 @@ pub fn export(args: ExportArgs) -> ExitCode {
     exports::guard(if args.overwrite { Replace::Anything } else { Replace::OwnFiles });
     let result = match args.format {
         ExportFormat::Rocprofv3Csv => rocprof_rs_analysis::export::rocprofv3::export_warning(&args.dir, &args.output)
-            .map(|(files, warning)| {
-                if let Some(warning) = warning {
+            .map(|exported| {
+                if let Some(warning) = &exported.warning {
                     eprintln!("rocprof-rs: warning: {warning}");
                 }
-                files
+                exported.files
             }),
         ExportFormat::Rocprofv3Json => rocprof_rs_analysis::export::results_json::export(&args.dir, &args.output),
         ExportFormat::Rocpd => rocprof_rs_analysis::export::rocpd::export(&args.dir, &args.output),

@@ -127,12 +127,21 @@ pub(crate) fn domain(table: Table, function: &str) -> &'static str {
 
 /// Writes `dir`'s tables as rocprofv3 CSV files into `out`; returns the files and their rows.
 pub fn export(dir: &Path, out: &Path) -> Result<Vec<(String, u64)>> {
-    export_warning(dir, out).map(|(written, _)| written)
+    export_warning(dir, out).map(|exported| exported.files)
 }
 
-/// [`export`], and one line on the names that CSV tools may not read back as they were (a
-/// quote, a line end inside), if any.
-pub fn export_warning(dir: &Path, out: &Path) -> Result<(Vec<(String, u64)>, Option<String>)> {
+/// What [`export_warning`] wrote.
+#[derive(Debug)]
+pub struct Exported {
+    /// The files and their rows.
+    pub files: Vec<(String, u64)>,
+    /// One line on the fields CSV tools may not read back as they were (a quote, a line end
+    /// inside), if any.
+    pub warning: Option<String>,
+}
+
+/// [`export`], and what CSV tools may not read back as it was.
+pub fn export_warning(dir: &Path, out: &Path) -> Result<Exported> {
     rocprof_rs_format::dataset::require_tables(dir)?;
     // Files are named by pid: refuse two processes of one pid on two hosts, before any is written.
     super::runs::read(dir)?;
@@ -142,7 +151,7 @@ pub fn export_warning(dir: &Path, out: &Path) -> Result<(Vec<(String, u64)>, Opt
     Ok(written)
 }
 
-fn export_into(dir: &Path, out: &Path) -> Result<(Vec<(String, u64)>, Option<String>)> {
+fn export_into(dir: &Path, out: &Path) -> Result<Exported> {
     let progress = crate::progress::bar(6, "writing rocprofv3 CSV");
     let agents = Agents::read(dir)?;
     let mut files = Files { dir: out.to_owned(), open: HashMap::new(), careful: (0, None) };
@@ -315,7 +324,7 @@ fn export_into(dir: &Path, out: &Path) -> Result<(Vec<(String, u64)>, Option<Str
     progress.inc(1);
     counter_rows(dir, dispatches, &agents, &mut files)?;
     progress.finish_and_clear();
-    Ok((files.finish()?, files.warning()))
+    Ok(Exported { files: files.finish()?, warning: files.warning() })
 }
 
 fn api_rows(b: &Batch<'_>, table: Table, file: &'static str, files: &mut Files) -> Result<()> {
