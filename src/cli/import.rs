@@ -81,7 +81,14 @@ fn clean_up_on_signals(output: &Path) {
         if unsafe { libc::sigwait(&set, &mut signal) } != 0 {
             return;
         }
-        let _ = std::fs::remove_dir_all(&staging);
+        // The import goes on writing meanwhile: a file it adds during the removal fails it
+        // (the folder is not empty), so it is tried again.
+        for _ in 0..100 {
+            match std::fs::remove_dir_all(&staging) {
+                Err(e) if e.kind() != std::io::ErrorKind::NotFound => continue,
+                _ => break,
+            }
+        }
         if created {
             let _ = std::fs::remove_dir(&output);
         }
