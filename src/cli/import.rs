@@ -55,9 +55,10 @@ pub fn import(args: ImportArgs) -> ExitCode {
 const ENDING_SIGNALS: [libc::c_int; 3] = [libc::SIGTERM, libc::SIGINT, libc::SIGHUP];
 
 /// Has a thread wait for SIGTERM, SIGINT and SIGHUP, blocked in every other thread (they
-/// inherit the mask, so this comes before any starts): on one, it removes the import's staging
-/// folder (56 MB of a large import were left behind) and the output folder if the import
-/// created it and left it empty, says so, and dies of the signal as the process would have.
+/// inherit the mask, so this comes before any starts): on one, it lets an import that is moving
+/// its files into place finish, removes the import's staging folder (56 MB of a large import
+/// were left behind) and, if nothing was published, the output folder if the import created it
+/// and left it empty; it says which, and dies of the signal as the process would have.
 fn clean_up_on_signals(output: &Path) {
     let staging = rocprof_rs_analysis::import::staging_folder(output);
     let created = !output.exists();
@@ -81,6 +82,7 @@ fn clean_up_on_signals(output: &Path) {
         if unsafe { libc::sigwait(&set, &mut signal) } != 0 {
             return;
         }
+        let published = rocprof_rs_analysis::import::wait_for_publishing();
         // The import goes on writing meanwhile: a file it adds during the removal fails it
         // (the folder is not empty), so it is tried again.
         for _ in 0..100 {
@@ -89,10 +91,14 @@ fn clean_up_on_signals(output: &Path) {
                 _ => break,
             }
         }
-        if created {
-            let _ = std::fs::remove_dir(&output);
+        if published {
+            eprintln!("rocprof-rs: import stopped by signal {signal} once complete: {} holds it", output.display());
+        } else {
+            if created {
+                let _ = std::fs::remove_dir(&output);
+            }
+            eprintln!("rocprof-rs: import stopped by signal {signal}: nothing written, its staging folder removed");
         }
-        eprintln!("rocprof-rs: import stopped by signal {signal}: nothing written, its staging folder removed");
         die_of(signal);
     });
     if spawned.is_err() {

@@ -91,7 +91,9 @@ pub fn import(inputs: &[PathBuf], output: &Path, stem: &str) -> Result<Report> {
     let staging = staging_folder(output);
     let _ = std::fs::remove_dir_all(&staging);
     let result = import_into(inputs, &staging, stem).and_then(|(imported, rows)| {
+        let mut published = PUBLISHING.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
         commit(&staging, output)?;
+        *published = true;
         Ok(Report { output: output.display().to_string(), inputs: imported, rows })
     });
     let _ = std::fs::remove_dir_all(&staging);
@@ -108,6 +110,16 @@ pub fn staging_folder(output: &Path) -> PathBuf {
 }
 
 const STAGING_PREFIX: &str = ".import-";
+
+/// Held while an import moves its staged files into place, and true once one has.
+static PUBLISHING: std::sync::Mutex<bool> = std::sync::Mutex::new(false);
+
+/// Waits until no import is moving its files into place; whether one did (its output is then
+/// complete). A CLI that ends the process on a signal calls it first, so that a signal never
+/// leaves an import half published.
+pub fn wait_for_publishing() -> bool {
+    *PUBLISHING.lock().unwrap_or_else(std::sync::PoisonError::into_inner)
+}
 
 /// Removes the staging folders of imports into `output` whose process no longer runs (killed
 /// with SIGKILL, or by a power cut): an import's leftovers go with the next import there. A
