@@ -218,7 +218,7 @@ fn dataset(dir: &Path, db: &'static Database, forced: Option<&'static Gpu>, opti
             l2_hit,
             zero_flops: zero_flops.clone(),
             inputs: Inputs {
-                counters: rows.counters.len(),
+                counters: rows.counters.values().filter(|v| v.is_finite()).count(),
                 measured: work.as_ref().is_some_and(|w| !w.ops.is_empty() || !w.bytes.is_empty()),
                 missing: work.as_ref().map_or_else(Vec::new, |w| w.missing.clone()),
                 agent: agent_text(*agent_id, &agent),
@@ -285,11 +285,9 @@ fn non_finite_counters(data: &Dataset) -> Option<String> {
     let (kernel, counter, value) = found.next()?;
     let more = found.count();
     Some(format!(
-        "{} counter value{} not a finite number{}, such as {counter} of {kernel} ({value}): left out, as if not \
-         collected",
+        "{} counter value{}, such as {counter} of {kernel} ({value}): left out, as if not collected",
         more + 1,
-        if more == 0 { " is" } else { "s are" },
-        if more == 0 { "" } else { "s" },
+        if more == 0 { " is not a finite number" } else { "s are not finite numbers" },
     ))
 }
 
