@@ -2,7 +2,8 @@
 //! try first.
 
 use std::fmt::Write as _;
-use std::path::PathBuf;
+use std::io::Write as _;
+use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 use clap::Args;
@@ -10,6 +11,7 @@ use comfy_table::{Cell, CellAlignment, ContentArrangement, Table, presets::UTF8_
 use rocprof_rs_analysis::analyze::specs::{Level, Pipe, Precision};
 use rocprof_rs_analysis::analyze::{self, Analysis, KernelAnalysis, Options};
 use rocprof_rs_analysis::stats::render::human_ns;
+use rocprof_rs_format::publish::OutputFile;
 
 use super::stats::Format;
 
@@ -89,6 +91,15 @@ pub fn analyze(args: AnalyzeArgs) -> ExitCode {
         estimated: args.estimated,
         timings: args.timings.clone(),
     };
+    // Refused before the analysis: a device or FIFO is never an output, and several GPUs'
+    // charts would go beside it (`/dev/null-mi300x.svg`).
+    if let Some(path) = args.svg.as_ref().filter(|p| std::fs::metadata(p).is_ok_and(|m| !m.is_file())) {
+        eprintln!(
+            "rocprof-rs: --svg {}: not a regular file (a device, FIFO, socket or folder is never replaced by an output)",
+            path.display()
+        );
+        return ExitCode::FAILURE;
+    }
     let analysis = match analyze::analyze(&args.path, &options) {
         Ok(a) => a,
         Err(e) => {
@@ -96,6 +107,12 @@ pub fn analyze(args: AnalyzeArgs) -> ExitCode {
             return ExitCode::FAILURE;
         }
     };
+    // What stats warns of (files never completed, records dropped), once the dataset was read:
+    // a folder of incomplete files alone is the analysis's own one-line error.
+    if args.path.is_dir() {
+        let warnings = rocprof_rs_analysis::stats::health::warnings(&args.path).unwrap_or_default();
+        warnings.iter().for_each(|w| eprintln!("rocprof-rs: warning: {w}"));
+    }
     if let Some(j) = analysis.timings.as_ref().filter(|j| j.matched < j.kernels) {
         // On stderr too: a kernel left without times reads as 0 ns in every format.
         eprintln!(
@@ -114,20 +131,12 @@ pub fn analyze(args: AnalyzeArgs) -> ExitCode {
         if charts.is_empty() {
             eprintln!("rocprof-rs: no roofline chart: no kernel has counters (or estimates) and a known GPU");
         }
-        let several = charts.len() > 1;
-        for (gpu, svg) in charts {
-            // One file per GPU where the run used several: FILE-<gpu>.svg.
-            let file = if several {
-                let stem = path.file_stem().map_or_else(|| "roofline".into(), |s| s.to_string_lossy().into_owned());
-                path.with_file_name(format!("{stem}-{gpu}.svg"))
-            } else {
-                path.clone()
-            };
-            if let Err(e) = std::fs::write(&file, svg) {
-                eprintln!("rocprof-rs: {}: {e}", file.display());
+        match write_charts(path, charts) {
+            Ok(files) => files.iter().for_each(|f| eprintln!("rocprof-rs: roofline chart in {}", f.display())),
+            Err(e) => {
+                eprintln!("rocprof-rs: --svg {e}");
                 return ExitCode::FAILURE;
             }
-            eprintln!("rocprof-rs: roofline chart in {}", file.display());
         }
     }
     match args.format {
@@ -142,6 +151,32 @@ pub fn analyze(args: AnalyzeArgs) -> ExitCode {
         Format::Table => print!("{}", text(&analysis, args.top)),
     }
     ExitCode::SUCCESS
+}
+
+/// Writes each GPU's chart, `path` itself where there is one and `FILE-<gpu>.svg` beside it
+/// where there are several: every file whole, and none unless all could be completed.
+fn write_charts(path: &Path, charts: Vec<(String, String)>) -> Result<Vec<PathBuf>, super::report::WriteError> {
+    let several = charts.len() > 1;
+    let mut outputs = Vec::new();
+    for (gpu, svg) in charts {
+        let file = if several {
+            let stem = path.file_stem().map_or_else(|| "roofline".into(), |s| s.to_string_lossy().into_owned());
+            path.with_file_name(format!("{stem}-{gpu}.svg"))
+        } else {
+            path.to_path_buf()
+        };
+        let failed = |source| super::report::WriteError::File { path: file.clone(), source };
+        let mut output = OutputFile::create(&file).map_err(failed)?;
+        output.write_all(svg.as_bytes()).and_then(|()| output.complete()).map_err(failed)?;
+        outputs.push(output);
+    }
+    let mut files = Vec::new();
+    for output in outputs {
+        let file = output.target().to_path_buf();
+        output.commit().map_err(|source| super::report::WriteError::File { path: file.clone(), source })?;
+        files.push(file);
+    }
+    Ok(files)
 }
 
 /// The kernel's DRAM intensity (or its outermost level's) and its top point's numbers; a kernel

@@ -4,6 +4,7 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 
 use clap::{Args, ValueEnum};
+use rocprof_rs_format::exports::{self, Replace};
 
 /// The formats `export` writes.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
@@ -44,6 +45,11 @@ pub struct ExportArgs {
     /// TMPDIR and are merged; the output is the same.
     #[arg(long, value_name = "SIZE", default_value = "256M", value_parser = rocprof_rs_analysis::spill::parse_size)]
     memory: usize,
+    /// Replace existing files of the names written even where no export wrote them (the
+    /// rocprofv3 files a dataset was imported from, say). Without it, only files an earlier
+    /// export recorded writing (in the folder's hidden `.rocprof-rs-exported`) are replaced.
+    #[arg(long)]
+    overwrite: bool,
 }
 
 /// One file `export` wrote, as `--report json` prints it.
@@ -58,8 +64,15 @@ struct Written {
 /// Runs `export`.
 pub fn export(args: ExportArgs) -> ExitCode {
     rocprof_rs_analysis::spill::set_memory(args.memory);
+    exports::guard(if args.overwrite { Replace::Anything } else { Replace::OwnFiles });
     let result = match args.format {
-        ExportFormat::Rocprofv3Csv => rocprof_rs_analysis::export::rocprofv3::export(&args.dir, &args.output),
+        ExportFormat::Rocprofv3Csv => rocprof_rs_analysis::export::rocprofv3::export_warning(&args.dir, &args.output)
+            .map(|exported| {
+                if let Some(warning) = &exported.warning {
+                    eprintln!("rocprof-rs: warning: {warning}");
+                }
+                exported.files
+            }),
         ExportFormat::Rocprofv3Json => rocprof_rs_analysis::export::results_json::export(&args.dir, &args.output),
         ExportFormat::Rocpd => rocprof_rs_analysis::export::rocpd::export(&args.dir, &args.output),
         ExportFormat::Madengine => rocprof_rs_analysis::export::madengine::export(&args.dir, &args.output),

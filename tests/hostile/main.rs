@@ -14,10 +14,12 @@ mod drops;
 mod inputs;
 mod libraries;
 mod memory;
+mod messages;
 mod outputs;
 mod parquet;
 mod settings;
 mod terminal;
+mod values;
 mod writers;
 
 use std::path::Path;

@@ -74,10 +74,20 @@ pub fn require_tables(dir: &Path) -> Result<()> {
             reason: "not a directory (a dataset is the folder a run writes)",
         });
     }
+    let mut incomplete = Vec::new();
     for table in Table::ALL {
-        if !list(dir, *table)?.files.is_empty() {
+        let listing = list(dir, *table)?;
+        if !listing.files.is_empty() {
             return Ok(());
         }
+        incomplete.extend(listing.incomplete);
+    }
+    if let Some(first) = incomplete.first() {
+        return Err(Error::OnlyIncomplete {
+            path: path(),
+            count: incomplete.len(),
+            first: first.display().to_string(),
+        });
     }
     Err(Error::NotADataset {
         path: path(),

@@ -21,6 +21,20 @@ pub enum Error {
         /// What it is instead.
         reason: &'static str,
     },
+    /// A folder that holds no complete table file, only files a process never completed.
+    #[error(
+        "{path}: holds no complete table file, only {count} incomplete one{} (a run still in progress, or \
+         killed before it completed them), such as {first}: skipped, as every reader skips them",
+        if *count == 1 { "" } else { "s" }
+    )]
+    OnlyIncomplete {
+        /// The folder.
+        path: String,
+        /// How many hidden `.<name>.parquet.partial` files it holds.
+        count: usize,
+        /// One of them.
+        first: String,
+    },
 }
 
 /// A result of this crate.

@@ -24,6 +24,7 @@ pub mod dataset;
 pub mod device;
 pub mod encoding;
 pub mod error;
+pub mod exports;
 pub mod files;
 pub mod footer;
 pub mod input;

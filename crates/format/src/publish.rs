@@ -8,7 +8,8 @@
 //! - [`rename_no_replace`] publishes a dataset file without ever replacing one, so a dataset
 //!   only grows;
 //! - [`OutputFile`] is a user's chosen output (an export), replaced whole or not at all: a
-//!   full disk or an error leaves the previous file, or none, never half of one.
+//!   full disk or an error leaves the previous file, or none, never half of one; in an export,
+//!   only a file an earlier export wrote is replaced ([`crate::exports`]).
 
 use std::fs::{File, OpenOptions};
 use std::io::{self, BufWriter, Write};
@@ -121,6 +122,7 @@ impl OutputFile {
         std::fs::rename(&self.partial, &self.target)?;
         // The rename is done: nothing is left for Drop to remove.
         self.partial = PathBuf::new();
+        crate::exports::mark(&self.target);
         Ok(())
     }
 }
@@ -214,6 +216,7 @@ fn reserve(target: &Path, create: impl Fn(&Path) -> io::Result<File>) -> io::Res
             "not a regular file (a device, FIFO, socket or folder is never replaced by an output)",
         ));
     }
+    crate::exports::may_replace(target)?;
     let dir = target.parent().filter(|p| !p.as_os_str().is_empty()).unwrap_or(Path::new("."));
     let pid = std::process::id();
     for attempt in 0..1000u32 {

@@ -167,10 +167,11 @@ fn efficiency(path: &Path, options: &Options) -> Option<f64> {
     let analysis = super::analyze(path, options).ok()?;
     let (mut weighted, mut time) = (0.0, 0.0);
     for k in &analysis.kernels {
-        if let Some(e) = k.points.first().and_then(|p| p.efficiency) {
+        // A non-finite efficiency capped at 1 would score a perfect kernel.
+        if let Some(e) = k.points.first().and_then(|p| p.efficiency).filter(|e| e.is_finite()) {
             weighted += e.min(1.0) * k.total_ns;
             time += k.total_ns;
         }
     }
-    (time > 0.0).then(|| weighted / time)
+    (time > 0.0 && time.is_finite()).then(|| weighted / time).filter(|e: &f64| e.is_finite())
 }

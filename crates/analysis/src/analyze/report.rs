@@ -159,6 +159,7 @@ fn dataset(dir: &Path, db: &'static Database, forced: Option<&'static Gpu>, opti
         }
         None => None,
     };
+    notes.extend(non_finite_counters(&data));
     let mut devices: BTreeMap<String, Ceilings> = BTreeMap::new();
     let mut kernels = Vec::new();
     for ((pid, agent_id, name), rows) in &data.kernels {
@@ -217,7 +218,7 @@ fn dataset(dir: &Path, db: &'static Database, forced: Option<&'static Gpu>, opti
             l2_hit,
             zero_flops: zero_flops.clone(),
             inputs: Inputs {
-                counters: rows.counters.len(),
+                counters: rows.counters.values().filter(|v| v.is_finite()).count(),
                 measured: work.as_ref().is_some_and(|w| !w.ops.is_empty() || !w.bytes.is_empty()),
                 missing: work.as_ref().map_or_else(Vec::new, |w| w.missing.clone()),
                 agent: agent_text(*agent_id, &agent),
@@ -271,6 +272,23 @@ fn dataset(dir: &Path, db: &'static Database, forced: Option<&'static Gpu>, opti
         ));
     }
     Ok(Analysis { kernels, devices: devices.into_values().collect(), notes, timings: joined, throttled })
+}
+
+/// A note on the counter values that are not finite numbers (a dataset someone else wrote:
+/// our imports refuse them), which the analysis leaves out as if not collected.
+fn non_finite_counters(data: &Dataset) -> Option<String> {
+    let mut found = data
+        .kernels
+        .iter()
+        .flat_map(|((_, _, kernel), rows)| rows.counters.iter().map(move |(c, v)| (kernel, c, v)))
+        .filter(|(_, _, v)| !v.is_finite());
+    let (kernel, counter, value) = found.next()?;
+    let more = found.count();
+    Some(format!(
+        "{} counter value{}, such as {counter} of {kernel} ({value}): left out, as if not collected",
+        more + 1,
+        if more == 0 { " is not a finite number" } else { "s are not finite numbers" },
+    ))
 }
 
 /// The kernels whose clocks fell, where the dataset has device samples (of `--pid`'s process,

@@ -136,20 +136,22 @@ fn ops_list<S: serde::Serializer>(ops: &BTreeMap<(Precision, Pipe), f64>, s: S) 
     seq.end()
 }
 
-/// Counter values by name (summed over instances and over the kernel's dispatches).
+/// Counter values by name (summed over instances and over the kernel's dispatches). A value
+/// that is not a finite number (a dataset someone else wrote) is no value: it would put the
+/// kernel at `inf%` of its roof, or at an efficiency of 1 once capped.
 pub trait Counters {
     fn get(&self, name: &str) -> Option<f64>;
 }
 
 impl<S: std::hash::BuildHasher> Counters for std::collections::HashMap<String, f64, S> {
     fn get(&self, name: &str) -> Option<f64> {
-        std::collections::HashMap::get(self, name).copied()
+        std::collections::HashMap::get(self, name).copied().filter(|v| v.is_finite())
     }
 }
 
 impl Counters for BTreeMap<String, f64> {
     fn get(&self, name: &str) -> Option<f64> {
-        BTreeMap::get(self, name).copied()
+        BTreeMap::get(self, name).copied().filter(|v| v.is_finite())
     }
 }
 
@@ -205,6 +207,14 @@ pub fn work(family: Family, wave_size: f64, c: &dyn Counters) -> Work {
         Family::Nvidia => nvidia_bytes(&mut w, c),
         Family::Unknown => w.missing.push("bytes: an architecture this analysis does not know".into()),
         _ => amd_bytes(&mut w, c, family),
+    }
+    // Finite counters near f64's largest still overflow once scaled.
+    let (ops, bytes) = (w.ops.len(), w.bytes.len());
+    w.ops.retain(|_, v| v.is_finite());
+    w.bytes.retain(|_, v| v.is_finite());
+    if (ops, bytes) != (w.ops.len(), w.bytes.len()) {
+        w.flops_counted &= ops == w.ops.len();
+        w.missing.push("FLOPs or bytes: counter values too large for a number (beyond 1.8e308)".into());
     }
     w
 }
@@ -595,7 +605,8 @@ pub fn zero_flops(work: &Work, seconds: f64, device: &Device<'_>) -> Option<Zero
             let bandwidth = device.bandwidth(level).filter(|&b| b > 0.0)?;
             let achieved = bytes / seconds / 1e12;
             let efficiency = achieved / bandwidth;
-            Some(ZeroFlops { level, bytes, achieved_tbps: achieved, bandwidth_tbps: bandwidth, efficiency })
+            let zero = ZeroFlops { level, bytes, achieved_tbps: achieved, bandwidth_tbps: bandwidth, efficiency };
+            efficiency.is_finite().then_some(zero)
         })
         .max_by(|a, b| a.efficiency.total_cmp(&b.efficiency))
 }
@@ -634,7 +645,7 @@ pub fn position(work: &Work, seconds: f64, device: &Device<'_>) -> Vec<Point> {
             let lowest = levels.iter().min_by(|a, b| a.attainable_tflops.total_cmp(&b.attainable_tflops));
             let bound_by = lowest.filter(|l| peak.is_none_or(|p| l.attainable_tflops < p)).map(|l| l.level);
             let roof = lowest.map(|l| l.attainable_tflops).or(peak);
-            let efficiency = roof.filter(|&r| r > 0.0).map(|r| achieved / r);
+            let efficiency = roof.filter(|&r| r > 0.0).map(|r| achieved / r).filter(|e| e.is_finite());
             Point { precision, pipe, ops, achieved_tflops: achieved, peak_tflops: peak, levels, bound_by, efficiency }
         })
         .collect();

@@ -28,7 +28,7 @@ use super::agents::Agents;
 use crate::error::{Error, Result};
 use crate::read::{Batch, batches};
 use crate::spill::{Key, Sorter};
-use crate::stats::render::{c_exp, quoted};
+use crate::stats::render::{c_exp, needs_csv_care, quoted};
 
 const KERNEL: &str = "\"Kind\",\"Agent_Id\",\"Queue_Id\",\"Stream_Id\",\"Thread_Id\",\"Dispatch_Id\",\"Kernel_Id\",\"Kernel_Name\",\"Correlation_Id\",\"Start_Timestamp\",\"End_Timestamp\",\"LDS_Block_Size\",\"Scratch_Size\",\"VGPR_Count\",\"Accum_VGPR_Count\",\"SGPR_Count\",\"Workgroup_Size_X\",\"Workgroup_Size_Y\",\"Workgroup_Size_Z\",\"Grid_Size_X\",\"Grid_Size_Y\",\"Grid_Size_Z\"";
 const API: &str =
@@ -42,9 +42,37 @@ const COUNTER: &str = "\"Correlation_Id\",\"Dispatch_Id\",\"Agent_Id\",\"Queue_I
 struct Files {
     dir: PathBuf,
     open: HashMap<(u32, &'static str), (OutputFile, u64)>,
+    /// Text fields that hold a quote or a line end, and the first of them.
+    careful: (u64, Option<String>),
 }
 
 impl Files {
+    /// `text` as a quoted field, tallied where CSV tools may not read it back as it was.
+    fn text(&mut self, text: &str) -> String {
+        self.tally(text);
+        quoted(text)
+    }
+
+    /// Counts `text`, a field written, if CSV tools may not read it back as it was.
+    fn tally(&mut self, text: &str) {
+        if needs_csv_care(text) {
+            self.careful.0 += 1;
+            self.careful.1.get_or_insert_with(|| text.chars().take(80).collect());
+        }
+    }
+
+    /// One line on the fields [`Files::text`] tallied, if any.
+    fn warning(&self) -> Option<String> {
+        let (count, first) = (&self.careful.0, self.careful.1.as_ref()?);
+        Some(format!(
+            "{count} field{} a quote or a line end (the first: {first:?}): written in quotes with each quote doubled \
+             (RFC 4180; rocprofv3 leaves quotes as they are, which no CSV reader reads back), so CSV readers and \
+             `rocprof-rs import` read {} back whole, while tools that split lines do not",
+            if *count == 1 { " holds" } else { "s hold" },
+            if *count == 1 { "it" } else { "them" }
+        ))
+    }
+
     fn row(&mut self, pid: u32, name: &'static str, header: &str, line: &str) -> Result<()> {
         let key = (pid, name);
         if !self.open.contains_key(&key) {
@@ -60,12 +88,12 @@ impl Files {
     }
 
     /// Renames every file into place, once all are complete: an export that fails leaves none.
-    fn finish(mut self) -> Result<Vec<(String, u64)>> {
+    fn finish(&mut self) -> Result<Vec<(String, u64)>> {
         for (writer, _) in self.open.values_mut() {
             writer.complete().map_err(|source| io(writer.target(), source))?;
         }
         let mut written = Vec::new();
-        for ((pid, name), (writer, rows)) in self.open {
+        for ((pid, name), (writer, rows)) in std::mem::take(&mut self.open) {
             let path = writer.target().to_path_buf();
             writer.commit().map_err(|source| io(&path, source))?;
             written.push((format!("{pid}_{name}.csv"), rows));
@@ -99,6 +127,21 @@ pub(crate) fn domain(table: Table, function: &str) -> &'static str {
 
 /// Writes `dir`'s tables as rocprofv3 CSV files into `out`; returns the files and their rows.
 pub fn export(dir: &Path, out: &Path) -> Result<Vec<(String, u64)>> {
+    export_warning(dir, out).map(|exported| exported.files)
+}
+
+/// What [`export_warning`] wrote.
+#[derive(Debug)]
+pub struct Exported {
+    /// The files and their rows.
+    pub files: Vec<(String, u64)>,
+    /// One line on the fields CSV tools may not read back as they were (a quote, a line end
+    /// inside), if any.
+    pub warning: Option<String>,
+}
+
+/// [`export`], and what CSV tools may not read back as it was.
+pub fn export_warning(dir: &Path, out: &Path) -> Result<Exported> {
     rocprof_rs_format::dataset::require_tables(dir)?;
     // Files are named by pid: refuse two processes of one pid on two hosts, before any is written.
     super::runs::read(dir)?;
@@ -108,10 +151,10 @@ pub fn export(dir: &Path, out: &Path) -> Result<Vec<(String, u64)>> {
     Ok(written)
 }
 
-fn export_into(dir: &Path, out: &Path) -> Result<Vec<(String, u64)>> {
+fn export_into(dir: &Path, out: &Path) -> Result<Exported> {
     let progress = crate::progress::bar(6, "writing rocprofv3 CSV");
     let agents = Agents::read(dir)?;
-    let mut files = Files { dir: out.to_owned(), open: HashMap::new() };
+    let mut files = Files { dir: out.to_owned(), open: HashMap::new(), careful: (0, None) };
     for pid in agents.pids() {
         for a in agents.of(pid, true) {
             files.row(pid, "agent_info", agent_info::HEADER, &agent_info::row(a))?;
@@ -141,7 +184,7 @@ fn export_into(dir: &Path, out: &Path) -> Result<Vec<(String, u64)>> {
                 thread.u64(i),
                 dispatch.u64(i),
                 kernel.u64(i),
-                quoted(name.text(i)),
+                files.text(name.text(i)),
                 correlation.u64(i),
                 start.u64(i),
                 end.u64(i),
@@ -204,7 +247,7 @@ fn export_into(dir: &Path, out: &Path) -> Result<Vec<(String, u64)>> {
             let line = format!(
                 "{},{},{},{},{},{},{}",
                 quoted(domain),
-                quoted(function),
+                files.text(function),
                 pid.u64(i),
                 thread.u64(i),
                 correlation.u64(i),
@@ -223,7 +266,7 @@ fn export_into(dir: &Path, out: &Path) -> Result<Vec<(String, u64)>> {
         for i in 0..b.rows() {
             let line = format!(
                 "\"MEMORY_COPY\",{},0,{},{},{},{},{}",
-                quoted(op.text(i)),
+                files.text(op.text(i)),
                 agents.label(pid.u64(i) as u32, src.u64(i)),
                 agents.label(pid.u64(i) as u32, dst.u64(i)),
                 correlation.u64(i),
@@ -245,7 +288,7 @@ fn export_into(dir: &Path, out: &Path) -> Result<Vec<(String, u64)>> {
             let on_agent = operation.ends_with("_ALLOCATE");
             let line = format!(
                 "\"MEMORY_ALLOCATION\",{},{},{},\"0x{:016x}\",{},{},{}",
-                quoted(operation),
+                files.text(operation),
                 if on_agent { agents.label(pid.u64(i) as u32, agent_id.u64(i)) } else { "\"\"".to_owned() },
                 bytes.u64(i),
                 address.u64(i),
@@ -266,7 +309,7 @@ fn export_into(dir: &Path, out: &Path) -> Result<Vec<(String, u64)>> {
         for i in 0..b.rows() {
             let line = format!(
                 "\"SCRATCH_MEMORY\",{},{},{},{},{},{},{}",
-                quoted(op.text(i)),
+                files.text(op.text(i)),
                 agents.label(pid.u64(i) as u32, agent_id.u64(i)),
                 queue.u64(i),
                 thread.u64(i),
@@ -281,7 +324,7 @@ fn export_into(dir: &Path, out: &Path) -> Result<Vec<(String, u64)>> {
     progress.inc(1);
     counter_rows(dir, dispatches, &agents, &mut files)?;
     progress.finish_and_clear();
-    files.finish()
+    Ok(Exported { files: files.finish()?, warning: files.warning() })
 }
 
 fn api_rows(b: &Batch<'_>, table: Table, file: &'static str, files: &mut Files) -> Result<()> {
@@ -293,7 +336,7 @@ fn api_rows(b: &Batch<'_>, table: Table, file: &'static str, files: &mut Files) 
         let line = format!(
             "{},{},{},{},{},{},{}",
             quoted(domain(table, function)),
-            quoted(function),
+            files.text(function),
             pid.u64(i),
             thread.u64(i),
             correlation.u64(i),
@@ -434,6 +477,9 @@ fn counter_rows(dir: &Path, mut join: Sorter, agents: &Agents, files: &mut Files
         }
         let (row, seq) = CounterRow::from_join(key, value).ok_or_else(|| broken("a counter row"))?;
         let columns = dispatch.as_ref().filter(|(k, _)| k.as_slice() == &key[..16]).map(|(_, c)| c.as_str());
+        // The kernel's name, from its dispatch or the row, and the counter's: two fields.
+        files.tally(&row.kernel);
+        files.tally(&row.counter);
         let mut line = row.pid.to_le_bytes().to_vec();
         line.extend_from_slice(row.line(columns, agents).as_bytes());
         in_order.push(&Key::new().u64(seq).0, &line)?;

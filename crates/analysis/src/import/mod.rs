@@ -1,9 +1,10 @@
 //! `rocprof-rs import`: other profilers' outputs turned into a rocprof-rs dataset, so `stats`
 //! and every other command work on them.
 //!
-//! Everything is written under a hidden staging folder in the output directory and moved into
-//! place only once every input has been read: a malformed input (reported with its file, line
-//! and column) leaves nothing behind.
+//! Everything is written under a hidden staging folder in the output directory (`.import-<pid>`)
+//! and moved into place only once every input has been read: a malformed input (reported with
+//! its file, line and column) leaves nothing behind. The CLI removes the folder on SIGTERM,
+//! SIGINT and SIGHUP; one a SIGKILL left goes with the next import into the same directory.
 
 pub mod aggregate;
 pub mod rocpd;
@@ -73,6 +74,12 @@ pub fn import(inputs: &[PathBuf], output: &Path, stem: &str) -> Result<Report> {
     if inputs.is_empty() {
         return Err(Error::Invalid("nothing to import: name a rocprofv3 output directory or a results.json".into()));
     }
+    if let Some(c) = stem.chars().find(|c| c.is_control()) {
+        return Err(Error::Invalid(format!(
+            "--name {stem:?}: holds the control character U+{:04X}; a file-name stem is printable text",
+            u32::from(c)
+        )));
+    }
     if !rocprof_rs_format::dataset::is_visible_stem(stem) {
         return Err(Error::Invalid(format!(
             "--name {stem:?}: a file-name stem without '/' that does not start with '.' or '_' (readers skip such files)"
@@ -80,10 +87,13 @@ pub fn import(inputs: &[PathBuf], output: &Path, stem: &str) -> Result<Report> {
     }
     let folder =
         OutputDir::create(output).map_err(|source| Error::Io { path: output.display().to_string(), source })?;
-    let staging = output.join(format!(".import-{}", std::process::id()));
+    remove_abandoned_staging(output);
+    let staging = staging_folder(output);
     let _ = std::fs::remove_dir_all(&staging);
     let result = import_into(inputs, &staging, stem).and_then(|(imported, rows)| {
+        let mut published = PUBLISHING.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
         commit(&staging, output)?;
+        *published = true;
         Ok(Report { output: output.display().to_string(), inputs: imported, rows })
     });
     let _ = std::fs::remove_dir_all(&staging);
@@ -91,6 +101,49 @@ pub fn import(inputs: &[PathBuf], output: &Path, stem: &str) -> Result<Report> {
         folder.keep();
     }
     result
+}
+
+/// The hidden folder this process stages an import into `output` in: `.import-<pid>`. A CLI
+/// that ends the process on a signal removes it first.
+pub fn staging_folder(output: &Path) -> PathBuf {
+    output.join(format!("{STAGING_PREFIX}{}", std::process::id()))
+}
+
+const STAGING_PREFIX: &str = ".import-";
+
+/// Held while an import moves its staged files into place, and true once one has.
+static PUBLISHING: std::sync::Mutex<bool> = std::sync::Mutex::new(false);
+
+/// Waits until no import is moving its files into place; whether one did (its output is then
+/// complete). A CLI that ends the process on a signal calls it first, so that a signal never
+/// leaves an import half published.
+pub fn wait_for_publishing() -> bool {
+    *PUBLISHING.lock().unwrap_or_else(std::sync::PoisonError::into_inner)
+}
+
+/// Removes the staging folders of imports into `output` whose process no longer runs (killed
+/// with SIGKILL, or by a power cut): an import's leftovers go with the next import there. A
+/// folder whose process runs (another import, or a process that took over the id) is left.
+fn remove_abandoned_staging(output: &Path) {
+    let Ok(entries) = std::fs::read_dir(output) else { return };
+    for entry in entries.flatten() {
+        let name = entry.file_name();
+        let Some(pid) = name.to_str().and_then(|n| n.strip_prefix(STAGING_PREFIX)).and_then(|p| p.parse().ok()) else {
+            continue;
+        };
+        if pid != std::process::id() && !process_runs(pid) && entry.file_type().is_ok_and(|t| t.is_dir()) {
+            let _ = std::fs::remove_dir_all(entry.path());
+        }
+    }
+}
+
+/// Whether process `pid` exists (signal 0 checks without sending; EPERM: it exists, another
+/// user's).
+fn process_runs(pid: u32) -> bool {
+    let Ok(pid) = libc::pid_t::try_from(pid) else { return false };
+    // SAFETY: kill with signal 0 sends nothing; it only checks the process exists.
+    let status = unsafe { libc::kill(pid, 0) };
+    status == 0 || std::io::Error::last_os_error().raw_os_error() != Some(libc::ESRCH)
 }
 
 fn import_into(inputs: &[PathBuf], staging: &Path, stem: &str) -> Result<(Vec<Imported>, TableRows)> {

@@ -69,14 +69,35 @@ pub fn read(path: &Path, sink: &mut Sink) -> Result<u64> {
         at: "traceEvents".into(),
         message: "no traceEvents array: not a rocprof v1 trace".into(),
     })?;
-    let pid_key = |e: &Value| e.get("pid").map(|p| p.to_string().trim_matches('"').to_owned()).unwrap_or_default();
-    let mut tracks: HashMap<String, Track> = HashMap::new();
-    for event in events {
+    // Each event's track is its Chrome-trace pid's process name: a pid that is not a number
+    // (or a pid named twice, differently) would put events of every kind on one track.
+    let track_pid = |index: usize, event: &Value| {
+        number(event.get("pid")).ok_or_else(|| Error::Json {
+            path: shown.clone(),
+            at: format!("traceEvents[{index}].pid"),
+            message: format!(
+                "expected a track id (a whole number), found {}",
+                event.get("pid").map_or_else(|| "none".to_owned(), Value::to_string)
+            ),
+        })
+    };
+    let mut tracks: HashMap<u64, (Track, &str)> = HashMap::new();
+    for (index, event) in events.iter().enumerate() {
         if event.get("ph").and_then(Value::as_str) == Some("M")
             && event.get("name").and_then(Value::as_str) == Some("process_name")
             && let Some(name) = event.get("args").and_then(|a| a.get("name")).and_then(Value::as_str)
         {
-            tracks.insert(pid_key(event), track(name));
+            let pid = track_pid(index, event)?;
+            match tracks.insert(pid, (track(name), name)) {
+                Some((_, before)) if before != name => {
+                    return Err(Error::Json {
+                        path: shown.clone(),
+                        at: format!("traceEvents[{index}].args.name"),
+                        message: format!("track {pid} is named both {before:?} and {name:?}"),
+                    });
+                }
+                _ => {}
+            }
         }
     }
     let mut read = 0;
@@ -89,7 +110,7 @@ pub fn read(path: &Path, sink: &mut Sink) -> Result<u64> {
             at: format!("traceEvents[{index}].{key}"),
             message: message.to_owned(),
         };
-        let Some(&kind) = tracks.get(&pid_key(event)) else { continue };
+        let Some(&(kind, _)) = tracks.get(&track_pid(index, event)?) else { continue };
         let begin = number(field(event, "BeginNs")).ok_or_else(|| error("args.BeginNs", "missing or not a number"))?;
         let end = number(field(event, "EndNs")).ok_or_else(|| error("args.EndNs", "missing or not a number"))?;
         if end < begin {
@@ -168,6 +189,16 @@ pub fn read(path: &Path, sink: &mut Sink) -> Result<u64> {
             Track::Other => read -= 1,
         }
         sink.write_full()?;
+    }
+    if read == 0 {
+        // An empty dataset would read as a run without kernels, which it was not said to be.
+        return Err(Error::Json {
+            path: shown,
+            at: "traceEvents".into(),
+            message: "no event on a track rocprof-rs imports (GPU<n> kernels, CPU HIP API, COPY, \
+                      Markers and Ranges): nothing to import"
+                .into(),
+        });
     }
     Ok(read)
 }

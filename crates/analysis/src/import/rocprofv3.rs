@@ -89,12 +89,11 @@ impl Kind {
     }
 }
 
-/// One CSV file being read: its header, and the line of the record in hand.
+/// One CSV file being read: its header, and the record in hand.
 pub(super) struct Table {
     path: String,
     columns: HashMap<String, usize>,
     record: StringRecord,
-    line: u64,
     reader: csv::Reader<std::fs::File>,
     /// The process id from a `<pid>_` file-name prefix, for files without a `Process_Id`.
     pid: u32,
@@ -109,7 +108,7 @@ impl Table {
         let headers = reader.headers().map_err(|e| csv_error(&shown, &e))?.clone();
         let columns = headers.iter().enumerate().map(|(i, h)| (h.trim().to_owned(), i)).collect();
         let pid = prefix_pid(path).or(default_pid).unwrap_or(0);
-        Ok(Table { path: shown, columns, record: StringRecord::new(), line: 1, reader, pid })
+        Ok(Table { path: shown, columns, record: StringRecord::new(), reader, pid })
     }
 
     /// The header's column names.
@@ -121,13 +120,12 @@ impl Table {
 
     /// Reads the next record; false at the end.
     pub(super) fn next(&mut self) -> Result<bool> {
-        let more = self.reader.read_record(&mut self.record).map_err(|e| csv_error(&self.path, &e))?;
-        self.line = self.record.position().map_or(self.line + 1, |p| p.line());
-        Ok(more)
+        self.reader.read_record(&mut self.record).map_err(|e| csv_error(&self.path, &e))
     }
 
     pub(super) fn error(&self, column: &str, message: impl Into<String>) -> Error {
-        Error::Parse { path: self.path.clone(), line: self.line, column: column.to_owned(), message: message.into() }
+        let line = self.record.position().map_or(0, |p| line_at(&self.path, p));
+        Error::Parse { path: self.path.clone(), line, column: column.to_owned(), message: message.into() }
     }
 
     pub(super) fn has(&self, column: &str) -> bool {
@@ -169,9 +167,15 @@ impl Table {
         if self.has(column) { self.u64(column) } else { Ok(default) }
     }
 
+    /// A finite number: NaN and the infinities (`inf`, `1e999`) are refused, as every analysis
+    /// of them would print them (`inf%`) or rank them as a perfect result.
     pub(super) fn f64(&self, column: &str) -> Result<f64> {
         let text = self.text(column)?.trim();
-        text.parse().map_err(|_| self.error(column, format!("expected a number, found {text:?}")))
+        let value: f64 = text.parse().map_err(|_| self.error(column, format!("expected a number, found {text:?}")))?;
+        if !value.is_finite() {
+            return Err(self.error(column, format!("expected a finite number, found {text:?}")));
+        }
+        Ok(value)
     }
 
     /// `Agent 4` (rocprofv3's form) or a bare number; empty (rocprofv3 leaves it so for frees)
@@ -236,9 +240,41 @@ pub fn directory_pid(files: &[(Kind, PathBuf)]) -> Option<u32> {
     if seen.len() == 1 { seen.into_iter().next() } else { None }
 }
 
+/// The 1-based line of the record that starts at or after `at`. csv's own line is that of
+/// where the reader stood before the record: after a CR LF line end (Python's csv module
+/// writes them), or blank lines, that is the line before it. So the line is counted from the
+/// file's bytes, once, for the error that needs it.
+fn line_at(path: &str, at: &csv::Position) -> u64 {
+    use std::io::Read;
+    let count = || -> std::io::Result<u64> {
+        let file = std::io::BufReader::new(std::fs::File::open(path)?);
+        let mut line = 1;
+        for (offset, byte) in file.bytes().enumerate() {
+            let byte = byte?;
+            // Up to the record's position, then the line ends csv skips before the record.
+            if offset as u64 >= at.byte() && byte != b'\r' && byte != b'\n' {
+                break;
+            }
+            line += u64::from(byte == b'\n');
+        }
+        Ok(line)
+    };
+    count().unwrap_or(at.line())
+}
+
+/// A malformed row, with its own line.
 fn csv_error(path: &str, e: &csv::Error) -> Error {
-    let line = e.position().map_or(0, |p| p.line());
-    Error::Parse { path: path.to_owned(), line, column: "(row)".into(), message: e.to_string() }
+    let line = e.position().map_or(0, |p| line_at(path, p));
+    // csv's own messages name its (earlier) line: say what is wrong without them.
+    let message = match e.kind() {
+        csv::ErrorKind::UnequalLengths { expected_len, len, .. } => {
+            format!("{len} fields where the header has {expected_len}")
+        }
+        csv::ErrorKind::Utf8 { err, .. } => format!("field {} is not UTF-8 text", err.field() + 1),
+        csv::ErrorKind::Io(io) => io.to_string(),
+        _ => e.to_string(),
+    };
+    Error::Parse { path: path.to_owned(), line, column: "(row)".into(), message }
 }
 
 /// How a directory's dispatches are numbered.

@@ -10,10 +10,17 @@ use super::{Row, SectionStats};
 pub const CSV_HEADER: &str =
     "\"Name\",\"Calls\",\"TotalDurationNs\",\"AverageNs\",\"Percentage\",\"MinNs\",\"MaxNs\",\"StdDev\"";
 
-/// A quoted CSV field as rocprofv3 writes one: in quotes, with nothing inside escaped (a quote
-/// in a name is written as it is, which is what scripts written for rocprofv3 expect).
+/// A quoted CSV field as rocprofv3 writes one, in quotes, except that a quote inside is
+/// doubled (RFC 4180): rocprofv3 writes it as it is, which no CSV reader (ours, Python's,
+/// pandas') reads back as the name it was. Commas and line ends inside are the quotes' to hold.
 pub fn quoted(text: &str) -> String {
-    format!("\"{text}\"")
+    if text.contains('"') { format!("\"{}\"", text.replace('"', "\"\"")) } else { format!("\"{text}\"") }
+}
+
+/// Whether rocprofv3's unescaped quoting and `quoted` differ on `text`, or a line-oriented
+/// reader (`grep`, a script splitting lines) would cut it: a quote or a line end inside.
+pub fn needs_csv_care(text: &str) -> bool {
+    text.contains(['"', '\n', '\r'])
 }
 
 /// C's `%.Ne`: Rust's digits, with C's exponent (a sign and at least two digits).

@@ -1,6 +1,6 @@
 //! One name's durations, summarised in bounded memory: count, sum, sum of squares (integers,
-//! so the variance is exact and summaries merge across threads in any order), min, max, and a
-//! log-linear histogram for percentiles.
+//! 256 bits wide, so the variance is exact for any durations and summaries merge across threads
+//! in any order), min, max, and a log-linear histogram for percentiles.
 //!
 //! Percentiles come from the histogram, so they hold for traces of any length; each is the
 //! midpoint of its bucket, within 1/512 (0.2 %) of a duration that occurred. Everything
@@ -113,6 +113,60 @@ impl Histogram {
     }
 }
 
+/// An unsigned 256-bit integer: `n Σx²` and `(Σx)²` of up to 2^64 durations of up to 2^64 ns
+/// each fit it, so the variance is exact however long the durations (a `u128` sum of squares
+/// saturated after four durations near `i64::MAX`, and the variance then read 0).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, PartialOrd, Ord)]
+struct U256 {
+    high: u128,
+    low: u128,
+}
+
+impl U256 {
+    /// `a * b`, in full.
+    fn product(a: u128, b: u128) -> U256 {
+        const HALF: u32 = 64;
+        let mask = u128::from(u64::MAX);
+        let (a1, a0, b1, b0) = (a >> HALF, a & mask, b >> HALF, b & mask);
+        let (cross1, cross2) = (a0 * b1, a1 * b0);
+        let (low, carry1) = (a0 * b0).overflowing_add(cross1 << HALF);
+        let (low, carry2) = low.overflowing_add(cross2 << HALF);
+        let high = a1 * b1 + (cross1 >> HALF) + (cross2 >> HALF) + u128::from(carry1) + u128::from(carry2);
+        U256 { high, low }
+    }
+
+    /// `self + other`, saturating (no sum of 2^64 squares reaches it).
+    fn plus(self, other: U256) -> U256 {
+        let (low, carry) = self.low.overflowing_add(other.low);
+        match self.high.checked_add(other.high).and_then(|h| h.checked_add(u128::from(carry))) {
+            Some(high) => U256 { high, low },
+            None => U256 { high: u128::MAX, low: u128::MAX },
+        }
+    }
+
+    /// `self * n`, saturating.
+    fn times(self, n: u64) -> U256 {
+        let low = U256::product(self.low, u128::from(n));
+        match self.high.checked_mul(u128::from(n)).and_then(|h| h.checked_add(low.high)) {
+            Some(high) => U256 { high, low: low.low },
+            None => U256 { high: u128::MAX, low: u128::MAX },
+        }
+    }
+
+    /// `self - other`, or 0 below it.
+    fn minus(self, other: U256) -> U256 {
+        if self <= other {
+            return U256::default();
+        }
+        let (low, borrow) = self.low.overflowing_sub(other.low);
+        U256 { high: self.high - other.high - u128::from(borrow), low }
+    }
+
+    fn to_f64(self) -> f64 {
+        self.high as f64 * 2f64.powi(128) + self.low as f64
+    }
+}
+
 /// The summary of one name.
 #[derive(Debug, Clone)]
 pub struct Summary {
@@ -120,15 +174,20 @@ pub struct Summary {
     pub sum: u128,
     pub min: u64,
     pub max: u64,
-    /// Exact while every duration is under about 50 hours (`u128` holds 10^8 squares of
-    /// 1.8 * 10^14 ns); saturates beyond.
-    sum_squares: u128,
+    sum_squares: U256,
     histogram: Histogram,
 }
 
 impl Default for Summary {
     fn default() -> Self {
-        Summary { count: 0, sum: 0, min: u64::MAX, max: 0, sum_squares: 0, histogram: Histogram::Sparse(Vec::new()) }
+        Summary {
+            count: 0,
+            sum: 0,
+            min: u64::MAX,
+            max: 0,
+            sum_squares: U256::default(),
+            histogram: Histogram::Sparse(Vec::new()),
+        }
     }
 }
 
@@ -140,7 +199,8 @@ impl Summary {
         self.sum += u128::from(value);
         self.min = self.min.min(value);
         self.max = self.max.max(value);
-        self.sum_squares = self.sum_squares.saturating_add(u128::from(value) * u128::from(value));
+        let square = u128::from(value) * u128::from(value);
+        self.sum_squares = self.sum_squares.plus(U256 { high: 0, low: square });
         self.histogram.bump(bucket_of(value), 1);
     }
 
@@ -149,7 +209,7 @@ impl Summary {
         if other.count == 0 {
             return;
         }
-        self.sum_squares = self.sum_squares.saturating_add(other.sum_squares);
+        self.sum_squares = self.sum_squares.plus(other.sum_squares);
         self.count += other.count;
         self.sum += other.sum;
         self.min = self.min.min(other.min);
@@ -200,7 +260,8 @@ impl Summary {
         out.extend_from_slice(&self.sum.to_le_bytes());
         out.extend_from_slice(&self.min.to_le_bytes());
         out.extend_from_slice(&self.max.to_le_bytes());
-        out.extend_from_slice(&self.sum_squares.to_le_bytes());
+        out.extend_from_slice(&self.sum_squares.high.to_le_bytes());
+        out.extend_from_slice(&self.sum_squares.low.to_le_bytes());
         for (bucket, n) in self.histogram.ascending() {
             out.extend_from_slice(&bucket.to_le_bytes());
             out.extend_from_slice(&n.to_le_bytes());
@@ -209,7 +270,7 @@ impl Summary {
 
     /// A summary from [`Summary::encode`]'s bytes; `None` if they are not such bytes.
     pub fn decode(bytes: &[u8]) -> Option<Summary> {
-        const FIXED: usize = 8 + 16 + 8 + 8 + 16;
+        const FIXED: usize = 8 + 16 + 8 + 8 + 32;
         const PAIR: usize = 2 + 8;
         if bytes.len() < FIXED || !(bytes.len() - FIXED).is_multiple_of(PAIR) {
             return None;
@@ -221,7 +282,7 @@ impl Summary {
             sum: u128_at(8),
             min: u64_at(24),
             max: u64_at(32),
-            sum_squares: u128_at(40),
+            sum_squares: U256 { high: u128_at(40), low: u128_at(56) },
             histogram: Histogram::Sparse(Vec::new()),
         };
         for pair in bytes[FIXED..].chunks_exact(PAIR) {
@@ -237,16 +298,10 @@ impl Summary {
         if self.count == 0 { 0.0 } else { self.sum as f64 / self.count as f64 }
     }
 
-    /// n² times the population variance, `n Σx² − (Σx)²`, exactly where it fits in 128 bits.
+    /// n² times the population variance, `n Σx² − (Σx)²`, computed exactly in 256 bits and
+    /// rounded once.
     fn scaled_variance(&self) -> f64 {
-        let n = u128::from(self.count);
-        match (n.checked_mul(self.sum_squares), self.sum.checked_mul(self.sum)) {
-            (Some(a), Some(b)) => a.saturating_sub(b) as f64,
-            _ => {
-                let mean = self.sum as f64 / self.count as f64;
-                ((self.sum_squares as f64 / self.count as f64 - mean * mean) * (self.count as f64).powi(2)).max(0.0)
-            }
-        }
+        self.sum_squares.times(self.count).minus(U256::product(self.sum, self.sum)).to_f64()
     }
 
     /// The population standard deviation.
@@ -402,5 +457,30 @@ mod tests {
         let mean = 206.0 / 5.0;
         let exact = ([0.0f64, 1.0, 2.0, 3.0, 200.0].iter().map(|v| (v - mean).powi(2)).sum::<f64>() / 5.0).sqrt();
         assert!((s.stddev() - exact).abs() < 1e-9);
+    }
+
+    #[test]
+    fn the_variance_holds_for_durations_near_the_largest() {
+        let mut s = Summary::default();
+        let top = i64::MAX as u64;
+        for v in [top - 10, top - 1_010, top - 10, top - 1_010] {
+            s.add(v);
+        }
+        assert_eq!(s.stddev(), 500.0, "four squares near 2^126 overflowed 128 bits");
+        let mut huge = Summary::default();
+        [u64::MAX, 0].iter().for_each(|&v| huge.add(v));
+        let exact = u64::MAX as f64 / 2.0;
+        assert!((huge.stddev() - exact).abs() / exact < 1e-15, "{}", huge.stddev());
+    }
+
+    #[test]
+    fn wide_products_are_exact() {
+        let max = U256::product(u128::MAX, u128::MAX);
+        assert_eq!(max, U256 { high: u128::MAX - 1, low: 1 });
+        assert_eq!(U256::product(1 << 64, 1 << 64), U256 { high: 1, low: 0 });
+        let big = U256 { high: 3, low: 5 };
+        assert_eq!(big.times(7), U256 { high: 21, low: 35 });
+        assert_eq!(big.minus(U256 { high: 1, low: 6 }), U256 { high: 1, low: u128::MAX });
+        assert_eq!(U256 { high: 0, low: 1 }.minus(big), U256::default());
     }
 }

@@ -380,6 +380,11 @@ impl<'a> Reader<'a> {
                 }
             }
             for (id, value, instances) in sums {
+                if !value.is_finite() {
+                    // JSON holds no NaN or infinity, but instances near f64's largest sum to one.
+                    let what = format!("the {instances} values of counter_id {id} sum to {value}, not a finite number");
+                    return Err(self.error(&format!("{record}.records"), what));
+                }
                 let agent = info.agent_id.handle;
                 let counter = self
                     .counters
