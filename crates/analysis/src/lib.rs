@@ -21,6 +21,7 @@ pub mod read;
 pub mod report;
 pub mod rocpd;
 pub mod spill;
+pub mod sqlite;
 pub mod stats;
 pub mod telemetry;
 
