@@ -172,3 +172,133 @@ fn a_negative_pid_is_refused_not_wrapped() {
     let db = hostile(&dir, "UPDATE rocpd_info_process{t} SET pid = -7");
     assert_refused(&dir, &import(&dir, &db), &["rocpd_info_process row 4242", "column pid", "-7 is not a process id"]);
 }
+
+/// A dataset of `processes` processes, ten dispatches each, imported from a rocprofv3 kernel
+/// trace with a `Process_Id` column.
+fn processes(dir: &Path, processes: u32) -> PathBuf {
+    use std::fmt::Write as _;
+    let csv = dir.join("csv");
+    std::fs::create_dir_all(&csv).unwrap();
+    let mut text = String::from(
+        "\"Kind\",\"Agent_Id\",\"Queue_Id\",\"Stream_Id\",\"Process_Id\",\"Thread_Id\",\"Dispatch_Id\",\"Kernel_Id\",\
+         \"Kernel_Name\",\"Correlation_Id\",\"Start_Timestamp\",\"End_Timestamp\",\"LDS_Block_Size\",\"Scratch_Size\",\
+         \"VGPR_Count\",\"Accum_VGPR_Count\",\"SGPR_Count\",\"Workgroup_Size_X\",\"Workgroup_Size_Y\",\
+         \"Workgroup_Size_Z\",\"Grid_Size_X\",\"Grid_Size_Y\",\"Grid_Size_Z\"\n",
+    );
+    let mut t = 1_000_000u64;
+    for p in 0..processes {
+        for d in 1..=10 {
+            t += 1_000;
+            writeln!(
+                text,
+                "\"KERNEL_DISPATCH\",\"Agent 4\",1,1,{},{},{d},{},\"kernel_{}(float*)\",{d},{t},{},0,0,8,0,16,64,1,1,1024,1,1",
+                10_000 + p,
+                20_000 + p,
+                d % 3,
+                d % 3,
+                t + 500
+            )
+            .unwrap();
+        }
+    }
+    std::fs::write(csv.join("kernel_trace.csv"), text).unwrap();
+    let dataset = dir.join("dataset");
+    let output = cli().arg("import").arg(&csv).arg("-o").arg(&dataset).output().unwrap();
+    assert!(output.status.success(), "{}", stderr(&output));
+    dataset
+}
+
+/// The databases (visible `*_results.db`) in `dir`.
+fn databases_in(dir: &Path) -> usize {
+    std::fs::read_dir(dir)
+        .map(|d| d.flatten().filter(|e| e.file_name().to_string_lossy().ends_with("_results.db")).count())
+        .unwrap_or(0)
+}
+
+/// Hidden staging folders beside `out`.
+fn staging_beside(out: &Path) -> Vec<PathBuf> {
+    let name = out.file_name().unwrap().to_string_lossy().into_owned();
+    std::fs::read_dir(out.parent().unwrap())
+        .unwrap()
+        .flatten()
+        .map(|e| e.path())
+        .filter(|p| p.file_name().unwrap().to_string_lossy().starts_with(&format!(".{name}.rocpd-")))
+        .collect()
+}
+
+/// Starts `export DATASET --format rocpd -o OUT`, SIGKILLs it once `ready` holds (polled), and
+/// returns whether it was still running when killed.
+fn kill_export_when(dataset: &Path, out: &Path, ready: impl Fn() -> bool) -> bool {
+    let mut child = cli()
+        .arg("export")
+        .arg(dataset)
+        .args(["--format", "rocpd", "-o"])
+        .arg(out)
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    let started = Instant::now();
+    loop {
+        if child.try_wait().unwrap().is_some() {
+            return false;
+        }
+        if ready() {
+            child.kill().unwrap();
+            child.wait().unwrap();
+            return true;
+        }
+        assert!(started.elapsed() < Duration::from_secs(300), "the export hung");
+        std::thread::sleep(Duration::from_micros(200));
+    }
+}
+
+#[test]
+fn a_killed_rocpd_export_leaves_no_folder_that_looks_complete() {
+    const PROCESSES: usize = 300;
+    let dir = scratch("db-killed-export");
+    let dataset = processes(&dir, PROCESSES as u32);
+    // Killed the moment the first database is visible: the set is either all there or none.
+    let out = dir.join("rocpd");
+    kill_export_when(&dataset, &out, || databases_in(&out) > 0);
+    let seen = databases_in(&out);
+    assert!(seen == 0 || seen == PROCESSES, "a killed export left {seen} of {PROCESSES} databases in place");
+    // Killed while writing: nothing in place, and only a hidden staging folder beside it,
+    // which the next export removes.
+    let out = dir.join("again");
+    let killed = kill_export_when(&dataset, &out, || {
+        staging_beside(&out).iter().any(|s| databases_in(s) > PROCESSES / 2)
+    });
+    assert!(killed, "the export was still writing when killed");
+    assert_eq!(databases_in(&out), 0, "no database of a killed export is in place");
+    assert_eq!(staging_beside(&out).len(), 1, "the killed export's staging folder is left, hidden");
+    let output = cli().arg("export").arg(&dataset).args(["--format", "rocpd", "-o"]).arg(&out).output().unwrap();
+    assert!(output.status.success(), "{}", stderr(&output));
+    assert_eq!(databases_in(&out), PROCESSES);
+    assert!(staging_beside(&out).is_empty(), "the next export removed the staging folder");
+}
+
+#[test]
+fn a_rocpd_export_of_many_processes_stays_within_a_fixed_memory() {
+    let dir = scratch("db-many-processes");
+    let dataset = processes(&dir, 1_000);
+    let out = dir.join("rocpd");
+    // 1,000 processes at the 640 KB each they once cost would take 640 MB.
+    let mut cmd = cli();
+    let errors = dir.join("stderr");
+    cmd.arg("export").arg(&dataset).args(["--format", "rocpd", "-o"]).arg(&out);
+    // A line per database: to a file, not a pipe nobody reads while waiting.
+    cmd.stdout(std::process::Stdio::null()).stderr(std::fs::File::create(&errors).unwrap());
+    limit_memory(&mut cmd, 256 << 20);
+    let mut child = cmd.spawn().unwrap();
+    let started = Instant::now();
+    let status = loop {
+        if let Some(status) = child.try_wait().unwrap() {
+            break status;
+        }
+        assert!(started.elapsed() < Duration::from_secs(300), "the export hung");
+        std::thread::sleep(Duration::from_millis(20));
+    };
+    assert!(status.success(), "{}", std::fs::read_to_string(&errors).unwrap());
+    assert_eq!(databases_in(&out), 1_000);
+}
