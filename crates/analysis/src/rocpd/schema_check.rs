@@ -3,10 +3,9 @@
 //! AMD's tools read a rocpd database through its un-suffixed views (`rocpd_kernel_dispatch`,
 //! ...), each `SELECT * FROM` the table of the same name with the database's UUID suffix. A
 //! view is code the file brings along, so the import runs none: it checks that each view it
-//! would read is exactly rocpd's, learns the suffix from them, and reads the suffixed tables,
-//! which must be ordinary tables whose columns are stored, not computed.
-
-use std::collections::HashMap;
+//! would read is exactly rocpd's (up to spacing, quoting and case, which SQLite ignores too),
+//! learns the suffix from them, and reads the suffixed tables, which must be ordinary tables
+//! whose columns are stored, not computed.
 
 use rusqlite::{Connection, OptionalExtension};
 
@@ -48,15 +47,17 @@ pub enum Mismatch {
     Sql(#[from] rusqlite::Error),
 }
 
-/// The views' SQL as rocpd writes them, with `{{uuid}}` for the suffix: SQLite's own text for
-/// them (it drops `IF NOT EXISTS`), made by running rocpd's file in memory.
-fn templates() -> rusqlite::Result<HashMap<String, String>> {
-    let memory = Connection::open_in_memory()?;
-    let (_, views) = super::SCHEMA.iter().find(|(file, _)| *file == "rocpd_views.sql").expect("the views file");
-    memory.execute_batch(views)?;
-    let mut statement = memory.prepare("SELECT name, sql FROM sqlite_master WHERE type = 'view'")?;
-    let rows = statement.query_map([], |r| Ok((r.get(0)?, r.get(1)?)))?;
-    rows.collect()
+/// A view's SQL as compared: quotes dropped, whitespace collapsed, ASCII lowercased. What
+/// this makes equal is equal to SQLite (its names ignore ASCII case, quoting and spacing), so a
+/// rocpd written by another ROCm, with its own layout of the same views, reads as well.
+fn normalized(sql: &str) -> String {
+    let unquoted: String = sql.chars().filter(|c| !matches!(c, '`' | '"' | '[' | ']')).collect();
+    unquoted.split_whitespace().collect::<Vec<_>>().join(" ").to_ascii_lowercase()
+}
+
+/// rocpd's view `rocpd_<name>`, normalized, less the table suffix at its end.
+fn view_less_suffix(name: &str) -> String {
+    format!("create view rocpd_{name} as select * from rocpd_{name}")
 }
 
 /// The one entry of the file's schema named `name` (SQLite's names ignore ASCII case).
@@ -76,13 +77,9 @@ fn is_suffix(text: &str) -> bool {
 
 /// Checks the views and tables the import reads; returns the table suffix.
 pub fn check(conn: &Connection) -> Result<String, Mismatch> {
-    let templates = templates()?;
-    let template = |name: &str| templates.get(&format!("rocpd_{name}")).expect("rocpd has a view per table read");
-    let (before, after) = template("metadata").split_once("{{uuid}}").expect("a suffixed table");
     let suffix = match entry(conn, "rocpd_metadata")? {
-        Some((kind, Some(sql))) if kind == "view" => sql
-            .strip_prefix(before)
-            .and_then(|rest| rest.strip_suffix(after))
+        Some((kind, Some(sql))) if kind == "view" => normalized(&sql)
+            .strip_prefix(&view_less_suffix("metadata"))
             .filter(|s| is_suffix(s))
             .map(str::to_owned)
             .ok_or_else(|| Mismatch::View("rocpd_metadata".into()))?,
@@ -91,9 +88,9 @@ pub fn check(conn: &Connection) -> Result<String, Mismatch> {
     };
     for name in READ {
         let view = format!("rocpd_{name}");
-        let expected = template(name).replace("{{uuid}}", &suffix);
+        let expected = view_less_suffix(name) + &suffix;
         match entry(conn, &view)? {
-            Some((kind, Some(sql))) if kind == "view" && sql == expected => {}
+            Some((kind, Some(sql))) if kind == "view" && normalized(&sql) == expected => {}
             _ => return Err(Mismatch::View(view)),
         }
         let table = format!("rocpd_{name}{suffix}");
@@ -129,6 +126,17 @@ mod tests {
     #[test]
     fn rocpds_own_schema_passes_and_names_its_suffix() {
         let (conn, identity) = rocpd();
+        assert_eq!(check(&conn).unwrap(), identity.suffix);
+    }
+
+    #[test]
+    fn another_layout_of_the_same_views_passes() {
+        let (conn, identity) = rocpd();
+        let t = &identity.suffix;
+        conn.execute_batch(&format!(
+            "DROP VIEW rocpd_region; CREATE VIEW \"rocpd_region\"   AS select *\n\tFROM [ROCPD_REGION{t}]"
+        ))
+        .unwrap();
         assert_eq!(check(&conn).unwrap(), identity.suffix);
     }
 
