@@ -160,9 +160,12 @@ fn an_end_before_its_start_is_refused_with_its_row() {
     let db = hostile(&dir, "UPDATE rocpd_kernel_dispatch{t} SET end = start - 5 WHERE id = 2");
     assert_refused(&dir, &import(&dir, &db), &["rocpd_kernel_dispatch row 2", "column end", "is before start"]);
     let dir = scratch("db-region-end-before-start");
-    let db = hostile(&dir, "UPDATE rocpd_region{t} SET end = start - 1 WHERE id = (SELECT R.id FROM rocpd_region{t} R \
+    let db = hostile(
+        &dir,
+        "UPDATE rocpd_region{t} SET end = start - 1 WHERE id = (SELECT R.id FROM rocpd_region{t} R \
          JOIN rocpd_event{t} E ON E.id = R.event_id JOIN rocpd_string{t} C ON C.id = E.category_id \
-         WHERE C.string LIKE 'HIP%' LIMIT 1)");
+         WHERE C.string LIKE 'HIP%' LIMIT 1)",
+    );
     assert_refused(&dir, &import(&dir, &db), &["rocpd_region", "column end", "is before start"]);
 }
 
@@ -266,9 +269,8 @@ fn a_killed_rocpd_export_leaves_no_folder_that_looks_complete() {
     // Killed while writing: nothing in place, and only a hidden staging folder beside it,
     // which the next export removes.
     let out = dir.join("again");
-    let killed = kill_export_when(&dataset, &out, || {
-        staging_beside(&out).iter().any(|s| databases_in(s) > PROCESSES / 2)
-    });
+    let killed =
+        kill_export_when(&dataset, &out, || staging_beside(&out).iter().any(|s| databases_in(s) > PROCESSES / 2));
     assert!(killed, "the export was still writing when killed");
     assert_eq!(databases_in(&out), 0, "no database of a killed export is in place");
     assert_eq!(staging_beside(&out).len(), 1, "the killed export's staging folder is left, hidden");

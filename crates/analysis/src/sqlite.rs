@@ -166,11 +166,13 @@ fn defend(conn: &Connection) -> rusqlite::Result<()> {
     conn.set_db_config(DbConfig::SQLITE_DBCONFIG_ENABLE_VIEW, false)?;
     conn.set_db_config(DbConfig::SQLITE_DBCONFIG_ENABLE_TRIGGER, false)?;
     conn.set_db_config(DbConfig::SQLITE_DBCONFIG_WRITABLE_SCHEMA, false)?;
-    // SAFETY: the handle is this open connection's; ENABLE_LOAD_EXTENSION takes an int (0: off)
-    // and an optional int pointer for the new setting, which may be null.
+    // SAFETY: the handle of an open connection, valid while `conn` is borrowed here.
+    let handle = unsafe { conn.handle() };
+    // SAFETY: `handle` is open; ENABLE_LOAD_EXTENSION takes an int (0: off) and an optional
+    // int pointer for the new setting, which may be null.
     let rc = unsafe {
         rusqlite::ffi::sqlite3_db_config(
-            conn.handle(),
+            handle,
             rusqlite::ffi::SQLITE_DBCONFIG_ENABLE_LOAD_EXTENSION,
             0 as std::ffi::c_int,
             std::ptr::null_mut::<std::ffi::c_int>(),

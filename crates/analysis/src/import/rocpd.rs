@@ -31,7 +31,11 @@ pub use super::Read;
 /// Reads the database at `path` into `sink`.
 pub fn read(path: &Path, sink: &mut Sink) -> Result<Read> {
     let shown = path.display().to_string();
-    let db = Untrusted::open(path).map_err(|source| Error::Untrusted { path: shown.clone(), what: "open".into(), source })?;
+    let db = Untrusted::open(path).map_err(|source| Error::Untrusted {
+        path: shown.clone(),
+        what: "open".into(),
+        source,
+    })?;
     let suffix = crate::rocpd::schema_check::check(db.conn()).map_err(|source| match source {
         crate::rocpd::schema_check::Mismatch::Sql(e) => {
             Error::Untrusted { path: shown.clone(), what: "reading the schema".into(), source: db.explain(e) }

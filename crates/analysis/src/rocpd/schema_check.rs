@@ -62,11 +62,9 @@ fn view_less_suffix(name: &str) -> String {
 
 /// The one entry of the file's schema named `name` (SQLite's names ignore ASCII case).
 fn entry(conn: &Connection, name: &str) -> rusqlite::Result<Option<(String, Option<String>)>> {
-    conn.query_row(
-        "SELECT type, sql FROM sqlite_master WHERE name = ?1 COLLATE NOCASE",
-        [name],
-        |r| Ok((r.get(0)?, r.get(1)?)),
-    )
+    conn.query_row("SELECT type, sql FROM sqlite_master WHERE name = ?1 COLLATE NOCASE", [name], |r| {
+        Ok((r.get(0)?, r.get(1)?))
+    })
     .optional()
 }
 
