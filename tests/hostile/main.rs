@@ -10,6 +10,7 @@
 #[path = "../common/mod.rs"]
 mod common;
 
+mod databases;
 mod drops;
 mod inputs;
 mod libraries;

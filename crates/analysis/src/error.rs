@@ -47,6 +47,38 @@ pub enum Error {
         /// SQLite's error.
         source: rusqlite::Error,
     },
+    /// A database we did not write reached one of the bounds it is read within.
+    #[error("{path}: {what}: {source}")]
+    Untrusted {
+        /// The database file.
+        path: String,
+        /// What was being done.
+        what: String,
+        /// The bound, or SQLite's error.
+        source: crate::sqlite::Refusal,
+    },
+    /// A rocpd database whose schema is not rocpd's.
+    #[error("{path}: {source}")]
+    Schema {
+        /// The database file.
+        path: String,
+        /// What differs.
+        source: crate::rocpd::schema_check::Mismatch,
+    },
+    /// A database row has a value the reader cannot take.
+    #[error("{path}: {table} row {row}: column {column}: {message}")]
+    Row {
+        /// The database file.
+        path: String,
+        /// The table, as rocpd's view names it.
+        table: String,
+        /// The row's id.
+        row: i64,
+        /// The column's name.
+        column: String,
+        /// What is wrong with it.
+        message: String,
+    },
     /// A dataset's table file could not be read or written.
     #[error(transparent)]
     Format(#[from] rocprof_rs_format::Error),

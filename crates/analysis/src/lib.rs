@@ -22,6 +22,7 @@ pub mod read;
 pub mod report;
 pub mod rocpd;
 pub mod spill;
+pub mod sqlite;
 pub mod stats;
 pub mod telemetry;
 pub mod terminal;

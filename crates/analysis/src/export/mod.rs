@@ -11,4 +11,5 @@ pub mod results_json;
 pub mod rocpd;
 pub mod rocprofv3;
 mod runs;
+mod staging;
 mod symbols;

@@ -3,12 +3,19 @@
 //!
 //! Rows go in parents first, as the schema's immediate foreign keys require: strings, node,
 //! process, default stream and queue, agents, code objects and kernel symbols up front; then per
-//! record its thread, its event, and the record. Each database is written as `.partial` inside
-//! one transaction and renamed when complete, so a failure leaves no database behind.
+//! record its thread, its event, and the record.
+//!
+//! The set is all or nothing: every database is written into a hidden staging folder beside
+//! the target ([`super::staging`]), renamed into place when all are complete. Its cost does not
+//! grow with the number of processes beyond their own rows: at most [`OPEN_DATABASES`]
+//! connections are open at once (a database is committed and closed when another needs its
+//! place, and opened again when its process's rows come), a batch's rows are written process by
+//! process, and a database gets rocpd's views, whose schema is most of what a connection
+//! holds, only when it is finished. Within the staging folder SQLite neither journals nor syncs:
+//! a failure discards the whole folder, and each file is synced once, when the set is complete.
 
 use rocprof_rs_format::Table;
-use rocprof_rs_format::publish::{OutputDir, OutputFile};
-use std::collections::{BTreeMap, BTreeSet, HashMap};
+use std::collections::{BTreeMap, BTreeSet, HashMap, VecDeque};
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
@@ -27,6 +34,12 @@ const STRINGS_CACHED: usize = 1 << 16;
 /// Kernel symbols kept in memory; beyond, the cache starts again.
 const SYMBOLS_CACHED: usize = 1 << 14;
 
+/// Databases open at once: beyond, the least recently used is committed and closed.
+const OPEN_DATABASES: usize = 16;
+
+/// Each open database's page cache, in KiB (SQLite takes a negative `cache_size` as KiB).
+const CACHE_KIB: u32 = 4 << 10;
+
 const RECORD_TABLES: [Table; 9] = [
     Table::KernelDispatch,
     Table::Counter,
@@ -42,20 +55,47 @@ const RECORD_TABLES: [Table; 9] = [
 /// Writes `dir` as rocpd databases into `out`; returns each database and the events in it.
 pub fn export(dir: &Path, out: &Path) -> Result<Vec<(String, u64)>> {
     rocprof_rs_format::dataset::require_tables(dir)?;
-    let folder = OutputDir::create(out).map_err(|source| Error::Io { path: out.display().to_string(), source })?;
-    let written = export_into(dir, out)?;
-    folder.keep();
+    let io = |source| Error::Io { path: out.display().to_string(), source };
+    let staging = super::staging::Staging::create(out, "rocpd").map_err(io)?;
+    let written = export_into(dir, staging.path(), out)?;
+    staging.publish().map_err(io)?;
     Ok(written)
 }
 
-fn export_into(dir: &Path, out: &Path) -> Result<Vec<(String, u64)>> {
+/// The databases, at most [`OPEN_DATABASES`] of them open.
+struct Databases {
+    dbs: BTreeMap<u32, Db>,
+    /// Open databases' pids, the least recently used first.
+    open: VecDeque<u32>,
+}
+
+impl Databases {
+    /// Process `pid`'s database, opened (closing the least recently used) if it was closed.
+    fn get(&mut self, pid: u32) -> Result<&mut Db> {
+        if let Some(at) = self.open.iter().position(|&p| p == pid) {
+            self.open.remove(at);
+        } else {
+            if self.open.len() >= OPEN_DATABASES
+                && let Some(oldest) = self.open.pop_front()
+            {
+                self.dbs.get_mut(&oldest).expect("an open database is known").close()?;
+            }
+            self.dbs.get_mut(&pid).expect("a database per process").open()?;
+        }
+        self.open.push_back(pid);
+        Ok(self.dbs.get_mut(&pid).expect("a database per process"))
+    }
+}
+
+fn export_into(dir: &Path, staging: &Path, out: &Path) -> Result<Vec<(String, u64)>> {
     let progress = crate::progress::bar(RECORD_TABLES.len() as u64 + 2, "writing rocpd");
     let dataset = Dataset::read(dir)?;
     progress.inc(1);
-    let mut dbs: BTreeMap<u32, Db> = BTreeMap::new();
+    let mut dbs = Databases { dbs: BTreeMap::new(), open: VecDeque::new() };
     for &pid in &dataset.pids {
-        let path = out.join(format!("{pid}_results.db"));
-        dbs.insert(pid, Db::create(path, pid, &dataset)?);
+        let mut db = Db::create(staging, out, pid, &dataset)?;
+        db.close()?;
+        dbs.dbs.insert(pid, db);
     }
     // Symbols a batch at a time, straight into their process's database.
     super::symbols::for_each(dir, |pid, s| {
@@ -72,14 +112,17 @@ fn export_into(dir: &Path, out: &Path) -> Result<Vec<(String, u64)>> {
             vgpr,
             accum,
         };
-        dbs.get_mut(&pid).expect("a database per process").symbol(&symbol, false)
+        dbs.get(pid)?.symbol(&symbol, false)
     })?;
     progress.inc(1);
     for table in RECORD_TABLES {
         batches(dir, table, |b| {
             let pid = b.col("pid")?;
-            for i in 0..b.rows() {
-                let db = dbs.get_mut(&(pid.u64(i) as u32)).expect("a database per process");
+            // Process by process, each in its rows' order, so that a batch opens a database once.
+            let mut rows: Vec<usize> = (0..b.rows()).collect();
+            rows.sort_by_key(|&i| pid.u64(i));
+            for i in rows {
+                let db = dbs.get(pid.u64(i) as u32)?;
                 let row = Row { b, i };
                 match table {
                     Table::KernelDispatch => db.dispatch(&row),
@@ -104,19 +147,19 @@ fn export_into(dir: &Path, out: &Path) -> Result<Vec<(String, u64)>> {
     }
     // The device samples, as rocprofiler-systems files its AMD SMI samples.
     for (key, series) in crate::telemetry::series::read(dir)? {
-        if let Some(db) = dbs.get_mut(&key.pid) {
-            db.device_samples(key.device_index, &series)?;
+        if dbs.dbs.contains_key(&key.pid) {
+            dbs.get(key.pid)?.device_samples(key.device_index, &series)?;
         }
     }
     progress.finish_and_clear();
-    // Every database complete before any is renamed into place: a failure leaves none.
-    let finished = dbs.into_values().map(Db::finish).collect::<Result<Vec<_>>>()?;
-    finished
-        .into_iter()
-        .map(|(output, events)| {
-            let path = output.target().to_path_buf();
-            output.commit().map_err(|source| Error::Io { path: path.display().to_string(), source })?;
-            Ok((path.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default(), events))
+    let pids: Vec<u32> = dbs.dbs.keys().copied().collect();
+    pids.into_iter()
+        .map(|pid| {
+            let db = dbs.get(pid)?;
+            let name = format!("{pid}_results.db");
+            let events = db.finish()?;
+            dbs.open.retain(|&p| p != pid);
+            Ok((name, events))
         })
         .collect()
 }
@@ -278,12 +321,18 @@ const DEVICE_METRICS: [DeviceMetric; 7] = [
 const DEVICE_TRACK: u64 = u64::MAX;
 
 struct Db {
-    conn: Connection,
+    /// Open while its process's rows are being written (see [`Databases`]).
+    conn: Option<Connection>,
     identity: Identity,
-    /// Each statement with its table names filled in, made once.
+    /// Each statement with its table names filled in, made once while the database is open.
     expanded: std::cell::RefCell<HashMap<&'static str, std::rc::Rc<str>>>,
-    /// The database's file: hidden until [`Db::finish`] renames it into place.
-    output: OutputFile,
+    /// The database's file, in the staging folder.
+    path: PathBuf,
+    /// The dispatches counter rows join to, in a file of their own beside it, removed when
+    /// the database is finished.
+    dispatches: PathBuf,
+    /// The database's name in the target folder, for messages.
+    shown: String,
     pid: u32,
     nid: i64,
     /// Recently used strings' ids; the database's own unique index finds the rest, so memory
@@ -298,7 +347,7 @@ struct Db {
     /// Recently used kernel symbols; the rest are read back from rocpd_info_kernel_symbol.
     symbols: HashMap<u64, Symbol>,
     code_objects: BTreeSet<u64>,
-    /// The dispatch counter rows last referred to; the others are in a temporary table.
+    /// The dispatch counter rows last referred to; the others are in [`Db::dispatches`].
     last_dispatch: Option<(u64, Dispatch)>,
     pmc: HashMap<(i64, String), i64>,
     tracks: HashMap<(u64, i64), i64>,
@@ -307,30 +356,20 @@ struct Db {
 }
 
 impl Db {
-    fn create(path: PathBuf, pid: u32, dataset: &Dataset) -> Result<Db> {
-        let output =
-            OutputFile::reserve(&path).map_err(|source| Error::Io { path: path.display().to_string(), source })?;
-        let shown = path.display().to_string();
-        let conn = Connection::open(output.path()).map_err(|source| Error::Database {
-            path: shown.clone(),
-            what: "create".into(),
-            source,
-        })?;
+    /// Process `pid`'s database in `staging`, open, with its tables and the rows every
+    /// database has; its views come when it is finished.
+    fn create(staging: &Path, out: &Path, pid: u32, dataset: &Dataset) -> Result<Db> {
+        let name = format!("{pid}_results.db");
         let run = dataset.runs.get(&pid).cloned().unwrap_or_default();
         let (command, start, end) = (run.command.clone(), run.start_ns, run.end_ns);
         let identity = Identity::new(start.unwrap_or(0).max(0) as u64, u64::from(pid));
-        for (file, sql) in identity.schema() {
-            conn.execute_batch(&sql).map_err(|source| Error::Database {
-                path: shown.clone(),
-                what: format!("running {file}"),
-                source,
-            })?;
-        }
         let mut db = Db {
-            conn,
+            conn: None,
             identity,
             expanded: Default::default(),
-            output,
+            path: staging.join(&name),
+            dispatches: staging.join(format!(".{pid}.dispatches")),
+            shown: out.join(&name).display().to_string(),
             pid,
             nid: 1,
             strings: HashMap::new(),
@@ -347,16 +386,13 @@ impl Db {
             events: 0,
             span: (start.unwrap_or(i64::MAX), end.unwrap_or(i64::MIN)),
         };
-        // SQLite's page cache is its memory: 8 MiB for the database, and temporary tables (the
-        // dispatches counter rows join to) go to a file under TMPDIR.
-        db.sql("PRAGMA cache_size = -8192", [])?;
-        db.sql("PRAGMA temp_store = FILE", [])?;
+        db.open()?;
+        db.schema(|file| file == "rocpd_tables.sql")?;
         db.sql(
-            "CREATE TEMP TABLE rocprof_rs_dispatch (dispatch_id INTEGER PRIMARY KEY, event INTEGER, kernel_id \
-             INTEGER, name TEXT, agent INTEGER, correlation INTEGER)",
+            "CREATE TABLE dispatches.rocprof_rs_dispatch (dispatch_id INTEGER PRIMARY KEY, event INTEGER, \
+             kernel_id INTEGER, name TEXT, agent INTEGER, correlation INTEGER)",
             [],
         )?;
-        db.sql("BEGIN", [])?;
         db.string("")?;
         // The host is the node's name; a job's rank, local rank and world size are the
         // process's extdata, where rocpd keeps what its columns do not name.
@@ -379,6 +415,53 @@ impl Db {
         Ok(db)
     }
 
+    fn error(&self, what: impl Into<String>, source: rusqlite::Error) -> Error {
+        Error::Database { path: self.shown.clone(), what: what.into(), source }
+    }
+
+    /// Opens the database and the dispatches' file beside it, in a transaction. Neither is
+    /// journaled nor synced: a failure discards the staging folder they are in.
+    fn open(&mut self) -> Result<()> {
+        let conn = Connection::open(&self.path).map_err(|e| self.error("opening", e))?;
+        conn.execute_batch(&format!(
+            "PRAGMA journal_mode = OFF; PRAGMA synchronous = OFF; PRAGMA cache_size = -{CACHE_KIB}; \
+             PRAGMA temp_store = FILE;"
+        ))
+        .map_err(|e| self.error("opening", e))?;
+        conn.execute("ATTACH DATABASE ?1 AS dispatches", [self.dispatches.as_os_str().to_string_lossy()])
+            .map_err(|e| self.error("opening its dispatches", e))?;
+        conn.execute_batch("PRAGMA dispatches.journal_mode = OFF; PRAGMA dispatches.synchronous = OFF; BEGIN")
+            .map_err(|e| self.error("opening its dispatches", e))?;
+        self.conn = Some(conn);
+        Ok(())
+    }
+
+    /// Commits and closes the database, keeping what is needed to open it again; the caches
+    /// go, so that a closed database holds little memory.
+    fn close(&mut self) -> Result<()> {
+        self.sql("COMMIT", [])?;
+        // New maps, not cleared ones: a cleared map keeps its capacity.
+        self.expanded = Default::default();
+        self.strings = HashMap::new();
+        self.symbols = HashMap::new();
+        if let Some(conn) = self.conn.take() {
+            conn.close().map_err(|(_, e)| self.error("closing", e))?;
+        }
+        Ok(())
+    }
+
+    /// Runs the schema files `which` accepts.
+    fn schema(&self, which: impl Fn(&str) -> bool) -> Result<()> {
+        for (file, sql) in self.identity.schema().filter(|(file, _)| which(file)) {
+            self.conn().execute_batch(&sql).map_err(|e| self.error(format!("running {file}"), e))?;
+        }
+        Ok(())
+    }
+
+    fn conn(&self) -> &Connection {
+        self.conn.as_ref().expect("Databases opens a database before its rows are written")
+    }
+
     /// Runs `template` with `{t}` as this database's table suffix: the views take no INSERT,
     /// so rows go to the suffixed tables, as rocprofv3 writes them.
     fn sql(&self, template: &'static str, params: impl rusqlite::Params) -> Result<usize> {
@@ -388,12 +471,8 @@ impl Db {
             .entry(template)
             .or_insert_with(|| template.replace("{t}", &self.identity.suffix).into())
             .clone();
-        let result = self.conn.prepare_cached(&sql).and_then(|mut s| s.execute(params));
-        result.map_err(|source| Error::Database {
-            path: self.output.target().display().to_string(),
-            what: template.into(),
-            source,
-        })
+        let result = self.conn().prepare_cached(&sql).and_then(|mut s| s.execute(params));
+        result.map_err(|source| self.error(template, source))
     }
 
     /// A query's one row, or `None`.
@@ -409,12 +488,8 @@ impl Db {
             .entry(template)
             .or_insert_with(|| template.replace("{t}", &self.identity.suffix).into())
             .clone();
-        let result = self.conn.prepare_cached(&sql).and_then(|mut s| s.query_row(params, row).optional());
-        result.map_err(|source| Error::Database {
-            path: self.output.target().display().to_string(),
-            what: template.into(),
-            source,
-        })
+        let result = self.conn().prepare_cached(&sql).and_then(|mut s| s.query_row(params, row).optional());
+        result.map_err(|source| self.error(template, source))
     }
 
     fn string(&mut self, text: &str) -> Result<i64> {
@@ -732,7 +807,7 @@ impl Db {
             self.widen(d.start, d.end);
         }
         self.sql(
-            "INSERT OR REPLACE INTO temp.rocprof_rs_dispatch (dispatch_id, event, kernel_id, name, agent, correlation) \
+            "INSERT OR REPLACE INTO dispatches.rocprof_rs_dispatch (dispatch_id, event, kernel_id, name, agent, correlation) \
              VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
             params![int(d.dispatch_id), event, int(d.kernel_id), &*name, int(d.agent), int(d.correlation)],
         )?;
@@ -749,7 +824,7 @@ impl Db {
             return Ok(Some(d.clone()));
         }
         let found = self.query(
-            "SELECT event, kernel_id, name, agent, correlation FROM temp.rocprof_rs_dispatch WHERE dispatch_id = ?1",
+            "SELECT event, kernel_id, name, agent, correlation FROM dispatches.rocprof_rs_dispatch WHERE dispatch_id = ?1",
             params![int(dispatch_id)],
             |r| {
                 Ok(Dispatch {
@@ -1065,9 +1140,9 @@ impl Db {
         Ok(())
     }
 
-    /// Sets the process's span, commits and closes the database; returns its file, to be
-    /// renamed into place, and its events.
-    fn finish(self) -> Result<(OutputFile, u64)> {
+    /// Sets the process's span, adds rocpd's views, commits and closes the database, and
+    /// removes its dispatches' file; returns its events.
+    fn finish(&mut self) -> Result<u64> {
         let (start, end) =
             if self.span.0 <= self.span.1 { (Some(self.span.0), Some(self.span.1)) } else { (None, None) };
         let pid = self.pid;
@@ -1075,16 +1150,11 @@ impl Db {
             "UPDATE rocpd_info_process{t} SET init = ?1, start = ?1, fini = ?2, end = ?2 WHERE id = ?3",
             params![start, end, pid],
         )?;
-        self.sql("COMMIT", [])?;
-        let events = self.events as u64;
-        let Db { conn, output, .. } = self;
-        let path = output.target().to_path_buf();
-        conn.close().map_err(|(_, source)| Error::Database {
-            path: path.display().to_string(),
-            what: "closing".into(),
-            source,
-        })?;
-        Ok((output, events))
+        self.schema(|file| file != "rocpd_tables.sql")?;
+        self.close()?;
+        std::fs::remove_file(&self.dispatches)
+            .map_err(|source| Error::Io { path: self.dispatches.display().to_string(), source })?;
+        Ok(self.events as u64)
     }
 }
 

@@ -1,21 +1,25 @@
 //! `rocprof-rs import DB.db`: a rocpd database (rocprofv3's, or ours) into a dataset.
 //!
-//! Read through the un-suffixed views every rocpd database has (`rocpd_kernel_dispatch`, ...),
-//! as AMD's own tools read them, so one reader serves rocprofv3's files and ours alike. What
-//! rocprofv3 stores per hardware instance (`rocpd_pmc_event`) becomes one summed counter row
-//! per dispatch, as our tool writes them; what we stored under `extdata.rocprof_rs` is restored.
+//! AMD's tools read the un-suffixed views every rocpd database has (`rocpd_kernel_dispatch`,
+//! ...). A view is code the file brings, so this reader runs none: it checks that the views are
+//! exactly rocpd's ([`crate::rocpd::schema_check`]) and reads the UUID-suffixed tables they
+//! name, through a connection that bounds SQLite's memory and work ([`crate::sqlite`]). One
+//! reader serves rocprofv3's files and ours alike. What rocprofv3 stores per hardware instance
+//! (`rocpd_pmc_event`) becomes one summed counter row per dispatch, as our tool writes them;
+//! what we stored under `extdata.rocprof_rs` is restored.
 
 use std::collections::HashMap;
 use std::path::Path;
 use std::sync::Arc;
 
-use rusqlite::{Connection, OpenFlags, Row};
+use rusqlite::Row;
 use serde_json::Value;
 
 use super::sink::{CounterRow, DispatchRow, Sink, SymbolRow};
 use crate::error::{Error, Result};
 use crate::rocpd::EXTRA;
 use crate::rocpd::agent::{AgentRow, Columns};
+use crate::sqlite::{Refusal, Untrusted};
 
 /// Whether a file's first bytes are SQLite's.
 pub fn looks_like(head: &[u8]) -> bool {
@@ -27,10 +31,20 @@ pub use super::Read;
 /// Reads the database at `path` into `sink`.
 pub fn read(path: &Path, sink: &mut Sink) -> Result<Read> {
     let shown = path.display().to_string();
-    let conn = Connection::open_with_flags(path, OpenFlags::SQLITE_OPEN_READ_ONLY | OpenFlags::SQLITE_OPEN_NO_MUTEX)
-        .map_err(|source| Error::Database { path: shown.clone(), what: "open".into(), source })?;
+    let db = Untrusted::open(path).map_err(|source| Error::Untrusted {
+        path: shown.clone(),
+        what: "open".into(),
+        source,
+    })?;
+    let suffix = crate::rocpd::schema_check::check(db.conn()).map_err(|source| match source {
+        crate::rocpd::schema_check::Mismatch::Sql(e) => {
+            Error::Untrusted { path: shown.clone(), what: "reading the schema".into(), source: db.explain(e) }
+        }
+        source => Error::Schema { path: shown.clone(), source },
+    })?;
     let mut reader = Reader {
-        conn,
+        db,
+        suffix,
         path: shown,
         pids: HashMap::new(),
         agents: HashMap::new(),
@@ -53,7 +67,9 @@ pub fn read(path: &Path, sink: &mut Sink) -> Result<Read> {
 
 /// What the reader has learnt so far, to resolve later rows' references.
 struct Reader {
-    conn: Connection,
+    db: Untrusted,
+    /// The tables' suffix, checked to be a guid's characters.
+    suffix: String,
     path: String,
     /// `rocpd_info_process.id` to pid.
     pids: HashMap<i64, u32>,
@@ -83,11 +99,26 @@ struct Dispatch {
     correlation: u64,
 }
 
-/// Why reading rows stopped: SQLite's error (named with the database by [`Reader::each`]) or
-/// ours (a table file that could not be written).
+/// Why reading rows stopped: SQLite's error or a value we cannot take (both named with the
+/// database, table and row by [`Reader::each`]), or ours (a table file that could not be written).
 enum Stop {
     Sql(rusqlite::Error),
+    Value { column: &'static str, message: String },
     Ours(Error),
+}
+
+/// A process id as datasets keep it, 0 to `u32::MAX`; anything else is refused.
+fn process_id(column: &'static str, value: i64) -> Result<u32, Stop> {
+    u32::try_from(value)
+        .map_err(|_| Stop::Value { column, message: format!("{value} is not a process id (0 to {})", u32::MAX) })
+}
+
+/// `end` before `start` is refused, as the other importers refuse it.
+fn span(start: i64, end: i64) -> Result<(i64, i64), Stop> {
+    if end < start {
+        return Err(Stop::Value { column: "end", message: format!("{end} is before start {start}") });
+    }
+    Ok((start, end))
 }
 
 impl From<rusqlite::Error> for Stop {
@@ -115,19 +146,31 @@ fn synthesized(data: &Value) -> bool {
 }
 
 impl Reader {
-    fn error(&self, what: &str, source: rusqlite::Error) -> Error {
-        Error::Database { path: self.path.clone(), what: what.to_owned(), source }
+    fn error(&self, what: &str, e: rusqlite::Error) -> Error {
+        match self.db.explain(e) {
+            Refusal::Sql(source) => Error::Database { path: self.path.clone(), what: what.to_owned(), source },
+            source => Error::Untrusted { path: self.path.clone(), what: what.to_owned(), source },
+        }
     }
 
-    /// Runs `sql` and calls `each` per row.
-    fn each(&self, what: &str, sql: &str, mut each: impl FnMut(&Row) -> Result<(), Stop>) -> Result<u64> {
-        let mut statement = self.conn.prepare(sql).map_err(|e| self.error(what, e))?;
-        let mut rows = statement.query([]).map_err(|e| self.error(what, e))?;
+    /// Runs `sql`, with `{t}` as the tables' suffix, and calls `each` per row. The query's last
+    /// column is the row's id in `table`, which an error names.
+    fn each(&self, table: &str, sql: &str, mut each: impl FnMut(&Row) -> Result<(), Stop>) -> Result<u64> {
+        let what = format!("reading {table}");
+        let sql = sql.replace("{t}", &self.suffix);
+        let mut statement = self.db.conn().prepare(&sql).map_err(|e| self.error(&what, e))?;
+        let last = statement.column_count() - 1;
+        let mut rows = statement.query([]).map_err(|e| self.error(&what, e))?;
         let mut n = 0;
-        while let Some(row) = rows.next().map_err(|e| self.error(what, e))? {
+        while let Some(row) = rows.next().map_err(|e| self.error(&what, e))? {
+            let id = || row.get::<_, Option<i64>>(last).ok().flatten().unwrap_or(-1);
             match each(row) {
                 Ok(()) => n += 1,
-                Err(Stop::Sql(e)) => return Err(self.error(what, e)),
+                Err(Stop::Sql(e)) => return Err(self.error(&format!("reading {table} row {}", id()), e)),
+                Err(Stop::Value { column, message }) => {
+                    let (path, table, row) = (self.path.clone(), table.to_owned(), id());
+                    return Err(Error::Row { path, table, row, column: column.into(), message });
+                }
                 Err(Stop::Ours(e)) => return Err(e),
             }
         }
@@ -141,8 +184,8 @@ impl Reader {
     }
 
     fn check(&self) -> Result<()> {
-        let version: rusqlite::Result<String> =
-            self.conn.query_row("SELECT value FROM rocpd_metadata WHERE tag = 'schema_version'", [], |r| r.get(0));
+        let sql = format!("SELECT value FROM rocpd_metadata{} WHERE tag = 'schema_version'", self.suffix);
+        let version: rusqlite::Result<String> = self.db.conn().query_row(&sql, [], |r| r.get(0));
         match version {
             Ok(v) if v.parse::<u32>().is_ok_and(|v| v >= 3) => Ok(()),
             Ok(v) => Err(Error::Invalid(format!(
@@ -153,14 +196,18 @@ impl Reader {
         }
     }
 
-    fn pid(&self, id: i64) -> u32 {
-        self.pids.get(&id).copied().unwrap_or(id as u32)
+    /// The pid of rocpd's process `id`: its `pid`, or where the process has no row, its id.
+    fn pid(&self, id: i64) -> Result<u32, Stop> {
+        match self.pids.get(&id) {
+            Some(&pid) => Ok(pid),
+            None => process_id("pid", id),
+        }
     }
 
     fn processes(&mut self) -> Result<()> {
         let mut pids = HashMap::new();
-        self.each("reading rocpd_info_process", "SELECT id, pid FROM rocpd_info_process", |r| {
-            pids.insert(r.get::<_, i64>(0)?, r.get::<_, i64>(1)? as u32);
+        self.each("rocpd_info_process", "SELECT id, pid, id FROM rocpd_info_process{t}", |r| {
+            pids.insert(r.get::<_, i64>(0)?, process_id("pid", r.get(1)?)?);
             Ok(())
         })?;
         self.pids = pids;
@@ -170,9 +217,9 @@ impl Reader {
     fn agents(&mut self, sink: &mut Sink) -> Result<()> {
         let mut rows = Vec::new();
         self.each(
-            "reading rocpd_info_agent",
-            "SELECT pid, id, logical_index, type, name, product_name, vendor_name, model_name, extdata \
-             FROM rocpd_info_agent ORDER BY id",
+            "rocpd_info_agent",
+            "SELECT pid, id, logical_index, type, name, product_name, vendor_name, model_name, extdata, id \
+             FROM rocpd_info_agent{t} ORDER BY id",
             |r| {
                 let columns = Columns {
                     node_id: r.get::<_, i64>(1)? as u32,
@@ -183,13 +230,14 @@ impl Reader {
                     vendor_name: r.get::<_, Option<String>>(6)?.unwrap_or_default(),
                     model_name: r.get::<_, Option<String>>(7)?.unwrap_or_default(),
                 };
-                rows.push((r.get::<_, i64>(0)?, r.get::<_, i64>(1)?, columns, json(r.get(8)?)));
+                let process = r.get::<_, i64>(0)?;
+                rows.push((process, self.pid(process)?, r.get::<_, i64>(1)?, columns, json(r.get(8)?)));
                 Ok(())
             },
         )?;
         let n = rows.len() as u64;
-        for (process, id, columns, data) in rows {
-            let agent = AgentRow::from_rocpd(columns, &data, self.pid(process));
+        for (process, pid, id, columns, data) in rows {
+            let agent = AgentRow::from_rocpd(columns, &data, pid);
             self.agents.insert((process, id), agent.agent_id);
             if !synthesized(&data) {
                 sink.push_agent(&agent);
@@ -206,10 +254,10 @@ impl Reader {
     fn symbols(&mut self, sink: &mut Sink) -> Result<()> {
         let mut symbols = HashMap::new();
         let n = self.each(
-            "reading rocpd_info_kernel_symbol",
+            "rocpd_info_kernel_symbol",
             "SELECT pid, id, code_object_id, kernel_name, display_name, kernarg_segment_size, group_segment_size, \
-             private_segment_size, sgpr_count, arch_vgpr_count, accum_vgpr_count, extdata FROM rocpd_info_kernel_symbol \
-             ORDER BY id",
+             private_segment_size, sgpr_count, arch_vgpr_count, accum_vgpr_count, extdata, id \
+             FROM rocpd_info_kernel_symbol{t} ORDER BY id",
             |r| {
                 let int = |i| r.get::<_, Option<i64>>(i).map(|v| v.unwrap_or(0));
                 let mangled: String = r.get::<_, Option<String>>(3)?.unwrap_or_default();
@@ -235,7 +283,7 @@ impl Reader {
                         sgpr: int(8)? as u32,
                         vgpr: int(9)? as u32,
                         accum: int(10)? as u32,
-                        pid: self.pids.get(&process).copied().unwrap_or(process as u32),
+                        pid: self.pid(process)?,
                     });
                 }
                 symbols.insert((process, kernel_id), symbol);
@@ -251,11 +299,12 @@ impl Reader {
         let mut dispatches = HashMap::new();
         let mut written = 0;
         self.each(
-            "reading rocpd_kernel_dispatch",
+            "rocpd_kernel_dispatch",
             "SELECT K.pid, K.tid, K.agent_id, K.kernel_id, K.dispatch_id, K.queue_id, K.stream_id, K.start, K.end, \
              K.private_segment_size, K.group_segment_size, K.workgroup_size_x, K.workgroup_size_y, \
              K.workgroup_size_z, K.grid_size_x, K.grid_size_y, K.grid_size_z, K.extdata, E.id, E.stack_id, \
-             E.correlation_id FROM rocpd_kernel_dispatch K JOIN rocpd_event E ON E.id = K.event_id ORDER BY K.id",
+             E.correlation_id, K.id FROM rocpd_kernel_dispatch{t} K JOIN rocpd_event{t} E ON E.id = K.event_id \
+             ORDER BY K.id",
             |r| {
                 let int = |i| r.get::<_, Option<i64>>(i).map(|v| v.unwrap_or(0));
                 let (process, kernel_id) = (r.get::<_, i64>(0)?, r.get::<_, i64>(3)?);
@@ -271,7 +320,8 @@ impl Reader {
                     |key: &str, default: i32| extra(&data, key).and_then(Value::as_i64).map_or(default, |v| v as i32);
                 let name = sink.name(&text("kernel_name", symbol.map(|s| &s.name)));
                 let agent = self.agent(process, r.get(2)?);
-                let pid = self.pid(process);
+                let pid = self.pid(process)?;
+                let (start_ns, end_ns) = span(int(7)?, int(8)?)?;
                 let (dispatch_id, correlation) = (int(4)? as u64, int(19)? as u64);
                 dispatches.insert(
                     r.get::<_, i64>(18)?,
@@ -285,8 +335,8 @@ impl Reader {
                 sink.push_dispatch(DispatchRow {
                     mangled: Some(mangled),
                     name,
-                    start_ns: int(7)?,
-                    end_ns: int(8)?,
+                    start_ns,
+                    end_ns,
                     grid: [int(14)?, int(15)?, int(16)?],
                     workgroup: [int(11)? as i32, int(12)? as i32, int(13)? as i32],
                     vgpr: number("regs", symbol.map_or(0, |s| s.vgpr)),
@@ -323,9 +373,9 @@ impl Reader {
         let mut open: Option<(i64, String, CounterRow)> = None;
         let mut rows = Vec::new();
         self.each(
-            "reading rocpd_pmc_event",
-            "SELECT P.event_id, I.name, P.value, P.extdata FROM rocpd_pmc_event P \
-             JOIN rocpd_info_pmc I ON I.id = P.pmc_id ORDER BY P.id",
+            "rocpd_pmc_event",
+            "SELECT P.event_id, I.name, P.value, P.extdata, P.id FROM rocpd_pmc_event{t} P \
+             JOIN rocpd_info_pmc{t} I ON I.id = P.pmc_id ORDER BY P.id",
             |r| {
                 let (event, counter, value): (i64, String, f64) =
                     (r.get(0)?, r.get(1)?, r.get::<_, Option<f64>>(2)?.unwrap_or(0.0));
@@ -392,11 +442,11 @@ impl Reader {
         let mut skipped: HashMap<String, u64> = HashMap::new();
         let mut n = 0;
         self.each(
-            "reading rocpd_region",
-            "SELECT R.pid, R.tid, R.start, R.end, S.string, C.string, E.stack_id, E.parent_stack_id \
-             FROM rocpd_region R JOIN rocpd_event E ON E.id = R.event_id JOIN rocpd_string S ON S.id = R.name_id \
-             LEFT JOIN rocpd_string C ON C.id = E.category_id WHERE C.string IS NULL OR C.string NOT LIKE 'MARKER%' \
-             ORDER BY R.id",
+            "rocpd_region",
+            "SELECT R.pid, R.tid, R.start, R.end, S.string, C.string, E.stack_id, E.parent_stack_id, R.id \
+             FROM rocpd_region{t} R JOIN rocpd_event{t} E ON E.id = R.event_id \
+             JOIN rocpd_string{t} S ON S.id = R.name_id LEFT JOIN rocpd_string{t} C ON C.id = E.category_id \
+             WHERE C.string IS NULL OR C.string NOT LIKE 'MARKER%' ORDER BY R.id",
             |r| {
                 let category: String = r.get::<_, Option<String>>(5)?.unwrap_or_default();
                 let table = if category.starts_with("HIP_") {
@@ -411,7 +461,8 @@ impl Reader {
                         .or_default() += 1;
                     return Ok(());
                 };
-                let (start, end): (i64, i64) = (r.get(2)?, r.get(3)?);
+                let (start, end) = span(r.get(2)?, r.get(3)?)?;
+                let pid = self.pid(r.get(0)?)?;
                 let operation: String = r.get(4)?;
                 table.push(rocprof_rs_format::ApiCallRow {
                     operation: &Arc::from(operation.as_str()),
@@ -421,7 +472,7 @@ impl Reader {
                     correlation_id: r.get::<_, Option<i64>>(6)?.unwrap_or(0) as u64,
                     ancestor_id: r.get::<_, Option<i64>>(7)?.unwrap_or(0) as u64,
                     thread_id: r.get::<_, i64>(1)? as u64,
-                    pid: self.pid(r.get(0)?),
+                    pid,
                 });
                 n += 1;
                 sink.write_full()?;
@@ -439,17 +490,17 @@ impl Reader {
     /// ROCTx: ranges are regions, marks are samples; both in the order they were recorded.
     fn markers(&mut self, sink: &mut Sink) -> Result<()> {
         let n = self.each(
-            "reading markers",
-            "SELECT pid, tid, start, end, name, category, stack_id, extdata FROM ( \
+            "rocpd_event",
+            "SELECT pid, tid, start, end, name, category, stack_id, extdata, event FROM ( \
                SELECT R.pid AS pid, R.tid AS tid, R.start AS start, R.end AS end, S.string AS name, \
                  C.string AS category, E.stack_id AS stack_id, E.extdata AS extdata, E.id AS event \
-               FROM rocpd_region R JOIN rocpd_event E ON E.id = R.event_id \
-               JOIN rocpd_string S ON S.id = R.name_id JOIN rocpd_string C ON C.id = E.category_id \
+               FROM rocpd_region{t} R JOIN rocpd_event{t} E ON E.id = R.event_id \
+               JOIN rocpd_string{t} S ON S.id = R.name_id JOIN rocpd_string{t} C ON C.id = E.category_id \
                WHERE C.string LIKE 'MARKER%' \
              UNION ALL \
                SELECT T.pid, T.tid, M.timestamp, M.timestamp, NULL, C.string, E.stack_id, E.extdata, E.id \
-               FROM rocpd_sample M JOIN rocpd_track T ON T.id = M.track_id JOIN rocpd_event E ON E.id = M.event_id \
-               LEFT JOIN rocpd_string C ON C.id = E.category_id \
+               FROM rocpd_sample{t} M JOIN rocpd_track{t} T ON T.id = M.track_id \
+               JOIN rocpd_event{t} E ON E.id = M.event_id LEFT JOIN rocpd_string{t} C ON C.id = E.category_id \
                WHERE C.string LIKE 'MARKER%') ORDER BY event",
             |r| {
                 let data = json(r.get(7)?);
@@ -458,8 +509,9 @@ impl Reader {
                     Some(op) => op.to_owned(),
                     None => name.unwrap_or_else(|| "roctxMarkA".to_owned()),
                 };
-                let start: i64 = r.get(2)?;
                 let end = extra(&data, "end_ns").and_then(Value::as_i64).unwrap_or(r.get(3)?);
+                let (start, end) = span(r.get(2)?, end)?;
+                let pid = self.pid(r.get(0)?)?;
                 let m = &mut sink.marker.rows;
                 m.push(rocprof_rs_format::MarkerRow {
                     message: data.get("message").and_then(Value::as_str).unwrap_or(""),
@@ -470,7 +522,7 @@ impl Reader {
                     depth: extra(&data, "depth").and_then(Value::as_i64).map(|d| d as i32),
                     correlation_id: r.get::<_, Option<i64>>(6)?.unwrap_or(0) as u64,
                     thread_id: r.get::<_, i64>(1)? as u64,
-                    pid: self.pid(r.get(0)?),
+                    pid,
                     vendor: &rocprof_rs_format::vendor::AMD,
                     domain: None,
                 });
@@ -484,18 +536,18 @@ impl Reader {
 
     fn copies(&mut self, sink: &mut Sink) -> Result<()> {
         let n = self.each(
-            "reading rocpd_memory_copy",
+            "rocpd_memory_copy",
             "SELECT M.pid, M.tid, M.start, M.end, S.string, M.src_agent_id, M.dst_agent_id, M.src_address, \
-             M.dst_address, M.size, E.stack_id FROM rocpd_memory_copy M JOIN rocpd_event E ON E.id = M.event_id \
-             JOIN rocpd_string S ON S.id = M.name_id ORDER BY M.id",
+             M.dst_address, M.size, E.stack_id, M.id FROM rocpd_memory_copy{t} M \
+             JOIN rocpd_event{t} E ON E.id = M.event_id JOIN rocpd_string{t} S ON S.id = M.name_id ORDER BY M.id",
             |r| {
                 let process: i64 = r.get(0)?;
                 let (src, dst) = (self.agent(process, r.get(5)?), self.agent(process, r.get(6)?));
-                let pid = self.pid(process);
+                let pid = self.pid(process)?;
                 sink.agent_seen(pid, src);
                 sink.agent_seen(pid, dst);
                 let int = |i| r.get::<_, Option<i64>>(i).map(|v| v.unwrap_or(0));
-                let (start, end) = (int(2)?, int(3)?);
+                let (start, end) = span(int(2)?, int(3)?)?;
                 let c = &mut sink.copy.rows;
                 c.push(rocprof_rs_format::MemoryCopyRow {
                     operation: &r.get::<_, String>(4)?,
@@ -526,16 +578,17 @@ impl Reader {
     fn memory(&mut self, sink: &mut Sink) -> Result<()> {
         let (mut allocations, mut scratch) = (0, 0);
         self.each(
-            "reading rocpd_memory_allocate",
+            "rocpd_memory_allocate",
             "SELECT M.pid, M.tid, M.agent_id, M.type, M.level, M.start, M.end, M.address, M.size, M.queue_id, \
-             M.extdata, E.stack_id FROM rocpd_memory_allocate M JOIN rocpd_event E ON E.id = M.event_id ORDER BY M.id",
+             M.extdata, E.stack_id, M.id FROM rocpd_memory_allocate{t} M JOIN rocpd_event{t} E ON E.id = M.event_id \
+             ORDER BY M.id",
             |r| {
                 let process: i64 = r.get(0)?;
-                let (agent, pid) = (self.agent(process, r.get(2)?), self.pid(process));
+                let (agent, pid) = (self.agent(process, r.get(2)?), self.pid(process)?);
                 let int = |i| r.get::<_, Option<i64>>(i).map(|v| v.unwrap_or(0));
                 let (kind, level): (Option<String>, Option<String>) = (r.get(3)?, r.get(4)?);
                 let data = json(r.get(10)?);
-                let (start, end) = (int(5)?, int(6)?);
+                let (start, end) = span(int(5)?, int(6)?)?;
                 let scratch_row = level.as_deref() == Some("SCRATCH");
                 let operation = match extra(&data, "operation").and_then(Value::as_str) {
                     Some(op) => op.to_owned(),

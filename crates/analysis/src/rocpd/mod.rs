@@ -13,6 +13,7 @@
 //! collected without kernel tracing) say so there too and are dropped on the way back.
 
 pub mod agent;
+pub mod schema_check;
 
 use std::hash::BuildHasher;
 
