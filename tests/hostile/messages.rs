@@ -316,3 +316,39 @@ fn keeps_user_attributes(dir: &Path) -> bool {
     std::fs::remove_file(probe).unwrap();
     set == 0
 }
+
+/// The rocpd export moves its databases out of a staging folder: it too replaces only the
+/// databases an export wrote, and refuses before moving any.
+#[test]
+fn a_rocpd_export_replaces_only_databases_an_export_wrote() {
+    let dir = scratch("hostile-export-overwrite-rocpd");
+    let run = dir.join("run");
+    std::fs::create_dir_all(&run).unwrap();
+    std::fs::write(run.join("4242_kernel_trace.csv"), [kernel_header(), kernel_row(1, "k")].join("\n") + "\n").unwrap();
+    let data = dir.join("data");
+    assert!(import(&run, &data).status.success());
+    let out = dir.join("rocpd");
+    let export = |more: &[&str]| {
+        cli().arg("export").arg(&data).args(["--format", "rocpd", "-o"]).arg(&out).args(more).output().unwrap()
+    };
+    assert!(export(&[]).status.success());
+    let database = out.join("4242_results.db");
+    assert!(database.is_file());
+    let again = export(&[]);
+    assert_eq!(again.status.success(), keeps_user_attributes(&out), "{}", stderr(&again));
+    std::fs::write(&database, "the user's own\n").unwrap();
+    let output = export(&[]);
+    let text = stderr(&output);
+    assert!(!output.status.success(), "the user's database was replaced");
+    assert!(text.contains("4242_results.db") && text.contains("--overwrite"), "{text}");
+    assert_eq!(std::fs::read_to_string(&database).unwrap(), "the user's own\n");
+    let hidden: Vec<_> = std::fs::read_dir(&dir)
+        .unwrap()
+        .flatten()
+        .filter(|e| e.file_name().to_string_lossy().starts_with('.'))
+        .collect();
+    assert!(hidden.is_empty(), "a refused export leaves no staging folder: {hidden:?}");
+    let output = export(&["--overwrite"]);
+    assert!(output.status.success(), "{}", stderr(&output));
+    assert_ne!(std::fs::read(&database).unwrap(), b"the user's own\n");
+}

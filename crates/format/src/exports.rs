@@ -41,7 +41,7 @@ pub fn guard(replace: Replace) {
 
 /// Whether an output may be written to `target`: Ok unless this process exports only over its
 /// own files, `target` exists, and it carries no mark that matches it.
-pub(crate) fn may_replace(target: &Path) -> io::Result<()> {
+pub fn may_replace(target: &Path) -> io::Result<()> {
     if EXPORTING.get() != Some(&Replace::OwnFiles) {
         return Ok(());
     }
@@ -59,7 +59,7 @@ pub(crate) fn may_replace(target: &Path) -> io::Result<()> {
 /// Marks `target`, just published, when this process exports. A mark that cannot be set (a
 /// filesystem without user attributes) loses nothing: a later export refuses the file unless
 /// told --overwrite.
-pub(crate) fn mark(target: &Path) {
+pub fn mark(target: &Path) {
     if EXPORTING.get().is_none() {
         return;
     }

@@ -6,6 +6,8 @@
 use std::io;
 use std::path::{Path, PathBuf};
 
+use rocprof_rs_format::exports;
+
 /// A staging folder, removed when dropped unless [`Staging::publish`] moved it into place.
 #[derive(Debug)]
 pub struct Staging {
@@ -59,9 +61,19 @@ impl Staging {
 
     /// Syncs every file and moves them into place: the folder itself where the target is
     /// missing or empty (one rename: all or nothing), else file by file into the target.
+    /// A file of the target that the export may not replace (one the user wrote, see
+    /// [`exports`]) stops the export before anything moves, naming the file.
     pub fn publish(mut self) -> io::Result<()> {
+        let mut names = Vec::new();
         for entry in std::fs::read_dir(&self.path)? {
-            std::fs::File::open(entry?.path())?.sync_all()?;
+            let entry = entry?;
+            std::fs::File::open(entry.path())?.sync_all()?;
+            names.push(entry.file_name());
+        }
+        for name in &names {
+            let target = self.target.join(name);
+            exports::may_replace(&target)
+                .map_err(|e| io::Error::new(e.kind(), format!("{}: {e}", target.display())))?;
         }
         std::fs::File::open(&self.path)?.sync_all()?;
         let empty = std::fs::read_dir(&self.target).map(|mut d| d.next().is_none());
@@ -79,6 +91,9 @@ impl Staging {
             Err(e) => return Err(e),
         }
         std::fs::File::open(parent(&self.target))?.sync_all()?;
+        for name in &names {
+            exports::mark(&self.target.join(name));
+        }
         // Published: nothing is left for Drop to remove.
         self.path = PathBuf::new();
         Ok(())
