@@ -11,6 +11,7 @@
 mod common;
 
 mod drops;
+mod growth;
 mod inputs;
 mod memory;
 mod outputs;

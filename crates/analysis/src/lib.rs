@@ -14,7 +14,9 @@
 pub mod analyze;
 pub mod error;
 pub mod export;
+pub mod grouped;
 pub mod import;
+pub mod names;
 pub mod progress;
 pub mod ranks;
 pub mod read;
