@@ -45,10 +45,8 @@ fn main() {
     let records = list("--records", &[1, 10]);
     let names = list("--names", &[10_000, 1_000_000]);
     let runs: usize = arg("--runs").and_then(|r| r.parse().ok()).unwrap_or(3);
-    let commands: Vec<String> =
-        arg("--commands").map_or(COMMANDS.iter().map(|c| (*c).to_owned()).collect(), |c| {
-            c.split(',').map(str::to_owned).collect()
-        });
+    let commands: Vec<String> = arg("--commands")
+        .map_or(COMMANDS.iter().map(|c| (*c).to_owned()).collect(), |c| c.split(',').map(str::to_owned).collect());
     let memory = arg("--memory");
     let data = Path::new(env!("CARGO_MANIFEST_DIR")).join("target/bench-data");
     let floor_dir = data.join("post-floor");

@@ -45,7 +45,8 @@ pub struct AnalyzeArgs {
     /// What a results JSON's flops_estimated are: PRECISION-PIPE, e.g. fp16-matrix (the default),
     /// fp32-vector.
     #[arg(long, value_name = "PRECISION-PIPE", value_parser = parse_estimated)]
-    estimated: Option<(Precision, Pipe)>,    /// Memory for the external sorts that keep it within bounds on any number of kernels (bytes,
+    estimated: Option<(Precision, Pipe)>,
+    /// Memory for the external sorts that keep it within bounds on any number of kernels (bytes,
     /// or with K, M or G; at least 4K). Beyond it, summaries go to temporary files under TMPDIR
     /// and are merged; the output is the same.
     #[arg(long, value_name = "SIZE", default_value = "256M", value_parser = rocprof_rs_analysis::spill::parse_size)]
@@ -150,9 +151,9 @@ pub fn analyze(args: AnalyzeArgs) -> ExitCode {
     let stdout = std::io::stdout();
     let mut out = std::io::BufWriter::new(stdout.lock());
     let written = match args.format {
-        Format::Json => serde_json::to_writer_pretty(&mut out, &analysis)
-            .map_err(std::io::Error::from)
-            .and_then(|()| writeln!(out)),
+        Format::Json => {
+            serde_json::to_writer_pretty(&mut out, &analysis).map_err(std::io::Error::from).and_then(|()| writeln!(out))
+        }
         Format::Csv => csv(&analysis, &mut out),
         Format::Table => text(&analysis, args.top, &mut out),
     };

@@ -94,9 +94,9 @@ pub fn diff(args: DiffArgs) -> ExitCode {
     let stdout = std::io::stdout();
     let mut out = std::io::BufWriter::new(stdout.lock());
     let written = match args.format {
-        Format::Json => serde_json::to_writer_pretty(&mut out, &report)
-            .map_err(std::io::Error::from)
-            .and_then(|()| writeln!(out)),
+        Format::Json => {
+            serde_json::to_writer_pretty(&mut out, &report).map_err(std::io::Error::from).and_then(|()| writeln!(out))
+        }
         Format::Csv => csv(&report, &mut out),
         Format::Table => table(&report, args.width, &mut out),
     };

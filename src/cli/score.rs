@@ -44,7 +44,8 @@ pub struct ScoreArgs {
     repeats: usize,
     /// text or json.
     #[arg(long, value_name = "text|json", default_value = "text")]
-    format: super::TextOrJson,    /// Memory for the external sorts that keep it within bounds on any number of kernels (bytes,
+    format: super::TextOrJson,
+    /// Memory for the external sorts that keep it within bounds on any number of kernels (bytes,
     /// or with K, M or G; at least 4K). Beyond it, summaries go to temporary files under TMPDIR
     /// and are merged; the output is the same.
     #[arg(long, value_name = "SIZE", default_value = "256M", value_parser = rocprof_rs_analysis::spill::parse_size)]

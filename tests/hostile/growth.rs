@@ -138,3 +138,65 @@ fn huge_names_are_kept_as_a_prefix_and_a_hash() {
     assert!(page.len() < 4 << 20, "{} bytes", page.len());
     assert!(page.contains("names longer than 16384 bytes"), "the page says the names were cut");
 }
+
+/// A rocprof v1 CSV's header and rows: the dispatch properties, then `counters` counter
+/// columns, and `rows` dispatches of one kernel.
+fn v1_csv(path: &Path, counters: usize, rows: usize) {
+    use std::io::Write;
+    let mut out = std::io::BufWriter::new(std::fs::File::create(path).unwrap());
+    out.write_all(b"Index,KernelName,gpu-id,queue-id,queue-index,pid,tid,grd,wgr,lds,scr,arch_vgpr,accum_vgpr,sgpr,")
+        .unwrap();
+    out.write_all(b"wave_size,sig,obj").unwrap();
+    for c in 0..counters {
+        write!(out, ",C{c:07}").unwrap();
+    }
+    out.write_all(b",DispatchNs,BeginNs,EndNs,CompleteNs\n").unwrap();
+    for r in 0..rows {
+        write!(out, "{r},\"k(int) [clone .kd]\",0,0,{r},7,7,256,64,0,0,8,0,16,64,0x0,0x0").unwrap();
+        for c in 0..counters {
+            write!(out, ",{}", c % 10).unwrap();
+        }
+        let t = 1_000 * (r as u64 + 1);
+        writeln!(out, ",{t},{},{},{}", t + 10, t + 500, t + 510).unwrap();
+    }
+    out.flush().unwrap();
+}
+
+/// A rocprof v1 CSV of 2M columns took 0.7 KB a column to import (1.4 GB here); one of more
+/// columns than rocprof writes is now refused with one line, before its header is read whole.
+#[test]
+fn a_rocprof_v1_csv_of_millions_of_columns_is_refused_with_one_line() {
+    let dir = scratch("hostile-growth-columns");
+    let file = dir.join("results.csv");
+    v1_csv(&file, 2_000_000, 1);
+    let tmp = dir.join("tmp");
+    std::fs::create_dir_all(&tmp).unwrap();
+    let mut cmd = cli();
+    cmd.arg("import").arg(&file).arg("-o").arg(dir.join("data")).env("TMPDIR", &tmp);
+    limit_address_space(&mut cmd, 512 << 20);
+    let output = finish_within(&mut cmd, Duration::from_secs(60));
+    let said = stderr(&output);
+    assert_eq!(output.status.code(), Some(1), "refused, not killed: {:?} {said}", output.status);
+    let lines: Vec<&str> = said.lines().collect();
+    assert_eq!(lines.len(), 1, "{said}");
+    assert!(lines[0].contains("results.csv:1: column header") && lines[0].contains("at most 8192 columns"), "{said}");
+}
+
+/// The report's counter coverage listed every counter (1M counters: a 217 MB page); it lists
+/// the first 500 by name now, and says how many more there are.
+#[test]
+fn the_reports_counter_coverage_lists_500_counters_and_counts_the_rest() {
+    let dir = scratch("hostile-growth-coverage");
+    let file = dir.join("results.csv");
+    v1_csv(&file, 600, 3);
+    let data = dir.join("data");
+    let output = cli().arg("import").arg(&file).arg("-o").arg(&data).output().unwrap();
+    assert!(output.status.success(), "{}", stderr(&output));
+    let page = dir.join("report.html");
+    let output = cli().arg("report").arg(&data).arg("-o").arg(&page).output().unwrap();
+    assert!(output.status.success(), "{}", stderr(&output));
+    let page = std::fs::read_to_string(&page).unwrap();
+    assert!(page.contains("data-counters=\"600\"") && page.contains("data-shown=\"500\""), "the table's counts");
+    assert!(page.contains("The first 500 counters by name are listed; 100 more are not."));
+    assert!(page.contains("C0000499") && !page.contains("C0000500"), "the first 500 by name");
+}

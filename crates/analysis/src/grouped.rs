@@ -37,7 +37,13 @@ pub struct Grouped<V> {
 impl<V: Partial> Grouped<V> {
     /// A map of up to `limit` bytes, whose spills go to a sort of `sort` bytes.
     pub fn with_budget(limit: usize, sort: usize) -> Grouped<V> {
-        Grouped { map: HashMap::new(), bytes: 0, limit: limit.max(1), sorter: Sorter::with_budget(sort), value: Vec::new() }
+        Grouped {
+            map: HashMap::new(),
+            bytes: 0,
+            limit: limit.max(1),
+            sorter: Sorter::with_budget(sort),
+            value: Vec::new(),
+        }
     }
 
     /// Updates `key`'s partial with `update`, starting it from `start()` where the map has none.

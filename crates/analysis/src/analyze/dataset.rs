@@ -219,7 +219,8 @@ fn kernel_key(out: &mut Vec<u8>, pid: u32, agent: u64, name: &str) -> u64 {
     out.extend_from_slice(&pid.to_be_bytes());
     out.extend_from_slice(&agent.to_be_bytes());
     out.extend_from_slice(name.as_bytes());
-    let hash = out[8..].iter().fold(0xcbf2_9ce4_8422_2325u64, |h, &b| (h ^ u64::from(b)).wrapping_mul(0x0100_0000_01b3));
+    let hash =
+        out[8..].iter().fold(0xcbf2_9ce4_8422_2325u64, |h, &b| (h ^ u64::from(b)).wrapping_mul(0x0100_0000_01b3));
     out[..8].copy_from_slice(&hash.to_be_bytes());
     hash
 }
@@ -236,7 +237,11 @@ fn key_of(bytes: &[u8]) -> Option<KernelKey> {
 /// summaries, idle times and counters go through external sorts beyond their shares of it.
 /// What grows with the trace is each queue's dispatches (24 bytes each) and each GPU's busy
 /// spans (16 bytes each), for the idle times.
-pub fn each_kernel(dir: &Path, pid: Option<u32>, mut each: impl FnMut(KernelKey, KernelRows) -> Result<()>) -> Result<()> {
+pub fn each_kernel(
+    dir: &Path,
+    pid: Option<u32>,
+    mut each: impl FnMut(KernelKey, KernelRows) -> Result<()>,
+) -> Result<()> {
     use crate::spill::share;
     let keep = |p: u32| pid.is_none_or(|want| want == p);
     let mut kernels: Grouped<Dispatches> = Grouped::with_budget(share(4), share(8));

@@ -112,8 +112,9 @@ impl Kernels {
     ) -> std::result::Result<(), E> {
         let mut reader = self.sorted.reader()?;
         while let Some((_, value)) = reader.next()? {
-            let kernel = KernelDiff::decode(value)
-                .ok_or_else(|| crate::Error::Invalid("diff: a kernel did not come back from the external sort".into()))?;
+            let kernel = KernelDiff::decode(value).ok_or_else(|| {
+                crate::Error::Invalid("diff: a kernel did not come back from the external sort".into())
+            })?;
             if !f(kernel)? {
                 break;
             }
