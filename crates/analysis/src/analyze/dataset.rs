@@ -9,30 +9,25 @@
 //! no kernel ran on its GPU: its queue waited, and no other queue of the GPU had work, so the GPU
 //! waited on the host. Only dispatches with timestamps that follow another timed one on their
 //! queue have one; the first on a queue has none. Copies are not seen: a queue that waits on a
-//! copy reads as waiting on the host. It needs each queue's dispatches in order, kept as 24
-//! bytes each (start, duration, kernel's hash), and each GPU's busy spans, merged from 16 bytes
-//! a dispatch: a 10M-dispatch trace takes about 400 MB here at most. Everything kept per kernel
-//! stays within `--memory` ([`each_kernel`]).
+//! copy reads as waiting on the host. It needs each GPU's dispatches in start order: they go
+//! through an external sort (40 bytes each), and one pass keeps each queue's last end and the
+//! GPU's busy time so far. Everything kept per kernel or per dispatch stays within `--memory`
+//! ([`each_kernel`]).
 
 use rocprof_rs_format::Table;
-use std::collections::{BTreeMap, HashMap};
+use std::cmp::Reverse;
+use std::collections::{BTreeMap, BinaryHeap, HashMap};
 use std::path::Path;
 
 use super::specs::Agent;
 use crate::error::Result;
 use crate::grouped::{Finished, Grouped, Partial};
 use crate::read::batches;
+use crate::spill::{Key, Sorter};
 use crate::stats::summary::Summary;
 
 /// Which kernel: process, agent, display name.
 pub type KernelKey = (u32, u64, String);
-
-/// A GPU queue: process, agent, queue id.
-type QueueKey = (u32, u64, u64);
-
-/// One dispatch on its queue: start, duration (ns, saturated at 2^32), and its kernel's hash
-/// ([`kernel_key`]).
-type Slot = (i64, u32, u64);
 
 /// What the dispatches of one kernel say.
 #[derive(Debug, Clone, Default)]
@@ -234,9 +229,8 @@ fn key_of(bytes: &[u8]) -> Option<KernelKey> {
 
 /// Hands each kernel of `dir` (of process `pid` only, where given) with its rows to `each`, in
 /// no particular order. Memory stays within `--memory` whatever the number of kernels: their
-/// summaries, idle times and counters go through external sorts beyond their shares of it.
-/// What grows with the trace is each queue's dispatches (24 bytes each) and each GPU's busy
-/// spans (16 bytes each), for the idle times.
+/// summaries, idle times and counters, and the dispatches in start order for the idle times,
+/// go through external sorts beyond their shares of it.
 pub fn each_kernel(
     dir: &Path,
     pid: Option<u32>,
@@ -245,7 +239,9 @@ pub fn each_kernel(
     use crate::spill::share;
     let keep = |p: u32| pid.is_none_or(|want| want == p);
     let mut kernels: Grouped<Dispatches> = Grouped::with_budget(share(4), share(8));
-    let mut queues: HashMap<QueueKey, Vec<Slot>> = HashMap::new();
+    // Every dispatch by GPU and start, for the idle times: through an external sort, so a trace
+    // of any length holds its budget.
+    let mut timeline = Sorter::with_budget(share(8));
     let mut key = Vec::new();
     batches(dir, Table::KernelDispatch, |b| {
         let (name, start, duration) = (b.col("kernel_name")?, b.col("start_ns")?, b.col("duration_ns")?);
@@ -270,13 +266,17 @@ pub fn each_kernel(
                 })
             };
             kernels.update(&key, first, |k| k.0.durations.add(ns))?;
-            let q = (process, agent.u64(i), queue.u64(i));
-            queues.entry(q).or_default().push((start.i64(i), ns.min(u64::from(u32::MAX)) as u32, hash));
+            let place = Key::new().u64(u64::from(process) << 32).u64(agent.u64(i)).u64(biased(start.i64(i)));
+            let mut slot = [0u8; 20];
+            slot[..8].copy_from_slice(&queue.u64(i).to_le_bytes());
+            slot[8..12].copy_from_slice(&(ns.min(u64::from(u32::MAX)) as u32).to_le_bytes());
+            slot[12..].copy_from_slice(&hash.to_le_bytes());
+            timeline.push(&place.0, &slot)?;
         }
         Ok(())
     })?;
     let kernels = kernels.finish()?;
-    let idle = idle_times(queues)?;
+    let idle = idle_times(&timeline.finish()?)?;
     let mut counters: Grouped<Counters> = Grouped::with_budget(share(8), share(8));
     batches(dir, Table::KernelCounter, |b| {
         let (name, agent, p, counter, mean) =
@@ -319,88 +319,130 @@ pub fn each_kernel(
     Ok(())
 }
 
-/// Each dispatch's idle time before it (where it follows another timed one on its queue), by
-/// its kernel's hash.
-fn idle_times(queues: HashMap<QueueKey, Vec<Slot>>) -> Result<Finished<Summary>> {
-    let mut spans: HashMap<(u32, u64), Vec<(i64, i64)>> = HashMap::new();
-    for (&(process, agent, _), dispatches) in &queues {
-        let timed = dispatches
-            .iter()
-            .filter(|d| timed(d))
-            .map(|&(start, duration, _)| (start, start.saturating_add(i64::from(duration))));
-        spans.entry((process, agent)).or_default().extend(timed);
+/// `value` as an unsigned integer of the same order.
+fn biased(value: i64) -> u64 {
+    (value as u64) ^ (1 << 63)
+}
+
+/// A dispatch as the timeline sort holds it: its GPU (process, agent), start, queue, duration
+/// (ns, saturated at 2^32) and its kernel's hash ([`kernel_key`]).
+struct Slot {
+    gpu: (u32, u64),
+    start: i64,
+    queue: u64,
+    duration: u32,
+    hash: u64,
+}
+
+impl Slot {
+    fn decode(key: &[u8], value: &[u8]) -> Option<Slot> {
+        let u64_at = |bytes: &[u8], at: usize| Some(u64::from_be_bytes(bytes.get(at..at + 8)?.try_into().ok()?));
+        let le64 = |at: usize| Some(u64::from_le_bytes(value.get(at..at + 8)?.try_into().ok()?));
+        Some(Slot {
+            gpu: ((u64_at(key, 0)? >> 32) as u32, u64_at(key, 8)?),
+            start: (u64_at(key, 16)? ^ (1 << 63)) as i64,
+            queue: le64(0)?,
+            duration: u32::from_le_bytes(value.get(8..12)?.try_into().ok()?),
+            hash: le64(12)?,
+        })
     }
-    let busy: HashMap<(u32, u64), Busy> = spans.into_iter().map(|(agent, spans)| (agent, Busy::new(spans))).collect();
+
+    /// Whether it has timestamps (rows that lost theirs hold 0 for both).
+    fn timed(&self) -> bool {
+        self.start != 0 || self.duration != 0
+    }
+
+    fn end(&self) -> i64 {
+        self.start.saturating_add(i64::from(self.duration))
+    }
+}
+
+/// Each dispatch's idle time before it (where it follows another timed one on its queue), by
+/// its kernel's hash: one pass over each GPU's dispatches in start order, holding each queue's
+/// last end and the GPU's busy time so far.
+fn idle_times(timeline: &crate::spill::Sorted) -> Result<Finished<Summary>> {
+    let broken = || crate::Error::Invalid("analyze: a dispatch did not come back from the external sort".into());
     let mut idle: Grouped<Summary> = Grouped::with_budget(crate::spill::share(16), crate::spill::share(16));
-    for ((process, agent, _), mut dispatches) in queues {
-        let Some(busy) = busy.get(&(process, agent)) else { continue };
-        dispatches.sort_unstable_by_key(|d| d.0);
-        let mut previous_end: Option<i64> = None;
-        for d @ (start, duration, hash) in dispatches {
-            // Where a dispatch has no time, the queue's timeline breaks: the next has no gap.
-            if !timed(&d) {
-                previous_end = None;
-                continue;
-            }
-            if let Some(end) = previous_end {
-                let gap = if start > end { busy.idle(end, start) } else { 0 };
-                idle.update(&hash.to_be_bytes(), Summary::default, |s| s.add(gap))?;
-            }
-            let end = start.saturating_add(i64::from(duration));
-            previous_end = Some(previous_end.map_or(end, |e| e.max(end)));
+    let mut reader = timeline.reader()?;
+    let mut gpu: Option<(u32, u64)> = None;
+    let mut busy = BusyTime::default();
+    // Per queue: the end of its timed dispatches so far, and the GPU's busy time before it once
+    // the pass has reached it.
+    let mut queues: HashMap<u64, (i64, Option<i64>)> = HashMap::new();
+    // The queues' last ends not yet reached, earliest first (an entry is stale where its queue
+    // has ended later since).
+    let mut pending: BinaryHeap<Reverse<(i64, u64)>> = BinaryHeap::new();
+    while let Some((key, value)) = reader.next()? {
+        let d = Slot::decode(key, value).ok_or_else(broken)?;
+        if gpu != Some(d.gpu) {
+            gpu = Some(d.gpu);
+            busy = BusyTime::default();
+            queues.clear();
+            pending.clear();
         }
+        // Every span that starts before this dispatch has been added, and none after: the busy
+        // time before the queues' last ends that it passes is known now.
+        while let Some(&Reverse((end, queue))) = pending.peek().filter(|Reverse((end, _))| *end <= d.start) {
+            pending.pop();
+            if let Some((last, before)) = queues.get_mut(&queue).filter(|(last, _)| *last == end) {
+                *before = Some(busy.until(*last));
+            }
+        }
+        // Where a dispatch has no time, the queue's timeline breaks: the next has no gap.
+        if !d.timed() {
+            queues.remove(&d.queue);
+            continue;
+        }
+        if let Some(&(end, before)) = queues.get(&d.queue) {
+            let gap = if d.start > end {
+                let busy_between = i128::from(busy.until(d.start)) - i128::from(before.unwrap_or(0));
+                (i128::from(d.start) - i128::from(end) - busy_between).clamp(0, i128::from(u64::MAX)) as u64
+            } else {
+                0
+            };
+            idle.update(&d.hash.to_be_bytes(), Summary::default, |s| s.add(gap))?;
+        }
+        busy.add(d.start, d.end());
+        let end = queues.get(&d.queue).map_or(d.end(), |&(e, _)| e.max(d.end()));
+        let before = if end <= d.start {
+            Some(busy.until(end))
+        } else {
+            pending.push(Reverse((end, d.queue)));
+            None
+        };
+        queues.insert(d.queue, (end, before));
     }
     idle.finish()
 }
 
-/// Whether the dispatch has timestamps (rows that lost theirs hold 0 for both).
-fn timed(&(start, duration, _): &Slot) -> bool {
-    start != 0 || duration != 0
+/// One GPU's busy time as its dispatches arrive in start order: the union of their spans so far,
+/// as the closed part's total and the span still open.
+#[derive(Debug, Default)]
+struct BusyTime {
+    closed: i64,
+    open: Option<(i64, i64)>,
 }
 
-/// One GPU's busy time: the union of its dispatches' spans, in order, with the busy time before
-/// each.
-struct Busy {
-    spans: Vec<(i64, i64)>,
-    before: Vec<i64>,
-}
-
-impl Busy {
-    fn new(mut spans: Vec<(i64, i64)>) -> Busy {
-        spans.sort_unstable();
-        let mut merged: Vec<(i64, i64)> = Vec::new();
-        for (start, end) in spans {
-            match merged.last_mut() {
-                Some(last) if start <= last.1 => last.1 = last.1.max(end),
-                _ => merged.push((start, end)),
+impl BusyTime {
+    /// Adds a span that starts no earlier than any before it.
+    fn add(&mut self, start: i64, end: i64) {
+        match &mut self.open {
+            Some(open) if start <= open.1 => open.1 = open.1.max(end),
+            _ => {
+                if let Some((s, e)) = self.open.replace((start, end)) {
+                    self.closed = e.saturating_sub(s).saturating_add(self.closed);
+                }
             }
         }
-        let mut total = 0;
-        let before = merged
-            .iter()
-            .map(|&(start, end)| {
-                let b = total;
-                total = end.saturating_sub(start).saturating_add(total);
-                b
-            })
-            .collect();
-        Busy { spans: merged, before }
     }
 
-    /// Busy time before `t`.
+    /// Busy time before `t`, where every span that starts before `t` has been added and none
+    /// that starts later.
     fn until(&self, t: i64) -> i64 {
-        let i = self.spans.partition_point(|&(start, _)| start < t);
-        match i.checked_sub(1) {
-            Some(i) => self.before[i].saturating_add(self.spans[i].1.min(t).saturating_sub(self.spans[i].0)),
-            None => 0,
+        match self.open {
+            Some((s, e)) if s < t => self.closed.saturating_add(e.min(t).saturating_sub(s)),
+            _ => self.closed,
         }
-    }
-
-    /// The time in `from..to` when nothing ran.
-    fn idle(&self, from: i64, to: i64) -> u64 {
-        // Hostile times reach i64's ends: the difference of differences is taken in i128.
-        let busy = i128::from(self.until(to)) - i128::from(self.until(from));
-        (i128::from(to) - i128::from(from) - busy).clamp(0, i128::from(u64::MAX)) as u64
     }
 }
 
@@ -409,12 +451,45 @@ mod tests {
     use super::*;
 
     #[test]
-    fn idle_time_is_what_no_span_covers() {
-        let busy = Busy::new(vec![(10, 20), (15, 30), (40, 50), (60, 61)]);
-        assert_eq!(busy.spans, [(10, 30), (40, 50), (60, 61)]);
-        assert_eq!(busy.idle(0, 100), 100 - 20 - 10 - 1);
-        assert_eq!(busy.idle(30, 40), 10);
-        assert_eq!(busy.idle(25, 45), 10);
-        assert_eq!(busy.idle(12, 18), 0);
+    fn busy_time_is_the_union_of_the_spans_so_far() {
+        let mut busy = BusyTime::default();
+        for (start, end) in [(10, 20), (15, 30), (40, 50), (60, 61)] {
+            busy.add(start, end);
+        }
+        assert_eq!(busy.until(100), 20 + 10 + 1);
+        assert_eq!(busy.until(61), 31);
+        assert_eq!(busy.until(60), 30);
+        let mut busy = BusyTime::default();
+        busy.add(10, 20);
+        busy.add(15, 30);
+        assert_eq!((busy.until(12), busy.until(18), busy.until(40)), (2, 8, 20));
+    }
+
+    /// Two queues on one GPU: a gap on queue 1 is idle only where queue 2 ran nothing; an untimed
+    /// dispatch breaks its queue's timeline.
+    #[test]
+    fn idle_time_is_what_no_dispatch_of_the_gpu_covers() {
+        let mut timeline = Sorter::with_budget(64);
+        // (queue, start, duration, kernel)
+        for (queue, start, duration, kernel) in
+            [(1, 0, 10, 1), (2, 15, 10, 2), (1, 40, 5, 1), (2, 100, 0, 3), (2, 0, 0, 3), (1, 60, 5, 1)]
+        {
+            let place = Key::new().u64(7u64 << 32).u64(1).u64(biased(start));
+            let mut slot = [0u8; 20];
+            slot[..8].copy_from_slice(&(queue as u64).to_le_bytes());
+            slot[8..12].copy_from_slice(&(duration as u32).to_le_bytes());
+            slot[12..].copy_from_slice(&(kernel as u64).to_le_bytes());
+            timeline.push(&place.0, &slot).unwrap();
+        }
+        let idle = idle_times(&timeline.finish().unwrap()).unwrap();
+        let mut reader = idle.reader().unwrap();
+        let mut found = Vec::new();
+        while let Some((hash, summary)) = reader.next().unwrap() {
+            found.push((u64::from_be_bytes(hash.try_into().unwrap()), summary.count, summary.sum));
+        }
+        // Kernel 1: 10..40 less queue 2's 15..25 (20), then 45..60 (15). Kernel 3 at 100, after
+        // queue 2's end at 25: 75 less queue 1's 40..45 and 60..65 (65). Kernel 2 follows queue
+        // 2's untimed dispatch: no gap.
+        assert_eq!(found, [(1, 2, 35), (3, 1, 65)]);
     }
 }
