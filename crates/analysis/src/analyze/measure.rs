@@ -83,6 +83,7 @@ pub fn measure(inputs: &Inputs) -> Result<Measurement, ScoreError> {
         m.summary = Some(results_pipeline(&json, &inputs.path, inputs.repeats)?);
     } else {
         m.summary = Some(dataset_pipeline(&inputs.path, kernel.as_ref())?);
+        crate::release_freed_memory();
         if inputs.energy {
             m.joules = Some(
                 joules_per_iteration(&inputs.path, kernel.as_ref())?

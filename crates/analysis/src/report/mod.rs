@@ -166,12 +166,14 @@ pub fn build(dir: &Path, options: &Options) -> Result<Report> {
         None => Part::Empty("no kernel dispatches (trace with --kernel-trace)".to_owned()),
     };
     let names = kernels.shown().map_or(0, |k| k.names);
+    crate::release_freed_memory();
 
     // The tables list the first `top` kernels and the charts draw the longest CHART_KERNELS:
     // only those are kept in memory, however many kernels the dataset has.
     let keep = options.top.max(1).max(analyze::svg::CHART_KERNELS);
     let analysis = analyze::analyze_streamed(dir, &analyze::Options { gpu: options.gpu.clone(), ..Default::default() })
         .and_then(|a| a.into_analysis(keep));
+    crate::release_freed_memory();
     // A GPU asked for by name that the analysis cannot take is the user's error, as in `analyze`.
     if let (Some(_), Err(e)) = (&options.gpu, &analysis) {
         return Err(Error::Invalid(format!("--gpu: {e}")));
