@@ -4,7 +4,12 @@
 //! ```sh
 //! cargo bench --bench post_memory                              # 1M and 10M records, 10k and 1M names
 //! cargo bench --bench post_memory -- --records 1 --names 10000 # one dataset
+//! cargo bench --bench post_memory -- --commands stats,analyze,diff,score,report --memory 64M
 //! ```
+//!
+//! `--commands` picks among stats, the exports (rocprofv3-csv, perfetto, rocpd) and analyze,
+//! diff (the dataset against itself), score and report; `--memory` is given to each (default:
+//! the commands' own, 256M).
 //!
 //! Each dataset holds N `kernel_dispatch` rows over D distinct kernel names (every name at least
 //! once) and N `hip_api` rows, one launch per kernel with its correlation id, written by the
@@ -40,6 +45,9 @@ fn main() {
     let records = list("--records", &[1, 10]);
     let names = list("--names", &[10_000, 1_000_000]);
     let runs: usize = arg("--runs").and_then(|r| r.parse().ok()).unwrap_or(3);
+    let commands: Vec<String> = arg("--commands")
+        .map_or(COMMANDS.iter().map(|c| (*c).to_owned()).collect(), |c| c.split(',').map(str::to_owned).collect());
+    let memory = arg("--memory");
     let data = Path::new(env!("CARGO_MANIFEST_DIR")).join("target/bench-data");
     let floor_dir = data.join("post-floor");
     write_dataset(&floor_dir, 1, 1);
@@ -52,13 +60,13 @@ fn main() {
             let rows = millions * 1_000_000;
             let dir = data.join(format!("post-{millions}M-{distinct}"));
             write_dataset(&dir, rows, distinct);
-            for command in COMMANDS {
+            for command in &commands {
                 let mut peaks = Vec::new();
                 let mut floors = Vec::new();
                 let mut seconds = Vec::new();
                 for _ in 0..runs {
-                    floors.push(peak(&floor_dir, "stats", &data).0);
-                    let (kib, s) = peak(&dir, command, &data);
+                    floors.push(peak(&floor_dir, "stats", &data, None).0);
+                    let (kib, s) = peak(&dir, command, &data, memory.as_deref());
                     peaks.push(kib);
                     seconds.push(s);
                 }
@@ -87,15 +95,34 @@ fn median(values: &[f64]) -> f64 {
 /// Runs `command` on `dir` and returns its peak RSS in KiB and its wall time in seconds.
 // The child is reaped by wait4, which gives its resource usage; `Child::wait` cannot.
 #[allow(clippy::zombie_processes)]
-fn peak(dir: &Path, command: &str, data: &Path) -> (f64, f64) {
-    let out = data.join(if command == "perfetto" { "post-out.pftrace" } else { "post-out" });
+fn peak(dir: &Path, command: &str, data: &Path, memory: Option<&str>) -> (f64, f64) {
+    let out = data.join(match command {
+        "perfetto" => "post-out.pftrace",
+        "report" => "post-out.html",
+        _ => "post-out",
+    });
     let _ = std::fs::remove_dir_all(&out);
     let _ = std::fs::remove_file(&out);
     let mut cmd = Command::new(env!("CARGO_BIN_EXE_rocprof-rs"));
-    if command == "stats" {
-        cmd.arg("stats").arg(dir).args(["--format", "csv"]);
-    } else {
-        cmd.arg("export").arg(dir).args(["--format", command, "-o"]).arg(&out);
+    match command {
+        "stats" | "analyze" => {
+            cmd.arg(command).arg(dir).args(["--format", "csv"]);
+        }
+        "diff" => {
+            cmd.arg("diff").arg(dir).arg(dir).args(["--format", "csv"]);
+        }
+        "score" => {
+            cmd.arg("score").arg(dir);
+        }
+        "report" => {
+            cmd.arg("report").arg(dir).arg("-o").arg(&out);
+        }
+        _ => {
+            cmd.arg("export").arg(dir).args(["--format", command, "-o"]).arg(&out);
+        }
+    }
+    if let Some(memory) = memory {
+        cmd.args(["--memory", memory]);
     }
     let log = data.join("post-stderr.txt");
     cmd.stdout(std::process::Stdio::null()).stderr(std::fs::File::create(&log).unwrap());

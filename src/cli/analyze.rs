@@ -1,16 +1,15 @@
 //! `rocprof-rs analyze`: where each kernel stands on the roofline, what limits it, and what to
 //! try first.
 
-use std::fmt::Write as _;
-use std::io::Write as _;
+use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 use clap::Args;
 use comfy_table::{Cell, CellAlignment, ContentArrangement, Table, presets::UTF8_FULL_CONDENSED};
 use rocprof_rs_analysis::analyze::specs::{Level, Pipe, Precision};
-use rocprof_rs_analysis::analyze::{self, Analysis, KernelAnalysis, Options};
-use rocprof_rs_analysis::stats::render::human_ns;
+use rocprof_rs_analysis::analyze::{self, Analysis, KernelAnalysis, Options, Streamed};
+use rocprof_rs_analysis::stats::render::{TABLE_ROWS, human_ns};
 use rocprof_rs_format::publish::OutputFile;
 
 use super::stats::Format;
@@ -48,6 +47,11 @@ pub struct AnalyzeArgs {
     /// fp32-vector.
     #[arg(long, value_name = "PRECISION-PIPE", value_parser = parse_estimated)]
     estimated: Option<(Precision, Pipe)>,
+    /// Memory for the external sorts that keep it within bounds on any number of kernels (bytes,
+    /// or with K, M or G; at least 4K). Beyond it, summaries go to temporary files under TMPDIR
+    /// and are merged; the output is the same.
+    #[arg(long, value_name = "SIZE", default_value = "256M", value_parser = rocprof_rs_analysis::spill::parse_size)]
+    memory: usize,
 }
 
 /// An `--estimated` that names no precision and pipe.
@@ -77,6 +81,7 @@ fn parse_estimated(text: &str) -> Result<(Precision, Pipe), EstimatedError> {
 
 /// Runs `analyze`.
 pub fn analyze(args: AnalyzeArgs) -> ExitCode {
+    rocprof_rs_analysis::spill::set_memory(args.memory);
     let kernel = match args.kernel.as_deref().map(regex::Regex::new).transpose() {
         Ok(re) => re,
         Err(e) => {
@@ -100,7 +105,7 @@ pub fn analyze(args: AnalyzeArgs) -> ExitCode {
         );
         return ExitCode::FAILURE;
     }
-    let analysis = match analyze::analyze(&args.path, &options) {
+    let analysis = match analyze::analyze_streamed(&args.path, &options) {
         Ok(a) => a,
         Err(e) => {
             eprintln!("rocprof-rs: {e}");
@@ -122,12 +127,25 @@ pub fn analyze(args: AnalyzeArgs) -> ExitCode {
             j.from
         );
     }
-    if analysis.kernels.is_empty() {
+    if analysis.is_empty() {
         eprintln!("rocprof-rs: {}: no kernels to analyse", args.path.display());
         return ExitCode::FAILURE;
     }
     if let Some(path) = &args.svg {
-        let charts = analyze::svg::charts(&analysis);
+        let charts = match analysis.first(analyze::svg::CHART_KERNELS) {
+            Ok(kernels) => analyze::svg::charts(&Analysis {
+                kernels,
+                analysed: analysis.len(),
+                devices: analysis.devices.clone(),
+                notes: Vec::new(),
+                timings: None,
+                throttled: Vec::new(),
+            }),
+            Err(e) => {
+                eprintln!("rocprof-rs: {e}");
+                return ExitCode::FAILURE;
+            }
+        };
         if charts.is_empty() {
             eprintln!("rocprof-rs: no roofline chart: no kernel has counters (or estimates) and a known GPU");
         }
@@ -139,16 +157,22 @@ pub fn analyze(args: AnalyzeArgs) -> ExitCode {
             }
         }
     }
-    match args.format {
-        Format::Json => match serde_json::to_string_pretty(&analysis) {
-            Ok(text) => std::println!("{text}"),
-            Err(e) => {
-                eprintln!("rocprof-rs: cannot encode the analysis as JSON: {e}");
-                return ExitCode::FAILURE;
-            }
-        },
-        Format::Csv => std::print!("{}", csv(&analysis)),
-        Format::Table => print!("{}", text(&analysis, args.top)),
+    let stdout = std::io::stdout();
+    let mut out = std::io::BufWriter::new(stdout.lock());
+    let written = match args.format {
+        Format::Json => {
+            serde_json::to_writer_pretty(&mut out, &analysis).map_err(std::io::Error::from).and_then(|()| writeln!(out))
+        }
+        Format::Csv => csv(&analysis, &mut out),
+        // Names reach the terminal escaped (JSON and CSV keep their exact text).
+        Format::Table => {
+            let mut escaped = rocprof_rs_analysis::terminal::Escaped::new(&mut out);
+            text(&analysis, args.top, &mut escaped).and_then(|()| escaped.flush())
+        }
+    };
+    if let Err(e) = written.and_then(|()| out.flush()) {
+        eprintln!("rocprof-rs: standard output: {e}");
+        return ExitCode::FAILURE;
     }
     ExitCode::SUCCESS
 }
@@ -190,7 +214,72 @@ fn position(k: &KernelAnalysis) -> (Option<f64>, Option<f64>, Option<f64>) {
     (level.map(|l| l.intensity), Some(p.achieved_tflops), p.efficiency)
 }
 
-fn text(analysis: &Analysis, top: usize) -> String {
+/// The kernels as terminal tables of [`TABLE_ROWS`] rows each (one for an ordinary run, so a
+/// million kernels print in bounded memory), the devices' ceilings, the first `top` kernels in
+/// detail, and the notes.
+fn text(analysis: &Streamed, top: usize, out: &mut impl Write) -> std::io::Result<()> {
+    let mut chunk: Vec<Vec<Cell>> = Vec::new();
+    let mut detailed = Vec::new();
+    analysis.for_each(|k| {
+        chunk.push(row_cells(&k));
+        if detailed.len() < top {
+            detailed.push(k);
+        }
+        if chunk.len() == TABLE_ROWS {
+            print_table(std::mem::take(&mut chunk), out)?;
+        }
+        Ok::<bool, std::io::Error>(true)
+    })?;
+    if !chunk.is_empty() {
+        print_table(chunk, out)?;
+    }
+    for d in &analysis.devices {
+        let peaks: Vec<String> = d
+            .peaks
+            .iter()
+            .filter(|p| {
+                matches!(
+                    (p.0, p.1),
+                    (Precision::Fp64 | Precision::Fp32, Pipe::Vector) | (Precision::Fp16, Pipe::Matrix)
+                )
+            })
+            .map(|(p, u, v)| format!("{} {} {v:.1}", p.name(), u.name()))
+            .collect();
+        let bws: Vec<String> = d.bandwidths.iter().map(|(l, b)| format!("{} {b:.2}", l.name())).collect();
+        writeln!(out, "{}: TFLOP/s {}; TB/s {}", d.name, peaks.join(", "), bws.join(", "))?;
+    }
+    for k in &detailed {
+        writeln!(out, "\n{} — {} ({:.1}% of kernel time)", k.name, k.diagnosis.class.name(), 100.0 * k.share)?;
+        for e in &k.diagnosis.evidence {
+            writeln!(out, "  because: {e}")?;
+        }
+        for f in &k.diagnosis.also {
+            writeln!(out, "  also {}: {}", f.class.name(), f.evidence.join("; "))?;
+        }
+        for (i, r) in k.diagnosis.recommendations.iter().take(3).enumerate() {
+            writeln!(out, "  {}. {} — up to {:.0}% ({})", i + 1, r.action, 100.0 * r.expected_gain, r.why)?;
+        }
+        let throttled =
+            analysis.throttled.iter().find(|t| t.kernel_name == k.name && t.pid == k.pid && t.agent_id == k.agent_id);
+        if let Some(t) = throttled {
+            writeln!(
+                out,
+                "  throttled: its GPU's SM clock fell to {} MHz (from {} MHz under load) during {} of {} sampled dispatches{}",
+                t.lowest_mhz,
+                t.peak_mhz,
+                t.throttled,
+                t.sampled,
+                if t.reasons.is_empty() { String::new() } else { format!("; reasons: {}", t.reasons.join(", ")) }
+            )?;
+        }
+    }
+    for note in &analysis.notes {
+        writeln!(out, "note: {note}")?;
+    }
+    Ok(())
+}
+
+fn print_table(rows: Vec<Vec<Cell>>, out: &mut impl Write) -> std::io::Result<()> {
     let mut table = Table::new();
     table.load_preset(UTF8_FULL_CONDENSED).set_content_arrangement(ContentArrangement::Dynamic);
     table.set_header([
@@ -206,95 +295,55 @@ fn text(analysis: &Analysis, top: usize) -> String {
         "waves",
         "first thing to try",
     ]);
-    let opt = |v: Option<f64>, digits: usize| v.map_or_else(|| "-".to_owned(), |v| format!("{v:.digits$}"));
-    for k in &analysis.kernels {
-        let (ai, tflops, efficiency) = position(k);
-        let name = rocprof_rs_analysis::terminal::cell(&k.name, 48);
-        let first = k
-            .diagnosis
-            .recommendations
-            .first()
-            .map_or_else(|| "-".to_owned(), |r| format!("{} (up to {:.0}%)", r.action, 100.0 * r.expected_gain));
-        table.add_row([
-            Cell::new(name),
-            Cell::new(k.gpu.as_deref().unwrap_or("-")),
-            Cell::new(k.calls),
-            Cell::new(human_ns(k.total_ns)),
-            Cell::new(format!("{:.1}", 100.0 * k.share)),
-            Cell::new(k.diagnosis.class.name()),
-            Cell::new(opt(ai, 2)),
-            Cell::new(opt(tflops, 3)),
-            Cell::new(efficiency.map_or_else(|| "-".to_owned(), |e| format!("{:.0}%", 100.0 * e))),
-            Cell::new(
-                k.occupancy
-                    .as_ref()
-                    .map_or_else(|| "-".to_owned(), |o| format!("{}/{}", o.waves_per_simd, o.max_waves_per_simd)),
-            ),
-            Cell::new(first),
-        ]);
+    for row in rows {
+        table.add_row(row);
     }
     for column in [2, 3, 4, 6, 7, 8, 9] {
         if let Some(c) = table.column_mut(column) {
             c.set_cell_alignment(CellAlignment::Right);
         }
     }
-    let mut out = format!("{table}\n");
-    for d in &analysis.devices {
-        let peaks: Vec<String> = d
-            .peaks
-            .iter()
-            .filter(|p| {
-                matches!(
-                    (p.0, p.1),
-                    (Precision::Fp64 | Precision::Fp32, Pipe::Vector) | (Precision::Fp16, Pipe::Matrix)
-                )
-            })
-            .map(|(p, u, v)| format!("{} {} {v:.1}", p.name(), u.name()))
-            .collect();
-        let bws: Vec<String> = d.bandwidths.iter().map(|(l, b)| format!("{} {b:.2}", l.name())).collect();
-        let _ = writeln!(out, "{}: TFLOP/s {}; TB/s {}", d.name, peaks.join(", "), bws.join(", "));
-    }
-    for k in analysis.kernels.iter().take(top) {
-        let _ = writeln!(out, "\n{} — {} ({:.1}% of kernel time)", k.name, k.diagnosis.class.name(), 100.0 * k.share);
-        for e in &k.diagnosis.evidence {
-            let _ = writeln!(out, "  because: {e}");
-        }
-        for f in &k.diagnosis.also {
-            let _ = writeln!(out, "  also {}: {}", f.class.name(), f.evidence.join("; "));
-        }
-        for (i, r) in k.diagnosis.recommendations.iter().take(3).enumerate() {
-            let _ = writeln!(out, "  {}. {} — up to {:.0}% ({})", i + 1, r.action, 100.0 * r.expected_gain, r.why);
-        }
-        let throttled =
-            analysis.throttled.iter().find(|t| t.kernel_name == k.name && t.pid == k.pid && t.agent_id == k.agent_id);
-        if let Some(t) = throttled {
-            let _ = writeln!(
-                out,
-                "  throttled: its GPU's SM clock fell to {} MHz (from {} MHz under load) during {} of {} sampled dispatches{}",
-                t.lowest_mhz,
-                t.peak_mhz,
-                t.throttled,
-                t.sampled,
-                if t.reasons.is_empty() { String::new() } else { format!("; reasons: {}", t.reasons.join(", ")) }
-            );
-        }
-    }
-    for note in &analysis.notes {
-        let _ = writeln!(out, "note: {note}");
-    }
-    out
+    writeln!(out, "{table}")
 }
 
-fn csv(analysis: &Analysis) -> String {
-    let mut out = String::from(
-        "Kernel_Name,Pid,Agent_Id,GPU,Calls,Total_ns,Mean_ns,Share,Class,Precision,Pipe,Intensity,Achieved_TFLOPs,Efficiency,Waves_Per_SIMD,Max_Waves_Per_SIMD,Top_Recommendation,Expected_Gain\n",
-    );
+fn row_cells(k: &KernelAnalysis) -> Vec<Cell> {
+    let opt = |v: Option<f64>, digits: usize| v.map_or_else(|| "-".to_owned(), |v| format!("{v:.digits$}"));
+    let (ai, tflops, efficiency) = position(k);
+    let name = rocprof_rs_analysis::terminal::cell(&k.name, 48);
+    let first = k
+        .diagnosis
+        .recommendations
+        .first()
+        .map_or_else(|| "-".to_owned(), |r| format!("{} (up to {:.0}%)", r.action, 100.0 * r.expected_gain));
+    vec![
+        Cell::new(name),
+        Cell::new(k.gpu.as_deref().unwrap_or("-")),
+        Cell::new(k.calls),
+        Cell::new(human_ns(k.total_ns)),
+        Cell::new(format!("{:.1}", 100.0 * k.share)),
+        Cell::new(k.diagnosis.class.name()),
+        Cell::new(opt(ai, 2)),
+        Cell::new(opt(tflops, 3)),
+        Cell::new(efficiency.map_or_else(|| "-".to_owned(), |e| format!("{:.0}%", 100.0 * e))),
+        Cell::new(
+            k.occupancy
+                .as_ref()
+                .map_or_else(|| "-".to_owned(), |o| format!("{}/{}", o.waves_per_simd, o.max_waves_per_simd)),
+        ),
+        Cell::new(first),
+    ]
+}
+
+fn csv(analysis: &Streamed, out: &mut impl Write) -> std::io::Result<()> {
+    out.write_all(
+        b"Kernel_Name,Pid,Agent_Id,GPU,Calls,Total_ns,Mean_ns,Share,Class,Precision,Pipe,Intensity,Achieved_TFLOPs,Efficiency,Waves_Per_SIMD,Max_Waves_Per_SIMD,Top_Recommendation,Expected_Gain\n",
+    )?;
     let opt = |v: Option<f64>| v.map_or_else(String::new, |v| format!("{v:.6}"));
-    for k in &analysis.kernels {
-        let (ai, tflops, efficiency) = position(k);
+    analysis.for_each(|k| {
+        let (ai, tflops, efficiency) = position(&k);
         let p = k.points.first();
         let r = k.diagnosis.recommendations.first();
-        let _ = writeln!(
+        writeln!(
             out,
             "\"{}\",{},{},{},{},{:.0},{:.1},{:.6},{},{},{},{},{},{},{},{},\"{}\",{}",
             k.name.replace('"', "\"\""),
@@ -315,7 +364,7 @@ fn csv(analysis: &Analysis) -> String {
             k.occupancy.as_ref().map_or(String::new(), |o| o.max_waves_per_simd.to_string()),
             r.map_or(String::new(), |r| r.action.replace('"', "\"\"")),
             r.map_or(String::new(), |r| format!("{:.4}", r.expected_gain)),
-        );
-    }
-    out
+        )?;
+        Ok::<bool, std::io::Error>(true)
+    })
 }

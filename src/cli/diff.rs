@@ -1,14 +1,14 @@
 //! `rocprof-rs diff A B`: which kernels got slower or faster between two runs, and how sure
 //! that is; exits 1 when any regressed, for CI.
 
-use std::fmt::Write as _;
+use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 use clap::Args;
 use comfy_table::{Cell, CellAlignment, ContentArrangement, Table, presets::UTF8_FULL_CONDENSED};
 use rocprof_rs_analysis::analyze::diff::{self, KernelDiff, Options, Report, Verdict};
-use rocprof_rs_analysis::stats::render::human_ns;
+use rocprof_rs_analysis::stats::render::{TABLE_ROWS, human_ns};
 
 use super::stats::Format;
 
@@ -34,6 +34,11 @@ pub struct DiffArgs {
     /// Cut names to this many characters in the table.
     #[arg(long, default_value_t = 60)]
     width: usize,
+    /// Memory for the external sorts that keep diff within bounds on any number of kernels
+    /// (bytes, or with K, M or G; at least 4K). Beyond it, summaries go to temporary files under
+    /// TMPDIR and are merged; the output is the same.
+    #[arg(long, value_name = "SIZE", default_value = "256M", value_parser = rocprof_rs_analysis::spill::parse_size)]
+    memory: usize,
 }
 
 /// A `--threshold` that is not a share.
@@ -61,10 +66,11 @@ fn parse_share(text: &str) -> Result<f64, ShareError> {
 
 /// Runs `diff`: exit 0 when nothing regressed, 1 when something did, 2 on an error.
 pub fn diff(args: DiffArgs) -> ExitCode {
+    rocprof_rs_analysis::spill::set_memory(args.memory);
     let read = |dir: &Path| diff::read_run(dir, args.pid);
-    let (a, b) = match (read(&args.a), read(&args.b)) {
-        (Ok(a), Ok(b)) => (a, b),
-        (Err(e), _) | (_, Err(e)) => {
+    let (a, b) = match read(&args.a).and_then(|a| Ok((a, read(&args.b)?))) {
+        Ok(runs) => runs,
+        Err(e) => {
             eprintln!("rocprof-rs: {e}");
             return ExitCode::from(2);
         }
@@ -73,19 +79,36 @@ pub fn diff(args: DiffArgs) -> ExitCode {
         eprintln!("rocprof-rs: --confidence {}: expected a probability below 1, such as 0.99", args.confidence);
         return ExitCode::from(2);
     }
-    let report = diff::compare(&a, &b, Options { threshold: args.threshold, confidence: args.confidence });
-    match args.format {
-        Format::Json => match serde_json::to_string_pretty(&report) {
-            Ok(text) => std::println!("{text}"),
-            Err(e) => {
-                eprintln!("rocprof-rs: cannot encode the diff as JSON: {e}");
-                return ExitCode::from(2);
-            }
-        },
-        Format::Csv => std::print!("{}", csv(&report)),
-        Format::Table => print!("{}", table(&report, args.width)),
+    let options = Options { threshold: args.threshold, confidence: args.confidence };
+    let report = match diff::compare(&a, &b, options) {
+        Ok(report) => report,
+        Err(e) => {
+            eprintln!("rocprof-rs: {e}");
+            return ExitCode::from(2);
+        }
+    };
+    drop((a, b));
+    if args.format == Format::Csv {
+        report.notes.iter().for_each(|note| eprintln!("rocprof-rs: note: {note}"));
     }
-    if report.regressions().next().is_some() { ExitCode::from(1) } else { ExitCode::SUCCESS }
+    let stdout = std::io::stdout();
+    let mut out = std::io::BufWriter::new(stdout.lock());
+    let written = match args.format {
+        Format::Json => {
+            serde_json::to_writer_pretty(&mut out, &report).map_err(std::io::Error::from).and_then(|()| writeln!(out))
+        }
+        Format::Csv => csv(&report, &mut out),
+        // Names reach the terminal escaped (JSON and CSV keep their exact text).
+        Format::Table => {
+            let mut escaped = rocprof_rs_analysis::terminal::Escaped::new(&mut out);
+            table(&report, args.width, &mut escaped).and_then(|()| escaped.flush())
+        }
+    };
+    if let Err(e) = written.and_then(|()| out.flush()) {
+        eprintln!("rocprof-rs: standard output: {e}");
+        return ExitCode::from(2);
+    }
+    if report.regressions() > 0 { ExitCode::from(1) } else { ExitCode::SUCCESS }
 }
 
 fn change_text(k: &KernelDiff) -> String {
@@ -102,48 +125,75 @@ fn verdict_text(v: Verdict) -> &'static str {
     }
 }
 
-fn table(report: &Report, width: usize) -> String {
+/// The kernels as terminal tables of [`TABLE_ROWS`] rows each (one for an ordinary run), so a
+/// million kernels print in bounded memory, then the totals.
+fn table(report: &Report, width: usize, out: &mut impl Write) -> std::io::Result<()> {
+    let mut chunk: Vec<Vec<Cell>> = Vec::new();
+    report.kernels.for_each(|k| {
+        chunk.push(row_cells(&k, width));
+        if chunk.len() == TABLE_ROWS {
+            print_table(std::mem::take(&mut chunk), out)?;
+        }
+        Ok::<bool, std::io::Error>(true)
+    })?;
+    if !chunk.is_empty() || report.kernels.is_empty() {
+        print_table(chunk, out)?;
+    }
+    let total = report.total_b_ns as f64 / (report.total_a_ns as f64).max(1.0) - 1.0;
+    writeln!(
+        out,
+        "GPU kernel time {} → {} ({:+.1}%); {} regressed beyond {:.1}% at {:.1}% confidence",
+        human_ns(report.total_a_ns as f64),
+        human_ns(report.total_b_ns as f64),
+        100.0 * total,
+        report.regressions(),
+        100.0 * report.threshold,
+        100.0 * report.confidence
+    )?;
+    for note in &report.notes {
+        writeln!(out, "note: {note}")?;
+    }
+    Ok(())
+}
+
+fn row_cells(k: &KernelDiff, width: usize) -> Vec<Cell> {
+    let name = rocprof_rs_analysis::terminal::cell(&k.name, width);
+    let median = |calls: u64, ns: u64| if calls == 0 { "-".to_owned() } else { human_ns(ns as f64) };
+    vec![
+        Cell::new(name),
+        Cell::new(verdict_text(k.verdict)),
+        Cell::new(change_text(k)),
+        Cell::new(k.confidence.map_or_else(|| "-".to_owned(), |c| format!("{:.1}%", 100.0 * c))),
+        Cell::new(median(k.calls_a, k.median_a_ns)),
+        Cell::new(median(k.calls_b, k.median_b_ns)),
+        Cell::new(k.calls_a),
+        Cell::new(k.calls_b),
+    ]
+}
+
+fn print_table(rows: Vec<Vec<Cell>>, out: &mut impl Write) -> std::io::Result<()> {
     let mut table = Table::new();
     table.load_preset(UTF8_FULL_CONDENSED).set_content_arrangement(ContentArrangement::Dynamic);
     table.set_header(["kernel", "verdict", "change", "confidence", "median A", "median B", "calls A", "calls B"]);
-    for k in &report.kernels {
-        let name = rocprof_rs_analysis::terminal::cell(&k.name, width);
-        let median = |calls: u64, ns: u64| if calls == 0 { "-".to_owned() } else { human_ns(ns as f64) };
-        table.add_row([
-            Cell::new(name),
-            Cell::new(verdict_text(k.verdict)),
-            Cell::new(change_text(k)),
-            Cell::new(k.confidence.map_or_else(|| "-".to_owned(), |c| format!("{:.1}%", 100.0 * c))),
-            Cell::new(median(k.calls_a, k.median_a_ns)),
-            Cell::new(median(k.calls_b, k.median_b_ns)),
-            Cell::new(k.calls_a),
-            Cell::new(k.calls_b),
-        ]);
+    for row in rows {
+        table.add_row(row);
     }
     for column in 2..8 {
         if let Some(c) = table.column_mut(column) {
             c.set_cell_alignment(CellAlignment::Right);
         }
     }
-    let total = report.total_b_ns as f64 / (report.total_a_ns as f64).max(1.0) - 1.0;
-    let regressed = report.regressions().count();
-    format!(
-        "{table}\nGPU kernel time {} → {} ({:+.1}%); {regressed} regressed beyond {:.1}% at {:.1}% confidence\n",
-        human_ns(report.total_a_ns as f64),
-        human_ns(report.total_b_ns as f64),
-        100.0 * total,
-        100.0 * report.threshold,
-        100.0 * report.confidence
-    )
+    writeln!(out, "{table}")
 }
 
-fn csv(report: &Report) -> String {
-    let mut out = String::from(
-        "Kernel_Name,Verdict,Change,Confidence,Median_A_ns,Median_B_ns,Calls_A,Calls_B,Total_A_ns,Total_B_ns\n",
-    );
-    for k in &report.kernels {
+fn csv(report: &Report, out: &mut impl Write) -> std::io::Result<()> {
+    writeln!(
+        out,
+        "Kernel_Name,Verdict,Change,Confidence,Median_A_ns,Median_B_ns,Calls_A,Calls_B,Total_A_ns,Total_B_ns"
+    )?;
+    report.kernels.for_each(|k| {
         let opt = |v: Option<f64>| v.map_or_else(String::new, |v| format!("{v:.6}"));
-        let _ = writeln!(
+        writeln!(
             out,
             "\"{}\",{},{},{},{},{},{},{},{},{}",
             k.name.replace('"', "\"\""),
@@ -156,9 +206,9 @@ fn csv(report: &Report) -> String {
             k.calls_b,
             k.total_a_ns,
             k.total_b_ns
-        );
-    }
-    out
+        )?;
+        Ok::<bool, std::io::Error>(true)
+    })
 }
 
 #[cfg(test)]

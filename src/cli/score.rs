@@ -45,10 +45,16 @@ pub struct ScoreArgs {
     /// text or json.
     #[arg(long, value_name = "text|json", default_value = "text")]
     format: super::TextOrJson,
+    /// Memory for the external sorts that keep it within bounds on any number of kernels (bytes,
+    /// or with K, M or G; at least 4K). Beyond it, summaries go to temporary files under TMPDIR
+    /// and are merged; the output is the same.
+    #[arg(long, value_name = "SIZE", default_value = "256M", value_parser = rocprof_rs_analysis::spill::parse_size)]
+    memory: usize,
 }
 
 /// Runs `score`.
 pub fn score(args: ScoreArgs) -> ExitCode {
+    rocprof_rs_analysis::spill::set_memory(args.memory);
     for (name, value) in [
         ("--correctness", args.correctness),
         ("--correctness-weight", args.correctness_weight),

@@ -12,6 +12,7 @@ mod common;
 
 mod databases;
 mod drops;
+mod growth;
 mod inputs;
 mod libraries;
 mod memory;

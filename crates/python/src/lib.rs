@@ -157,7 +157,7 @@ fn diff_json(
         }
         let a = diff::read_run(&base, pid)?;
         let b = diff::read_run(&new, pid)?;
-        json(&diff::compare(&a, &b, diff::Options { threshold, confidence }))
+        json(&diff::compare(&a, &b, diff::Options { threshold, confidence })?)
     })
 }
 

@@ -9,10 +9,9 @@
 //! and the test is confident at the level asked for; a change under the threshold is noise by
 //! definition, however sure the test is of it.
 
-use std::collections::{BTreeSet, HashMap};
-
 use serde::Serialize;
 
+use crate::spill::{Key, Sorted, Sorter};
 use crate::stats::summary::Summary;
 
 /// What counts as a change.
@@ -61,80 +60,283 @@ pub struct KernelDiff {
 }
 
 /// The comparison.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Serialize)]
 pub struct Report {
     pub threshold: f64,
     pub confidence: f64,
     /// Every kernel: regressions first, largest change first.
-    pub kernels: Vec<KernelDiff>,
+    pub kernels: Kernels,
     pub total_a_ns: u128,
     pub total_b_ns: u128,
+    /// What a reader must know: names cut to their prefix and hash ([`crate::names`]).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub notes: Vec<String>,
 }
 
 impl Report {
-    pub fn regressions(&self) -> impl Iterator<Item = &KernelDiff> {
-        self.kernels.iter().filter(|k| k.verdict == Verdict::Regressed)
+    /// How many kernels regressed.
+    pub fn regressions(&self) -> usize {
+        self.kernels.regressed
     }
 }
 
-/// Compares run A's kernels with run B's.
-pub fn compare(a: &HashMap<String, Summary>, b: &HashMap<String, Summary>, options: Options) -> Report {
-    let names: BTreeSet<&String> = a.keys().chain(b.keys()).collect();
-    let mut kernels: Vec<KernelDiff> = names
-        .into_iter()
-        .map(|name| {
-            let (sa, sb) = (a.get(name), b.get(name));
-            let empty = Summary::default();
-            let (x, y) = (sa.unwrap_or(&empty), sb.unwrap_or(&empty));
-            let (change, confidence, verdict) = match (sa, sb) {
-                (Some(x), Some(y)) if x.count > 0 && y.count > 0 => {
-                    let change = y.quantile(0.5) as f64 / (x.quantile(0.5) as f64).max(1.0) - 1.0;
-                    let confidence = 1.0 - mann_whitney_p(x, y);
-                    let sure = confidence >= options.confidence;
-                    let verdict = if sure && change > options.threshold {
-                        Verdict::Regressed
-                    } else if sure && change < -options.threshold {
-                        Verdict::Improved
-                    } else {
-                        Verdict::Unchanged
-                    };
-                    (Some(change), Some(confidence), verdict)
-                }
-                (Some(_), _) => (None, None, Verdict::Missing),
-                _ => (None, None, Verdict::New),
-            };
-            KernelDiff {
-                name: name.clone(),
-                verdict,
-                calls_a: x.count,
-                calls_b: y.count,
-                median_a_ns: x.quantile(0.5),
-                median_b_ns: y.quantile(0.5),
-                total_a_ns: x.sum,
-                total_b_ns: y.sum,
-                change,
-                confidence,
+/// Every kernel's verdict in the report's order, in memory or in an external sort's runs
+/// ([`crate::spill`]): read them with [`Kernels::for_each`], as many times as needed.
+pub struct Kernels {
+    sorted: Sorted,
+    len: usize,
+    regressed: usize,
+}
+
+impl std::fmt::Debug for Kernels {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "Kernels({} in {:?})", self.len, self.sorted)
+    }
+}
+
+impl Kernels {
+    /// How many kernels the runs have between them.
+    pub fn len(&self) -> usize {
+        self.len
+    }
+
+    /// Whether neither run has a kernel.
+    pub fn is_empty(&self) -> bool {
+        self.len == 0
+    }
+
+    /// Hands each kernel to `f`, in the report's order, until it returns false.
+    pub fn for_each<E: From<crate::Error>>(
+        &self,
+        mut f: impl FnMut(KernelDiff) -> std::result::Result<bool, E>,
+    ) -> std::result::Result<(), E> {
+        let mut reader = self.sorted.reader()?;
+        while let Some((_, value)) = reader.next()? {
+            let kernel = KernelDiff::decode(value).ok_or_else(|| {
+                crate::Error::Invalid("diff: a kernel did not come back from the external sort".into())
+            })?;
+            if !f(kernel)? {
+                break;
             }
+        }
+        Ok(())
+    }
+
+    /// The first `n` kernels, in memory.
+    pub fn first(&self, n: usize) -> crate::Result<Vec<KernelDiff>> {
+        let mut out = Vec::with_capacity(n.min(self.len));
+        self.for_each(|k| {
+            if out.len() < n {
+                out.push(k);
+            }
+            Ok::<bool, crate::Error>(out.len() < n)
+        })?;
+        Ok(out)
+    }
+
+    /// Every kernel, in memory: for tests and small runs.
+    pub fn to_vec(&self) -> crate::Result<Vec<KernelDiff>> {
+        self.first(self.len)
+    }
+}
+
+impl Serialize for Kernels {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> std::result::Result<S::Ok, S::Error> {
+        use serde::ser::{Error as _, SerializeSeq};
+        let mut seq = serializer.serialize_seq(Some(self.len))?;
+        let mut failed = None;
+        let read = self.for_each(|kernel| match seq.serialize_element(&kernel) {
+            Ok(()) => Ok(true),
+            Err(e) => {
+                failed = Some(e);
+                Ok::<bool, crate::Error>(false)
+            }
+        });
+        if let Some(e) = failed {
+            return Err(e);
+        }
+        read.map_err(S::Error::custom)?;
+        seq.end()
+    }
+}
+
+impl KernelDiff {
+    fn encode(&self, out: &mut Vec<u8>) {
+        let verdict = match self.verdict {
+            Verdict::Regressed => 0u8,
+            Verdict::New => 1,
+            Verdict::Missing => 2,
+            Verdict::Improved => 3,
+            Verdict::Unchanged => 4,
+        };
+        out.push(verdict);
+        for field in [self.calls_a, self.calls_b, self.median_a_ns, self.median_b_ns] {
+            out.extend_from_slice(&field.to_le_bytes());
+        }
+        for field in [self.total_a_ns, self.total_b_ns] {
+            out.extend_from_slice(&field.to_le_bytes());
+        }
+        for field in [self.change, self.confidence] {
+            out.push(u8::from(field.is_some()));
+            out.extend_from_slice(&field.unwrap_or(0.0).to_bits().to_le_bytes());
+        }
+        out.extend_from_slice(self.name.as_bytes());
+    }
+
+    fn decode(bytes: &[u8]) -> Option<KernelDiff> {
+        const FIXED: usize = 1 + 4 * 8 + 2 * 16 + 2 * 9;
+        let fixed = bytes.get(..FIXED)?;
+        let verdict = match fixed[0] {
+            0 => Verdict::Regressed,
+            1 => Verdict::New,
+            2 => Verdict::Missing,
+            3 => Verdict::Improved,
+            4 => Verdict::Unchanged,
+            _ => return None,
+        };
+        let u64_at = |at: usize| u64::from_le_bytes(fixed[at..at + 8].try_into().expect("8 bytes"));
+        let u128_at = |at: usize| u128::from_le_bytes(fixed[at..at + 16].try_into().expect("16 bytes"));
+        let f64_at = |at: usize| (fixed[at] == 1).then(|| f64::from_bits(u64_at(at + 1)));
+        Some(KernelDiff {
+            name: std::str::from_utf8(&bytes[FIXED..]).ok()?.to_owned(),
+            verdict,
+            calls_a: u64_at(1),
+            calls_b: u64_at(9),
+            median_a_ns: u64_at(17),
+            median_b_ns: u64_at(25),
+            total_a_ns: u128_at(33),
+            total_b_ns: u128_at(49),
+            change: f64_at(65),
+            confidence: f64_at(74),
         })
-        .collect();
-    let rank = |v: Verdict| match v {
-        Verdict::Regressed => 0,
-        Verdict::New => 1,
-        Verdict::Missing => 2,
-        Verdict::Improved => 3,
-        Verdict::Unchanged => 4,
-    };
-    kernels.sort_by(|p, q| {
-        rank(p.verdict)
-            .cmp(&rank(q.verdict))
-            .then(q.change.unwrap_or(0.0).abs().total_cmp(&p.change.unwrap_or(0.0).abs()))
-    });
-    Report {
+    }
+}
+
+/// One run's kernels by name, as [`read_run`] reads them: summaries in name order, in memory or
+/// in an external sort's runs.
+pub struct Run {
+    sorted: Sorted,
+}
+
+impl std::fmt::Debug for Run {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "Run({:?})", self.sorted)
+    }
+}
+
+impl Run {
+    /// A run of the given kernels (for tests and callers that hold summaries already).
+    pub fn from_summaries<'a>(kernels: impl IntoIterator<Item = (&'a str, &'a Summary)>) -> crate::Result<Run> {
+        let mut sorter = Sorter::with_budget(crate::spill::share(8));
+        let mut bytes = Vec::new();
+        for (name, summary) in kernels {
+            bytes.clear();
+            summary.encode(&mut bytes);
+            sorter.push(name.as_bytes(), &bytes)?;
+        }
+        Ok(Run { sorted: sorter.finish()? })
+    }
+}
+
+/// The next (name, summary) of a run's reader.
+fn next_kernel(reader: &mut crate::spill::Reader<'_>) -> crate::Result<Option<(String, Summary)>> {
+    let broken = || crate::Error::Invalid("diff: a kernel's summary did not come back from the external sort".into());
+    let Some((name, summary)) = reader.next()? else { return Ok(None) };
+    let name = std::str::from_utf8(name).map_err(|_| broken())?.to_owned();
+    Ok(Some((name, Summary::decode(summary).ok_or_else(broken)?)))
+}
+
+/// Compares run A's kernels with run B's. Both are read in name order side by side, and the
+/// verdicts go through an external sort into the report's order: memory stays within
+/// `--memory` whatever the number of kernels.
+pub fn compare(a: &Run, b: &Run, options: Options) -> crate::Result<Report> {
+    let (mut ra, mut rb) = (a.sorted.reader()?, b.sorted.reader()?);
+    let (mut next_a, mut next_b) = (next_kernel(&mut ra)?, next_kernel(&mut rb)?);
+    let mut sorter = Sorter::with_budget(crate::spill::share(4));
+    let (mut total_a_ns, mut total_b_ns, mut len, mut regressed, mut cut) = (0u128, 0u128, 0usize, 0usize, 0u64);
+    let mut bytes = Vec::new();
+    loop {
+        let (name, sa, sb) = match (&next_a, &next_b) {
+            (None, None) => break,
+            (Some((x, _)), Some((y, _))) if x == y => {
+                let (name, sa) = next_a.take().expect("matched");
+                let (_, sb) = next_b.take().expect("matched");
+                (name, Some(sa), Some(sb))
+            }
+            (Some((x, _)), Some((y, _))) if x > y => {
+                let (name, sb) = next_b.take().expect("matched");
+                (name, None, Some(sb))
+            }
+            (Some(_), _) => {
+                let (name, sa) = next_a.take().expect("matched");
+                (name, Some(sa), None)
+            }
+            (None, Some(_)) => {
+                let (name, sb) = next_b.take().expect("matched");
+                (name, None, Some(sb))
+            }
+        };
+        if next_a.is_none() {
+            next_a = next_kernel(&mut ra)?;
+        }
+        if next_b.is_none() {
+            next_b = next_kernel(&mut rb)?;
+        }
+        let kernel = kernel_diff(name, sa.as_ref(), sb.as_ref(), options);
+        total_a_ns += sa.as_ref().map_or(0, |s| s.sum);
+        total_b_ns += sb.as_ref().map_or(0, |s| s.sum);
+        len += 1;
+        regressed += usize::from(kernel.verdict == Verdict::Regressed);
+        cut += u64::from(crate::names::is_cut(&kernel.name));
+        bytes.clear();
+        kernel.encode(&mut bytes);
+        // Regressions first, then new, missing, improved and unchanged; in each, the largest
+        // change first; among equal changes, name order (the order they arrive in).
+        let change = kernel.change.unwrap_or(0.0).abs();
+        sorter.push(&Key::new().u64(u64::from(bytes[0])).u64(u64::MAX - change.to_bits()).0, &bytes)?;
+    }
+    Ok(Report {
         threshold: options.threshold,
         confidence: options.confidence,
-        total_a_ns: a.values().map(|s| s.sum).sum(),
-        total_b_ns: b.values().map(|s| s.sum).sum(),
-        kernels,
+        kernels: Kernels { sorted: sorter.finish()?, len, regressed },
+        total_a_ns,
+        total_b_ns,
+        notes: if cut > 0 { vec![crate::names::cut_note(cut)] } else { Vec::new() },
+    })
+}
+
+/// One kernel's verdict from its summaries in A and in B (either may be missing).
+fn kernel_diff(name: String, sa: Option<&Summary>, sb: Option<&Summary>, options: Options) -> KernelDiff {
+    let empty = Summary::default();
+    let (x, y) = (sa.unwrap_or(&empty), sb.unwrap_or(&empty));
+    let (change, confidence, verdict) = match (sa, sb) {
+        (Some(x), Some(y)) if x.count > 0 && y.count > 0 => {
+            let change = y.quantile(0.5) as f64 / (x.quantile(0.5) as f64).max(1.0) - 1.0;
+            let confidence = 1.0 - mann_whitney_p(x, y);
+            let sure = confidence >= options.confidence;
+            let verdict = if sure && change > options.threshold {
+                Verdict::Regressed
+            } else if sure && change < -options.threshold {
+                Verdict::Improved
+            } else {
+                Verdict::Unchanged
+            };
+            (Some(change), Some(confidence), verdict)
+        }
+        (Some(_), _) => (None, None, Verdict::Missing),
+        _ => (None, None, Verdict::New),
+    };
+    KernelDiff {
+        name,
+        verdict,
+        calls_a: x.count,
+        calls_b: y.count,
+        median_a_ns: x.quantile(0.5),
+        median_b_ns: y.quantile(0.5),
+        total_a_ns: x.sum,
+        total_b_ns: y.sum,
+        change,
+        confidence,
     }
 }
 
@@ -202,8 +404,9 @@ pub enum InputError {
     Dataset(#[from] crate::Error),
 }
 
-/// A run's kernels by name, as `diff` compares them (only process `pid`, where given).
-pub fn read_run(dir: &std::path::Path, pid: Option<u32>) -> Result<crate::stats::scan::ByName, InputError> {
+/// A run's kernels by name, as `diff` compares them (only process `pid`, where given), in
+/// bounded memory: their summaries go through an external sort beyond an eighth of `--memory`.
+pub fn read_run(dir: &std::path::Path, pid: Option<u32>) -> Result<Run, InputError> {
     if !dir.is_dir() {
         return Err(InputError::NotADirectory(dir.display().to_string()));
     }
@@ -212,13 +415,29 @@ pub fn read_run(dir: &std::path::Path, pid: Option<u32>) -> Result<crate::stats:
         return Err(InputError::NoKernelTable(dir.display().to_string()));
     }
     let threads = std::thread::available_parallelism().map_or(2, |n| n.get());
-    Ok(crate::stats::scan::summarise(&files, "kernel_name", pid, threads)?)
+    let mut sorter = Sorter::with_budget(crate::spill::share(8));
+    let mut bytes = Vec::new();
+    crate::stats::scan::summarise_each(&files, "kernel_name", pid, threads, |name, summary| {
+        bytes.clear();
+        summary.encode(&mut bytes);
+        sorter.push(name.as_bytes(), &bytes)
+    })?;
+    Ok(Run { sorted: sorter.finish()? })
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
     use crate::analyze::noise::Noise;
+    use std::collections::HashMap;
+
+    /// The report of runs A and B given as summaries by name, and its kernels in order.
+    fn compare_maps(a: &HashMap<String, Summary>, b: &HashMap<String, Summary>) -> (Report, Vec<KernelDiff>) {
+        let run = |m: &HashMap<String, Summary>| Run::from_summaries(m.iter().map(|(k, v)| (k.as_str(), v))).unwrap();
+        let report = compare(&run(a), &run(b), Options::default()).unwrap();
+        let kernels = report.kernels.to_vec().unwrap();
+        (report, kernels)
+    }
 
     /// `n` dispatches of a kernel whose median is `median_ns`, with GPU-like noise: 10 %
     /// log-normal jitter and 2 % of dispatches delayed by up to 3×.
@@ -245,8 +464,8 @@ mod tests {
     fn a_5_percent_regression_over_1000_noisy_samples_is_found() {
         for seed in 1..=20 {
             let (a, b) = runs(seed, 0.05);
-            let report = compare(&a, &b, Options::default());
-            let k = &report.kernels[0];
+            let (_, kernels) = compare_maps(&a, &b);
+            let k = &kernels[0];
             assert_eq!(k.verdict, Verdict::Regressed, "seed {seed}: {k:?}");
             assert!((k.change.unwrap() - 0.05).abs() < 0.015, "seed {seed}: {k:?}");
             assert!(k.confidence.unwrap() > 0.999);
@@ -257,9 +476,9 @@ mod tests {
     fn no_change_is_reported_as_none() {
         for seed in 1..=20 {
             let (a, b) = runs(seed, 0.0);
-            let report = compare(&a, &b, Options::default());
-            assert_eq!(report.regressions().count(), 0, "seed {seed}: {:?}", report.kernels[0]);
-            assert_eq!(report.kernels[0].verdict, Verdict::Unchanged);
+            let (report, kernels) = compare_maps(&a, &b);
+            assert_eq!(report.regressions(), 0, "seed {seed}: {:?}", kernels[0]);
+            assert_eq!(kernels[0].verdict, Verdict::Unchanged);
         }
     }
 
@@ -274,12 +493,12 @@ mod tests {
             ("k".to_owned(), kernel(&mut noise, 500, 8_000.0)),
             ("fresh".to_owned(), kernel(&mut noise, 10, 10_000.0)),
         ]);
-        let report = compare(&a, &b, Options::default());
-        let verdict = |name: &str| report.kernels.iter().find(|k| k.name == name).unwrap().verdict;
+        let (_, kernels) = compare_maps(&a, &b);
+        let verdict = |name: &str| kernels.iter().find(|k| k.name == name).unwrap().verdict;
         assert_eq!(verdict("k"), Verdict::Improved);
         assert_eq!(verdict("gone"), Verdict::Missing);
         assert_eq!(verdict("fresh"), Verdict::New);
-        assert_eq!(report.kernels[0].verdict, Verdict::New, "new kernels lead, after regressions");
+        assert_eq!(kernels[0].verdict, Verdict::New, "new kernels lead, after regressions");
     }
 
     /// Small samples against the exact U distribution: A = {1, 2, 3}, B = {4, 5, 6} gives

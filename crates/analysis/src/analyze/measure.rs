@@ -83,6 +83,7 @@ pub fn measure(inputs: &Inputs) -> Result<Measurement, ScoreError> {
         m.summary = Some(results_pipeline(&json, &inputs.path, inputs.repeats)?);
     } else {
         m.summary = Some(dataset_pipeline(&inputs.path, kernel.as_ref())?);
+        crate::release_freed_memory();
         if inputs.energy {
             m.joules = Some(
                 joules_per_iteration(&inputs.path, kernel.as_ref())?
@@ -127,20 +128,18 @@ fn dataset_pipeline(dir: &Path, kernel: Option<&regex::Regex>) -> Result<(f64, f
     }
     let files = rocprof_rs_format::dataset::table_files(dir, Table::KernelDispatch)?;
     let threads = std::thread::available_parallelism().map_or(2, |n| n.get());
-    let by_name = scan::summarise(&files, "kernel_name", None, threads)?;
     let (mut center, mut variance, mut repeats) = (0.0, 0.0, usize::MAX);
-    // In name order: a float sum in a hash map's order would differ between runs in its last
-    // digits.
-    let mut by_name: Vec<_> = by_name.iter().collect();
-    by_name.sort_unstable_by(|a, b| a.0.cmp(b.0));
-    for (name, s) in by_name {
+    // Names arrive in byte order, so the float sums come out the same on every run; no name is
+    // held beyond the external sort's budget.
+    scan::summarise_each(&files, "kernel_name", None, threads, |name, s| {
         if kernel.is_some_and(|re| !re.is_match(name)) || s.count == 0 {
-            continue;
+            return Ok(());
         }
         center += s.quantile(0.5) as f64 / 1e3;
         variance += ((s.quantile(0.75) as f64 - s.quantile(0.25) as f64) / 1.349 / 1e3).powi(2);
         repeats = repeats.min(s.count as usize);
-    }
+        Ok(())
+    })?;
     if repeats == usize::MAX {
         return Err(ScoreError::NoDispatches { path: dir.display().to_string(), filtered: kernel.is_some() });
     }
@@ -162,16 +161,20 @@ fn joules_per_iteration(dir: &Path, kernel: Option<&regex::Regex>) -> Result<Opt
     Ok((!selected.is_empty() && joules.is_finite()).then_some(joules))
 }
 
-/// Time-weighted roofline efficiency of the analysed kernels that have one (each capped at 1).
+/// Time-weighted roofline efficiency of the analysed kernels that have one (each capped at 1),
+/// summed largest total first, one kernel at a time.
 fn efficiency(path: &Path, options: &Options) -> Option<f64> {
-    let analysis = super::analyze(path, options).ok()?;
+    let analysis = super::analyze_streamed(path, options).ok()?;
     let (mut weighted, mut time) = (0.0, 0.0);
-    for k in &analysis.kernels {
-        // A non-finite efficiency capped at 1 would score a perfect kernel.
-        if let Some(e) = k.points.first().and_then(|p| p.efficiency).filter(|e| e.is_finite()) {
-            weighted += e.min(1.0) * k.total_ns;
-            time += k.total_ns;
-        }
-    }
+    analysis
+        .for_each(|k| {
+            // A non-finite efficiency capped at 1 would score a perfect kernel.
+            if let Some(e) = k.points.first().and_then(|p| p.efficiency).filter(|e| e.is_finite()) {
+                weighted += e.min(1.0) * k.total_ns;
+                time += k.total_ns;
+            }
+            Ok::<bool, crate::Error>(true)
+        })
+        .ok()?;
     (time > 0.0 && time.is_finite()).then(|| weighted / time).filter(|e: &f64| e.is_finite())
 }

@@ -14,7 +14,7 @@ pub mod roofline;
 pub mod specs;
 pub mod timings;
 
-pub use report::{Analysis, KernelAnalysis, Options, analyze};
+pub use report::{Analysis, KernelAnalysis, Options, Streamed, analyze, analyze_streamed};
 pub mod fitness;
 pub mod measure;
 #[cfg(test)]

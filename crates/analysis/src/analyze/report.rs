@@ -7,12 +7,13 @@ use std::path::Path;
 use serde::{Deserialize, Serialize};
 
 use super::bottleneck::{self, Diagnosis, Idle, Inputs, Kernel};
-use super::dataset::{AgentRow, Dataset};
+use super::dataset::{self, AgentRow, Agents, Dataset, KernelKey, KernelRows};
 use super::occupancy::{self, Occupancy, Resources, Target};
 use super::roofline::{self, Family, Point, Work, ZeroFlops};
 use super::specs::{Database, Device, Gpu, Level, Pipe, Precision};
 use super::timings::{self, Join};
 use crate::error::{Error, Result};
+use crate::spill::{Key, Sorted, Sorter};
 
 /// What to analyse, and against what.
 #[derive(Debug, Clone, Default)]
@@ -100,6 +101,9 @@ pub struct Ceilings {
 #[derive(Debug, Clone, Serialize)]
 pub struct Analysis {
     pub kernels: Vec<KernelAnalysis>,
+    /// Kernels analysed, `kernels` or not (it may hold the first of them only).
+    #[serde(skip)]
+    pub analysed: usize,
     pub devices: Vec<Ceilings>,
     pub notes: Vec<String>,
     /// How `--timings` matched its kernels, where it was given.
@@ -121,8 +125,16 @@ fn ceilings(device: &Device<'_>) -> Ceilings {
     Ceilings { gpu: device.gpu.id.clone(), name: device.gpu.name.clone(), peaks, bandwidths }
 }
 
-/// Analyses the dataset in `dir`, or a kernel-optimisation results JSON if `dir` is such a file.
+/// Analyses the dataset in `dir`, or a kernel-optimisation results JSON if `dir` is such a file,
+/// every kernel in memory (see [`analyze_streamed`] for a dataset of any number of kernels).
 pub fn analyze(path: &Path, options: &Options) -> Result<Analysis> {
+    analyze_streamed(path, options)?.into_analysis(usize::MAX)
+}
+
+/// Analyses the dataset in `dir`, or a kernel-optimisation results JSON if `dir` is such a file.
+/// A dataset's kernels are read, analysed and sorted within `--memory` ([`dataset::each_kernel`],
+/// [`crate::spill`]), however many there are, and analysed again as they are read out.
+pub fn analyze_streamed(path: &Path, options: &Options) -> Result<Streamed> {
     let db = Database::builtin()?;
     let forced = match &options.gpu {
         Some(id) => Some(db.get(id).ok_or_else(|| {
@@ -131,64 +143,187 @@ pub fn analyze(path: &Path, options: &Options) -> Result<Analysis> {
         })?),
         None => None,
     };
-    let mut analysis = if path.is_file() {
-        results_json(path, forced.or_else(|| db.get("mi300x")), options)?
-    } else {
-        dataset(path, db, forced, options)?
-    };
+    if !path.is_file() {
+        return dataset(path, db, forced, options);
+    }
+    let mut analysis = results_json(path, forced.or_else(|| db.get("mi300x")), options)?;
     let total: f64 = analysis.kernels.iter().map(|k| k.total_ns).sum();
     for k in &mut analysis.kernels {
         k.share = if total > 0.0 { k.total_ns / total } else { 0.0 };
     }
     analysis.kernels.sort_by(|a, b| b.total_ns.total_cmp(&a.total_ns).then(a.name.cmp(&b.name)));
-    Ok(analysis)
+    Ok(Streamed {
+        devices: analysis.devices,
+        notes: analysis.notes,
+        timings: analysis.timings,
+        throttled: analysis.throttled,
+        kernels: Kernels::Memory(analysis.kernels),
+    })
 }
 
-fn dataset(dir: &Path, db: &'static Database, forced: Option<&'static Gpu>, options: &Options) -> Result<Analysis> {
-    if !dir.is_dir() {
-        return Err(Error::Invalid(format!("{}: neither a dataset directory nor a results JSON file", dir.display())));
+/// The analysis with its kernels, largest total first, read out one at a time: in memory (a
+/// results JSON), or in an external sort of their rows, each analysed as it is read.
+#[derive(Debug)]
+pub struct Streamed {
+    pub devices: Vec<Ceilings>,
+    pub notes: Vec<String>,
+    pub timings: Option<Join>,
+    pub throttled: Vec<crate::telemetry::throttle::ThrottledKernel>,
+    kernels: Kernels,
+}
+
+#[derive(Debug)]
+enum Kernels {
+    Memory(Vec<KernelAnalysis>),
+    Sorted { sorted: Sorted, len: usize, total_ns: f64, judge: Judge },
+}
+
+impl Streamed {
+    /// How many kernels were analysed.
+    pub fn len(&self) -> usize {
+        match &self.kernels {
+            Kernels::Memory(kernels) => kernels.len(),
+            Kernels::Sorted { len, .. } => *len,
+        }
     }
-    rocprof_rs_format::dataset::require_tables(dir)?;
-    let mut data = Dataset::read(dir, options.pid)?;
-    let mut notes = Vec::new();
-    let joined = match &options.timings {
-        Some(from) => {
-            let j = timings::join(&mut data, &Dataset::read(from, None)?, from);
-            notes.extend(j.notes());
-            Some(j)
-        }
-        None => None,
-    };
-    notes.extend(non_finite_counters(&data));
-    let mut devices: BTreeMap<String, Ceilings> = BTreeMap::new();
-    let mut kernels = Vec::new();
-    for ((pid, agent_id, name), rows) in &data.kernels {
-        if options.kernel.as_ref().is_some_and(|re| !re.is_match(name)) {
-            continue;
-        }
-        let agent = data.agents.get(&(*pid, *agent_id)).cloned().unwrap_or_default();
-        let gpu = forced.or_else(|| db.find(&agent.agent));
-        if gpu.is_none() {
-            let note = format!(
-                "agent {agent_id} ({}) is not in the GPU database: no ceilings; name one with --gpu",
-                if agent.agent.target.is_empty() { "unnamed" } else { &agent.agent.target }
-            );
-            if !notes.contains(&note) {
-                notes.push(note);
+
+    /// Whether none were.
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    /// Hands each kernel's analysis to `f`, largest total first, until it returns false.
+    pub fn for_each<E: From<Error>>(
+        &self,
+        mut f: impl FnMut(KernelAnalysis) -> std::result::Result<bool, E>,
+    ) -> std::result::Result<(), E> {
+        let (sorted, total_ns, judge) = match &self.kernels {
+            Kernels::Memory(kernels) => {
+                for k in kernels {
+                    if !f(k.clone())? {
+                        break;
+                    }
+                }
+                return Ok(());
+            }
+            Kernels::Sorted { sorted, total_ns, judge, .. } => (sorted, *total_ns, judge),
+        };
+        let broken = || Error::Invalid("analyze: a kernel did not come back from the external sort".into());
+        let mut reader = sorted.reader()?;
+        while let Some((_, value)) = reader.next()? {
+            let (key, rows) = decode_kernel(value).ok_or_else(broken)?;
+            let mut kernel = judge.analyse(&key, &rows, self.timings.as_ref());
+            kernel.share = if total_ns > 0.0 { kernel.total_ns / total_ns } else { 0.0 };
+            if !f(kernel)? {
+                break;
             }
         }
-        let device = gpu.map(|g| Device::new(g, &agent.agent));
-        if let Some(d) = &device {
-            devices.entry(d.gpu.id.clone()).or_insert_with(|| ceilings(d));
+        Ok(())
+    }
+
+    /// The first `n` kernels, in memory.
+    pub fn first(&self, n: usize) -> Result<Vec<KernelAnalysis>> {
+        let mut kernels = Vec::with_capacity(n.min(self.len()).min(1 << 16));
+        self.for_each(|k| {
+            if kernels.len() < n {
+                kernels.push(k);
+            }
+            Ok::<bool, Error>(kernels.len() < n)
+        })?;
+        Ok(kernels)
+    }
+
+    /// The analysis with its first `n` kernels in memory (`analysed` counts them all).
+    pub fn into_analysis(self, n: usize) -> Result<Analysis> {
+        let kernels = self.first(n)?;
+        Ok(Analysis {
+            analysed: self.len(),
+            kernels,
+            devices: self.devices,
+            notes: self.notes,
+            timings: self.timings,
+            throttled: self.throttled,
+        })
+    }
+}
+
+impl Serialize for Streamed {
+    /// As [`Analysis`] serialises, its kernels read out one at a time.
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> std::result::Result<S::Ok, S::Error> {
+        use serde::ser::SerializeStruct;
+        let mut out = serializer.serialize_struct("Analysis", 5)?;
+        out.serialize_field("kernels", &KernelsJson(self))?;
+        out.serialize_field("devices", &self.devices)?;
+        out.serialize_field("notes", &self.notes)?;
+        out.serialize_field("timings", &self.timings)?;
+        out.serialize_field("throttled", &self.throttled)?;
+        out.end()
+    }
+}
+
+struct KernelsJson<'a>(&'a Streamed);
+
+impl Serialize for KernelsJson<'_> {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> std::result::Result<S::Ok, S::Error> {
+        use serde::ser::{Error as _, SerializeSeq};
+        let mut seq = serializer.serialize_seq(Some(self.0.len()))?;
+        let mut failed = None;
+        let read = self.0.for_each(|kernel| match seq.serialize_element(&kernel) {
+            Ok(()) => Ok(true),
+            Err(e) => {
+                failed = Some(e);
+                Ok::<bool, Error>(false)
+            }
+        });
+        if let Some(e) = failed {
+            return Err(e);
         }
-        let occupancy = occupancy_of(&agent, forced, rows);
+        read.map_err(S::Error::custom)?;
+        seq.end()
+    }
+}
+
+/// What the analysis of one kernel needs beyond its rows: the GPUs, and where each agent is one.
+#[derive(Debug)]
+struct Judge {
+    db: &'static Database,
+    forced: Option<&'static Gpu>,
+    agents: Agents,
+}
+
+impl Judge {
+    /// The kernel's agent and its GPU in the database, where known.
+    fn place(&self, pid: u32, agent_id: u64) -> (AgentRow, Option<&'static Gpu>) {
+        let agent = self.agents.get(&(pid, agent_id)).cloned().unwrap_or_default();
+        let gpu = self.forced.or_else(|| self.db.find(&agent.agent));
+        (agent, gpu)
+    }
+
+    /// The kernel's time: its dispatches', or where they have no timestamps, an estimate from its
+    /// busy cycles.
+    fn busy(rows: &KernelRows, agent: &AgentRow, device: Option<&Device<'_>>) -> Option<super::busy_time::BusyTime> {
+        (rows.durations.mean() <= 0.0).then(|| super::busy_time::estimate(&rows.counters, agent, device)).flatten()
+    }
+
+    /// The kernel's total time, as its analysis gives it.
+    fn total_ns(rows: &KernelRows, agent: &AgentRow, device: Option<&Device<'_>>) -> f64 {
+        match Judge::busy(rows, agent, device) {
+            Some(b) => b.mean_ns * rows.durations.count as f64,
+            None => rows.durations.sum as f64,
+        }
+    }
+
+    /// The kernel's analysis (its `share` left at 0).
+    fn analyse(&self, key: &KernelKey, rows: &KernelRows, joined: Option<&Join>) -> KernelAnalysis {
+        let (pid, agent_id, name) = key;
+        let (agent, gpu) = self.place(*pid, *agent_id);
+        let device = gpu.map(|g| Device::new(g, &agent.agent));
+        let occupancy = occupancy_of(&agent, self.forced, rows);
         let family = Family::of(gpu.and_then(|g| g.gfx_target.as_deref()).unwrap_or(&agent.agent.target));
         let work = (!rows.counters.is_empty())
             .then(|| roofline::work(family, f64::from(agent.wave_size.max(1)), &rows.counters));
         // Rows without timestamps take their time from their busy cycles where they can.
-        let busy = (rows.durations.mean() <= 0.0)
-            .then(|| super::busy_time::estimate(&rows.counters, &agent, device.as_ref()))
-            .flatten();
+        let busy = Judge::busy(rows, &agent, device.as_ref());
         let mean_ns = busy.as_ref().map_or(rows.durations.mean(), |b| b.mean_ns);
         // Without a time there is no rate: no point on the chart, rather than one at 0 TFLOP/s
         // that would read as a kernel waiting on latency.
@@ -205,7 +340,7 @@ fn dataset(dir: &Path, db: &'static Database, forced: Option<&'static Gpu>, opti
         };
         let bandwidth = bandwidths(work.as_ref(), mean_ns, device.as_ref());
         // Its times, idle included, came from the run --timings named.
-        let timed_elsewhere = joined.as_ref().is_some_and(|j| !j.unmatched.contains(name));
+        let timed_elsewhere = joined.is_some_and(|j| !j.unmatched.contains(name));
         let kernel = Kernel {
             busiest: busiest(&bandwidth),
             name: name.clone(),
@@ -218,12 +353,12 @@ fn dataset(dir: &Path, db: &'static Database, forced: Option<&'static Gpu>, opti
             l2_hit,
             zero_flops: zero_flops.clone(),
             inputs: Inputs {
-                counters: rows.counters.values().filter(|v| v.is_finite()).count(),
+                counters: rows.counters.len(),
                 measured: work.as_ref().is_some_and(|w| !w.ops.is_empty() || !w.bytes.is_empty()),
                 missing: work.as_ref().map_or_else(Vec::new, |w| w.missing.clone()),
                 agent: agent_text(*agent_id, &agent),
                 estimates: false,
-                timings_unmatched: joined.as_ref().is_some_and(|j| j.unmatched.contains(name)),
+                timings_unmatched: joined.is_some_and(|j| j.unmatched.contains(name)),
             },
         };
         let mut diagnosis = bottleneck::diagnose(&kernel, device.as_ref());
@@ -231,7 +366,7 @@ fn dataset(dir: &Path, db: &'static Database, forced: Option<&'static Gpu>, opti
             diagnosis.evidence.push(b.how.clone());
         }
         let total_ns = if busy.is_some() { mean_ns * rows.durations.count as f64 } else { rows.durations.sum as f64 };
-        kernels.push(KernelAnalysis {
+        KernelAnalysis {
             name: name.clone(),
             pid: *pid,
             agent_id: *agent_id,
@@ -247,11 +382,110 @@ fn dataset(dir: &Path, db: &'static Database, forced: Option<&'static Gpu>, opti
             points,
             zero_flops,
             diagnosis,
-        });
+        }
     }
-    if kernels.iter().all(|k| k.work.is_none()) && !kernels.is_empty() {
+}
+
+/// A kernel's place in the sort: largest total first, then by name, process and agent (the
+/// name's bytes escaped so that a shorter name sorts before its extensions).
+fn sort_key(key: &KernelKey, total_ns: f64) -> Key {
+    let bits = total_ns.to_bits();
+    let ascending = if bits >> 63 == 1 { !bits } else { bits | 1 << 63 };
+    let mut out = Key::new().u64(u64::MAX - ascending);
+    for &b in key.2.as_bytes() {
+        out.0.push(b);
+        if b == 0 {
+            out.0.push(0xff);
+        }
+    }
+    out.0.extend_from_slice(&[0, 0]);
+    out.u64(u64::from(key.0)).u64(key.1)
+}
+
+fn encode_kernel(key: &KernelKey, rows: &KernelRows, out: &mut Vec<u8>) {
+    out.clear();
+    out.extend_from_slice(&key.0.to_le_bytes());
+    out.extend_from_slice(&key.1.to_le_bytes());
+    out.extend_from_slice(&(key.2.len() as u32).to_le_bytes());
+    out.extend_from_slice(key.2.as_bytes());
+    rows.encode(out);
+}
+
+fn decode_kernel(bytes: &[u8]) -> Option<(KernelKey, KernelRows)> {
+    let pid = u32::from_le_bytes(bytes.get(..4)?.try_into().ok()?);
+    let agent = u64::from_le_bytes(bytes.get(4..12)?.try_into().ok()?);
+    let len = u32::from_le_bytes(bytes.get(12..16)?.try_into().ok()?) as usize;
+    let name = std::str::from_utf8(bytes.get(16..16 + len)?).ok()?.to_owned();
+    Some(((pid, agent, name), KernelRows::decode(bytes.get(16 + len..)?)?))
+}
+
+fn dataset(dir: &Path, db: &'static Database, forced: Option<&'static Gpu>, options: &Options) -> Result<Streamed> {
+    if !dir.is_dir() {
+        return Err(Error::Invalid(format!("{}: neither a dataset directory nor a results JSON file", dir.display())));
+    }
+    rocprof_rs_format::dataset::require_tables(dir)?;
+    let judge = Judge { db, forced, agents: dataset::agents(dir)? };
+    let mut notes = Vec::new();
+    let mut devices: BTreeMap<String, Ceilings> = BTreeMap::new();
+    // Agents the database does not know, in the order of the kernels they ran (process, agent).
+    let mut unknown: BTreeMap<(u32, u64), String> = BTreeMap::new();
+    let mut sorter = Sorter::with_budget(crate::spill::share(4));
+    let (mut len, mut total_ns, mut counted, mut cut) = (0usize, 0.0f64, false, 0u64);
+    let mut value = Vec::new();
+    let mut non_finite = NonFinite::default();
+    let mut add = |key: KernelKey, rows: KernelRows| -> Result<()> {
+        if options.kernel.as_ref().is_some_and(|re| !re.is_match(&key.2)) {
+            return Ok(());
+        }
+        non_finite.count(&key.2, &rows.counters);
+        let (agent, gpu) = judge.place(key.0, key.1);
+        if gpu.is_none() {
+            unknown.entry((key.0, key.1)).or_insert_with(|| {
+                format!(
+                    "agent {} ({}) is not in the GPU database: no ceilings; name one with --gpu",
+                    key.1,
+                    if agent.agent.target.is_empty() { "unnamed" } else { &agent.agent.target }
+                )
+            });
+        }
+        let device = gpu.map(|g| Device::new(g, &agent.agent));
+        if let Some(d) = &device {
+            devices.entry(d.gpu.id.clone()).or_insert_with(|| ceilings(d));
+        }
+        let kernel_ns = Judge::total_ns(&rows, &agent, device.as_ref());
+        total_ns += kernel_ns;
+        len += 1;
+        counted |= !rows.counters.is_empty();
+        cut += u64::from(crate::names::is_cut(&key.2));
+        encode_kernel(&key, &rows, &mut value);
+        sorter.push(&sort_key(&key, kernel_ns).0, &value)
+    };
+    let joined = match &options.timings {
+        // Two runs joined by name, in memory: a counters-only import and the run that timed it.
+        Some(from) => {
+            let mut data = Dataset::read(dir, options.pid)?;
+            let j = timings::join(&mut data, &Dataset::read(from, None)?, from);
+            notes.extend(j.notes());
+            data.kernels.into_iter().try_for_each(|(key, rows)| add(key, rows))?;
+            Some(j)
+        }
+        None => {
+            dataset::each_kernel(dir, options.pid, &mut add)?;
+            None
+        }
+    };
+    for note in unknown.into_values() {
+        if !notes.contains(&note) {
+            notes.push(note);
+        }
+    }
+    if !counted && len > 0 {
         notes.push("no counters in this dataset: run with --preset roofline for roofline positions".into());
     }
+    if cut > 0 {
+        notes.push(crate::names::cut_note(cut));
+    }
+    notes.extend(non_finite.note());
     // The device samples are optional: a dataset whose samples cannot be read is analysed without.
     let throttled = throttled(dir, options).unwrap_or_else(|e| {
         notes.push(format!("no throttling from the device samples: {e}"));
@@ -271,24 +505,39 @@ fn dataset(dir: &Path, db: &'static Database, forced: Option<&'static Gpu>, opti
             if worst.reasons.is_empty() { String::new() } else { format!(" ({})", worst.reasons.join(", ")) }
         ));
     }
-    Ok(Analysis { kernels, devices: devices.into_values().collect(), notes, timings: joined, throttled })
+    Ok(Streamed {
+        devices: devices.into_values().collect(),
+        notes,
+        timings: joined,
+        throttled,
+        kernels: Kernels::Sorted { sorted: sorter.finish()?, len, total_ns, judge },
+    })
 }
 
-/// A note on the counter values that are not finite numbers (a dataset someone else wrote:
-/// our imports refuse them), which the analysis leaves out as if not collected.
-fn non_finite_counters(data: &Dataset) -> Option<String> {
-    let mut found = data
-        .kernels
-        .iter()
-        .flat_map(|((_, _, kernel), rows)| rows.counters.iter().map(move |(c, v)| (kernel, c, v)))
-        .filter(|(_, _, v)| !v.is_finite());
-    let (kernel, counter, value) = found.next()?;
-    let more = found.count();
-    Some(format!(
-        "{} counter value{}, such as {counter} of {kernel} ({value}): left out, as if not collected",
-        more + 1,
-        if more == 0 { " is not a finite number" } else { "s are not finite numbers" },
-    ))
+/// The counter values that are not finite numbers (a dataset someone else wrote: our imports
+/// refuse them), which the analysis leaves out as if not collected: how many, and the first.
+#[derive(Debug, Default)]
+struct NonFinite {
+    found: u64,
+    first: Option<(String, String, f64)>,
+}
+
+impl NonFinite {
+    fn count(&mut self, kernel: &str, counters: &BTreeMap<String, f64>) {
+        for (counter, value) in counters.iter().filter(|(_, v)| !v.is_finite()) {
+            self.found += 1;
+            self.first.get_or_insert_with(|| (kernel.to_owned(), counter.clone(), *value));
+        }
+    }
+
+    fn note(&self) -> Option<String> {
+        let (kernel, counter, value) = self.first.as_ref()?;
+        Some(format!(
+            "{} counter value{}, such as {counter} of {kernel} ({value}): left out, as if not collected",
+            self.found,
+            if self.found == 1 { " is not a finite number" } else { "s are not finite numbers" },
+        ))
+    }
 }
 
 /// The kernels whose clocks fell, where the dataset has device samples (of `--pid`'s process,
@@ -307,7 +556,7 @@ fn throttled(dir: &Path, options: &Options) -> Result<Vec<crate::telemetry::thro
 
 /// How long a kernel's GPU sat idle before its dispatches, where the trace measures it;
 /// `counted`: in a run that collected its counters.
-fn idle(rows: &super::dataset::KernelRows, counted: bool) -> Idle {
+fn idle(rows: &KernelRows, counted: bool) -> Idle {
     if rows.idle.count > 0 {
         Idle::Measured { median_ns: rows.idle.quantile(0.5) as f64, gaps: rows.idle.count, counted }
     } else if rows.durations.mean() <= 0.0 {
@@ -332,7 +581,7 @@ fn agent_text(agent_id: u64, agent: &AgentRow) -> String {
     }
 }
 
-fn occupancy_of(agent: &AgentRow, forced: Option<&Gpu>, rows: &super::dataset::KernelRows) -> Option<Occupancy> {
+fn occupancy_of(agent: &AgentRow, forced: Option<&Gpu>, rows: &KernelRows) -> Option<Occupancy> {
     let target = forced.and_then(|g| g.gfx_target.as_deref()).unwrap_or(&agent.agent.target);
     let target = Target::of(target, agent.wave_size)?;
     if rows.workgroup == 0 {
@@ -459,5 +708,5 @@ fn results_json(path: &Path, gpu: Option<&'static Gpu>, options: &Options) -> Re
         });
     }
     let devices = device.iter().map(ceilings).collect();
-    Ok(Analysis { kernels, devices, notes, timings: None, throttled: Vec::new() })
+    Ok(Analysis { analysed: kernels.len(), kernels, devices, notes, timings: None, throttled: Vec::new() })
 }

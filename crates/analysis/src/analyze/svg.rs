@@ -57,6 +57,10 @@ fn compute_roofs(device: &Ceilings, analysis: &Analysis) -> Vec<(Precision, Pipe
     device.peaks.iter().copied().filter(|&(p, u, _)| used.contains(&(p, u)) || headline.contains(&(p, u))).collect()
 }
 
+/// The most kernels a chart is drawn from: callers give it the analysis of the kernels of most
+/// time, this many at most, so a chart of a million kernels costs what one of thousands does.
+pub const CHART_KERNELS: usize = 2_000;
+
 /// One chart per device with points: (the device's database id, the SVG).
 pub fn charts(analysis: &Analysis) -> Vec<(String, String)> {
     analysis.devices.iter().filter_map(|d| Some((d.gpu.clone(), roofline(analysis, d)?))).collect()

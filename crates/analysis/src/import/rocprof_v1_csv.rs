@@ -15,7 +15,7 @@ use std::sync::Arc;
 
 use super::rocprofv3::Table;
 use super::sink::{CounterRow, DispatchRow, Sink};
-use crate::error::Result;
+use crate::error::{Error, Result};
 
 /// The columns rocprof v1 writes that describe a dispatch rather than count something.
 const PROPERTIES: [&str; 23] = [
@@ -50,8 +50,17 @@ pub fn looks_like(head: &str) -> bool {
     first.starts_with("Index,KernelName,")
 }
 
+/// The most columns a rocprof v1 CSV may have: its 23 properties and a few hundred counter
+/// instances at most (every instance of a counter is a column), with room to spare. Each column
+/// costs its name and a counter per row, so a header of millions is refused rather than read.
+pub const MAX_COLUMNS: usize = 8192;
+
+/// The longest header line read: [`MAX_COLUMNS`] names of 64 bytes.
+const MAX_HEADER_BYTES: usize = MAX_COLUMNS * 64;
+
 /// Reads `path` into `sink`; returns the dispatches read.
 pub fn read(path: &Path, sink: &mut Sink) -> Result<u64> {
+    check_header(path)?;
     let mut t = Table::open(path, None)?;
     let counters: Vec<(String, Arc<str>, Option<i32>)> = t
         .header()
@@ -107,6 +116,35 @@ pub fn read(path: &Path, sink: &mut Sink) -> Result<u64> {
         sink.write_full()?;
     }
     Ok(rows)
+}
+
+/// Refuses a header of more than [`MAX_COLUMNS`] columns (or longer than [`MAX_HEADER_BYTES`])
+/// before the CSV reader takes it whole.
+fn check_header(path: &Path) -> Result<()> {
+    use std::io::Read;
+    let shown = || path.display().to_string();
+    let file = rocprof_rs_format::input::open_regular(path).map_err(|source| Error::Io { path: shown(), source })?;
+    let mut head = Vec::with_capacity(64 << 10);
+    file.take(MAX_HEADER_BYTES as u64 + 1)
+        .read_to_end(&mut head)
+        .map_err(|source| Error::Io { path: shown(), source })?;
+    let refuse = |message: String| Error::Parse { path: shown(), line: 1, column: "header".into(), message };
+    let line = match head.iter().position(|&b| b == b'\n') {
+        Some(end) => &head[..end],
+        None if head.len() > MAX_HEADER_BYTES => {
+            return Err(refuse(format!(
+                "the header line is longer than {MAX_HEADER_BYTES} bytes: not a rocprof v1 CSV (at most {MAX_COLUMNS} columns)"
+            )));
+        }
+        None => &head[..],
+    };
+    let columns = line.iter().filter(|&&b| b == b',').count() + 1;
+    if columns > MAX_COLUMNS {
+        return Err(refuse(format!(
+            "{columns} columns: a rocprof v1 CSV has its properties and a few hundred counters (at most {MAX_COLUMNS} columns are read)"
+        )));
+    }
+    Ok(())
 }
 
 /// The kernel's execution, BeginNs to EndNs, where the run had timestamps (`--timestamp on`,

@@ -106,7 +106,7 @@ pub struct Device {
 }
 
 /// The comparison with a baseline run.
-#[derive(Debug, Clone)]
+#[derive(Debug)]
 pub struct Diff {
     pub baseline: String,
     pub report: analyze::diff::Report,
@@ -155,14 +155,25 @@ pub fn build(dir: &Path, options: &Options) -> Result<Report> {
         summary.wall_ns = timeline.shown().map(|t| t.end_ns.saturating_sub(t.start_ns));
     }
 
+    // The counters first: the long-form table's coverage needs the calls of its kernels, and
+    // only theirs are kept from the kernels' pass.
+    let counted = coverage::read(dir);
     let all = stats::compute(dir, &[Section::Kernel], &stats::Options::default())?;
     let mut calls: HashMap<String, u64> = HashMap::new();
+    let wanted = |name: &str| counted.as_ref().ok().and_then(Option::as_ref).is_some_and(|c| c.kernels_wanted(name));
     let kernels = match all.into_iter().next() {
-        Some(section) => Part::Shown(kernels(section, options.top, &mut calls)?),
+        Some(section) => Part::Shown(kernels(section, options.top, &mut calls, wanted)?),
         None => Part::Empty("no kernel dispatches (trace with --kernel-trace)".to_owned()),
     };
+    let names = kernels.shown().map_or(0, |k| k.names);
+    crate::release_freed_memory();
 
-    let analysis = analyze::analyze(dir, &analyze::Options { gpu: options.gpu.clone(), ..analyze::Options::default() });
+    // The tables list the first `top` kernels and the charts draw the longest CHART_KERNELS:
+    // only those are kept in memory, however many kernels the dataset has.
+    let keep = options.top.max(1).max(analyze::svg::CHART_KERNELS);
+    let analysis = analyze::analyze_streamed(dir, &analyze::Options { gpu: options.gpu.clone(), ..Default::default() })
+        .and_then(|a| a.into_analysis(keep));
+    crate::release_freed_memory();
     // A GPU asked for by name that the analysis cannot take is the user's error, as in `analyze`.
     if let (Some(_), Err(e)) = (&options.gpu, &analysis) {
         return Err(Error::Invalid(format!("--gpu: {e}")));
@@ -176,7 +187,7 @@ pub fn build(dir: &Path, options: &Options) -> Result<Report> {
     };
 
     let coverage = Part::from_result(
-        coverage::compute(dir, &calls),
+        counted.map(|c| c.map(|c| c.finish(&calls, names))),
         "no hardware counters collected (run with --pmc or --preset roofline)",
         "cannot read the counters",
     );
@@ -212,14 +223,22 @@ pub fn build(dir: &Path, options: &Options) -> Result<Report> {
 }
 
 /// The top `top` kernels and the section's totals, in one pass over its rows (which may be
-/// on disk, for millions of names); every name's calls go into `calls`, for the coverage.
-fn kernels(section: stats::SectionStats, top: usize, calls: &mut HashMap<String, u64>) -> Result<Kernels> {
+/// on disk, for millions of names); the calls of the names `wanted` go into `calls`, for the
+/// coverage.
+fn kernels(
+    section: stats::SectionStats,
+    top: usize,
+    calls: &mut HashMap<String, u64>,
+    wanted: impl Fn(&str) -> bool,
+) -> Result<Kernels> {
     let mut kernels = Kernels { rows: Vec::new(), names: 0, dispatches: 0, total_ns: 0, notes: section.notes };
     section.rows.for_each(|row| {
         kernels.names += 1;
         kernels.dispatches = kernels.dispatches.saturating_add(row.calls);
         kernels.total_ns = kernels.total_ns.saturating_add(row.total_ns);
-        calls.insert(row.name.clone(), row.calls);
+        if wanted(&row.name) {
+            calls.insert(row.name.clone(), row.calls);
+        }
         if kernels.rows.len() < top.max(1) {
             kernels.rows.push(row);
         }
@@ -272,7 +291,7 @@ fn ranks(dir: &Path, options: &Options, summary: &summary::Summary) -> Part<crat
 fn diff(dir: &Path, baseline: &Path) -> Result<Diff> {
     let read = |d: &Path| analyze::diff::read_run(d, None).map_err(|e| Error::Invalid(format!("--baseline: {e}")));
     let (before, after) = (read(baseline)?, read(dir)?);
-    let report = analyze::diff::compare(&before, &after, analyze::diff::Options::default());
+    let report = analyze::diff::compare(&before, &after, analyze::diff::Options::default())?;
     Ok(Diff { baseline: baseline.display().to_string(), report })
 }
 

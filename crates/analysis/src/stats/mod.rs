@@ -215,6 +215,8 @@ pub struct RowsBuilder {
     total: u128,
     len: usize,
     value: Vec<u8>,
+    /// Names cut to their prefix and hash ([`crate::names`]).
+    cut: u64,
 }
 
 /// A row's fixed fields in the sort, after its total and name in the key.
@@ -245,6 +247,7 @@ impl RowsBuilder {
     pub fn push(&mut self, row: &Row) -> Result<()> {
         self.total += row.total_ns;
         self.len += 1;
+        self.cut += u64::from(crate::names::is_cut(&row.name));
         self.value.clear();
         for field in [row.calls, row.mean_ns.to_bits(), row.min_ns, row.max_ns, row.stddev_ns.to_bits()] {
             self.value.extend_from_slice(&field.to_le_bytes());
@@ -260,7 +263,8 @@ impl RowsBuilder {
     pub fn finish(self, section: Section, top: Option<usize>) -> Result<SectionStats> {
         let shown = top.map_or(self.len, |n| n.min(self.len));
         let rows = Rows { sorted: self.sorter.finish()?, shown, total: self.total };
-        Ok(SectionStats { section, rank: None, rows, omitted: self.len - shown, notes: Vec::new() })
+        let notes = if self.cut > 0 { vec![crate::names::cut_note(self.cut)] } else { Vec::new() };
+        Ok(SectionStats { section, rank: None, rows, omitted: self.len - shown, notes })
     }
 }
 

@@ -173,16 +173,6 @@ pub fn summarise_within(
     Ok(())
 }
 
-/// Every name's summary, in memory: for `diff` and `score`, which hold both sides by name.
-pub fn summarise(files: &[PathBuf], name: &str, pid: Option<u32>, threads: usize) -> Result<ByName> {
-    let mut all = ByName::new();
-    summarise_each(files, name, pid, threads, |name, summary| {
-        all.insert(name.to_owned(), summary);
-        Ok(())
-    })?;
-    Ok(all)
-}
-
 fn row_group(
     path: &Path,
     footer: &ArrowReaderMetadata,
@@ -283,11 +273,14 @@ fn add_batch(
         }
     };
     let mut slot_of = |text: &str| -> usize {
-        if let Some(&slot) = slots.get(text) {
+        // A name past the bound is kept as its prefix and hash (crate::names), here where it
+        // first enters memory, so no map, sort or row holds it whole.
+        let text = crate::names::bounded(text);
+        if let Some(&slot) = slots.get(text.as_ref()) {
             return slot;
         }
         summaries.push(Summary::default());
-        slots.insert(text.to_owned(), summaries.len() - 1);
+        slots.insert(text.into_owned(), summaries.len() - 1);
         summaries.len() - 1
     };
     let names = column(batch, name)?;

@@ -260,7 +260,7 @@ pub fn bottlenecks(a: &Analysis, summary: &Summary, top: usize) -> String {
             ("try first", false),
         ],
     );
-    table.attribute("data-kernels", &a.kernels.len().to_string());
+    table.attribute("data-kernels", &a.analysed.to_string());
     for k in a.kernels.iter().take(top) {
         let evidence = evidence(&k.diagnosis.evidence);
         let recommendations = recommendations(&k.diagnosis.recommendations);
@@ -296,7 +296,7 @@ pub fn bottlenecks(a: &Analysis, summary: &Summary, top: usize) -> String {
     let mut out = format!(
         "<p class=\"caption\">{} of {} kernels (per process and GPU), largest share of kernel time first.</p>\n",
         a.kernels.len().min(top),
-        a.kernels.len()
+        a.analysed
     );
     out.push_str(&table.html());
     if !a.throttled.is_empty() {
@@ -384,7 +384,8 @@ pub fn coverage(c: &Coverage) -> String {
             ("coverage", true),
         ],
     );
-    table.attribute("data-counters", &c.counters.len().to_string());
+    table.attribute("data-counters", &c.all_counters.to_string());
+    table.attribute("data-shown", &c.counters.len().to_string());
     for counter in &c.counters {
         let groups: Vec<String> = counter.groups.iter().map(u32::to_string).collect();
         table.row(
@@ -402,19 +403,27 @@ pub fn coverage(c: &Coverage) -> String {
     let mut out = format!(
         "<p class=\"caption\">{} counters; {} of {} kernels have at least one (from the <code>{}</code> table). \
          Coverage is the share of those kernels' dispatches that collected the counter.</p>\n",
-        c.counters.len(),
+        grouped(c.all_counters as u64),
         c.kernels_with_counters,
         c.kernels,
         c.source
     );
     out.push_str(&table.html());
+    if c.all_counters > c.counters.len() {
+        let _ = writeln!(
+            out,
+            "<p class=\"note\">The first {} counters by name are listed; {} more are not.</p>",
+            c.counters.len(),
+            grouped((c.all_counters - c.counters.len()) as u64)
+        );
+    }
     out
 }
 
 /// The comparison with the baseline, regressions first.
 pub fn diff(d: &Diff, top: usize) -> String {
     let r = &d.report;
-    let regressions = r.regressions().count();
+    let regressions = r.regressions();
     let mut table = Table::new(
         "diff-table",
         &[
@@ -430,7 +439,10 @@ pub fn diff(d: &Diff, top: usize) -> String {
     );
     table.attribute("data-regressions", &regressions.to_string());
     table.attribute("data-kernels", &r.kernels.len().to_string());
-    for k in r.kernels.iter().take(top) {
+    // The sort's runs were readable when the report was built; a read that fails now shows
+    // no rows rather than no page.
+    let shown = r.kernels.first(top).unwrap_or_default();
+    for k in &shown {
         let verdict = match k.verdict {
             Verdict::Regressed => "regressed",
             Verdict::Improved => "improved",
