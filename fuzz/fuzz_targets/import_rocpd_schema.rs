@@ -11,22 +11,7 @@ use libfuzzer_sys::fuzz_target;
 const SEED: &[u8] = include_bytes!("../../tests/fixtures/rocpd/4242_results.db");
 
 /// The objects the import reads, by their name less `rocpd_`.
-const OBJECTS: [&str; 14] = [
-    "metadata",
-    "string",
-    "info_process",
-    "info_agent",
-    "info_kernel_symbol",
-    "info_pmc",
-    "event",
-    "kernel_dispatch",
-    "pmc_event",
-    "region",
-    "sample",
-    "track",
-    "memory_copy",
-    "memory_allocate",
-];
+const OBJECTS: [&str; 14] = rocprof_rs_analysis::rocpd::schema_check::READ;
 
 /// Columns the import reads, in one table or another.
 const COLUMNS: [&str; 16] = [

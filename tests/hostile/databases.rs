@@ -28,28 +28,12 @@ fn hostile(dir: &Path, sql: &str) -> PathBuf {
     db
 }
 
-/// Bounds the address space of the process `cmd` starts to `bytes`: a blow-up is an
-/// allocation failure in the child, not a machine out of memory.
-fn limit_memory(cmd: &mut Command, bytes: u64) {
-    use std::os::unix::process::CommandExt;
-    let set = move || {
-        let limit = libc::rlimit { rlim_cur: bytes, rlim_max: bytes };
-        // SAFETY: setrlimit with a valid rlimit.
-        if unsafe { libc::setrlimit(libc::RLIMIT_AS, &limit) } != 0 {
-            return Err(std::io::Error::last_os_error());
-        }
-        Ok(())
-    };
-    // SAFETY: the closure only calls setrlimit (async-signal-safe) between fork and exec.
-    unsafe { cmd.pre_exec(set) };
-}
-
 /// `rocprof-rs import DB -o DIR/imported`, within a minute, 4 GiB of address space and 256 MiB
 /// of file (SQLite's temporary files go under `dir`).
 fn import(dir: &Path, db: &Path) -> Output {
     let mut cmd = cli();
     cmd.arg("import").arg(db).arg("-o").arg(dir.join("imported")).env("SQLITE_TMPDIR", dir);
-    limit_memory(&mut cmd, 4 << 30);
+    limit_address_space(&mut cmd, 4 << 30);
     limit_file_size(&mut cmd, 256 << 20);
     finish_within(&mut cmd, Duration::from_secs(60))
 }
@@ -291,7 +275,7 @@ fn a_rocpd_export_of_many_processes_stays_within_a_fixed_memory() {
     cmd.arg("export").arg(&dataset).args(["--format", "rocpd", "-o"]).arg(&out);
     // A line per database: to a file, not a pipe nobody reads while waiting.
     cmd.stdout(std::process::Stdio::null()).stderr(std::fs::File::create(&errors).unwrap());
-    limit_memory(&mut cmd, 256 << 20);
+    limit_address_space(&mut cmd, 256 << 20);
     let mut child = cmd.spawn().unwrap();
     let started = Instant::now();
     let status = loop {

@@ -46,22 +46,6 @@ fn dataset(dir: &Path, rows: u64, names: u64, name_bytes: usize) {
     sink.finish().unwrap();
 }
 
-/// Sets `RLIMIT_AS = bytes` in the process `cmd` starts: an allocation beyond it fails, and
-/// Rust aborts the process.
-fn limit_address_space(cmd: &mut Command, bytes: u64) {
-    use std::os::unix::process::CommandExt;
-    let set = move || {
-        let limit = libc::rlimit { rlim_cur: bytes, rlim_max: bytes };
-        // SAFETY: setrlimit with a valid rlimit.
-        if unsafe { libc::setrlimit(libc::RLIMIT_AS, &limit) } != 0 {
-            return Err(std::io::Error::last_os_error());
-        }
-        Ok(())
-    };
-    // SAFETY: the closure only calls setrlimit (async-signal-safe) between fork and exec.
-    unsafe { cmd.pre_exec(set) };
-}
-
 /// Runs the CLI with `args` and `--memory 16M` under an address space of `limit` bytes, its
 /// output to `scratch/stdout` (a pipe would fill and stall it), asserts it succeeded, and
 /// returns its output.

@@ -84,6 +84,22 @@ fn limit_file_size(cmd: &mut Command, bytes: u64) {
     unsafe { cmd.pre_exec(set) };
 }
 
+/// Sets `RLIMIT_AS = bytes` in the process `cmd` starts: an allocation beyond it fails in the
+/// child (Rust aborts it), not in a machine out of memory.
+fn limit_address_space(cmd: &mut Command, bytes: u64) {
+    use std::os::unix::process::CommandExt;
+    let set = move || {
+        let limit = libc::rlimit { rlim_cur: bytes, rlim_max: bytes };
+        // SAFETY: setrlimit with a valid rlimit.
+        if unsafe { libc::setrlimit(libc::RLIMIT_AS, &limit) } != 0 {
+            return Err(std::io::Error::last_os_error());
+        }
+        Ok(())
+    };
+    // SAFETY: the closure only calls setrlimit (async-signal-safe) between fork and exec.
+    unsafe { cmd.pre_exec(set) };
+}
+
 /// The application ran to its own exit code (7) and the tool said exactly one line, naming
 /// `expect`.
 fn assert_unharmed(output: &Output, expect: &str) {
