@@ -94,8 +94,25 @@ enum Command {
     Report(cli::ReportArgs),
 }
 
+/// Prints clap's help, version or error and gives its exit code. An error quotes the arguments,
+/// which may hold escape sequences or bidirectional controls (a pasted command line, a script's
+/// variable): it is printed as plain text through the escaping `eprint!`. Help and version are
+/// our own text, printed by clap as usual.
+fn refuse_arguments(e: &clap::Error) -> ExitCode {
+    use clap::error::ErrorKind;
+    if matches!(e.kind(), ErrorKind::DisplayHelp | ErrorKind::DisplayVersion) {
+        let _ = e.print();
+        return ExitCode::SUCCESS;
+    }
+    eprint!("{}", e.render());
+    ExitCode::from(u8::try_from(e.exit_code()).unwrap_or(2))
+}
+
 fn main() -> ExitCode {
-    let cli = Cli::parse();
+    let cli = match Cli::try_parse() {
+        Ok(cli) => cli,
+        Err(e) => return refuse_arguments(&e),
+    };
     if !matches!(cli.command, Command::Run(_) | Command::Demo(_) | Command::DemoWorkload(_)) {
         // Beyond `ulimit -f`, an output's write then fails with EFBIG, and the output is
         // abandoned whole with one line, rather than the process being killed half-way. Not

@@ -50,11 +50,24 @@ pub fn import(args: ImportArgs) -> ExitCode {
     }
 }
 
-/// The signals that end an import early and leave it time to clean up: `kill`'s default, Ctrl-C,
-/// a closed terminal.
-const ENDING_SIGNALS: [libc::c_int; 3] = [libc::SIGTERM, libc::SIGINT, libc::SIGHUP];
+/// The signals that end an import early and leave it time to clean up: every one whose default
+/// action ends the process and that can be caught, but those a fault raises (SIGSEGV, SIGBUS,
+/// SIGFPE, SIGILL) and SIGPIPE (a closed output: the writes fail and say so instead): `kill`'s
+/// default, Ctrl-C and Ctrl-\, a closed terminal, the user signals, timers, limits.
+const ENDING_SIGNALS: [libc::c_int; 10] = [
+    libc::SIGTERM,
+    libc::SIGINT,
+    libc::SIGHUP,
+    libc::SIGQUIT,
+    libc::SIGUSR1,
+    libc::SIGUSR2,
+    libc::SIGALRM,
+    libc::SIGVTALRM,
+    libc::SIGPROF,
+    libc::SIGXCPU,
+];
 
-/// Has a thread wait for SIGTERM, SIGINT and SIGHUP, blocked in every other thread (they
+/// Has a thread wait for the [`ENDING_SIGNALS`], blocked in every other thread (they
 /// inherit the mask, so this comes before any starts): on one, it lets an import that is moving
 /// its files into place finish, removes the import's staging folder (56 MB of a large import
 /// were left behind) and, if nothing was published, the output folder if the import created it

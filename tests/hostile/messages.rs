@@ -174,7 +174,9 @@ fn an_import_ended_by_a_signal_removes_its_staging_folder() {
         text.push('\n');
     }
     std::fs::write(input.join("kernel_trace.csv"), text).unwrap();
-    for signal in [libc::SIGTERM, libc::SIGINT] {
+    // Every catchable signal that ends a process, not only the usual two (SIGUSR1 and SIGALRM
+    // left the folder).
+    for signal in [libc::SIGTERM, libc::SIGINT, libc::SIGUSR1, libc::SIGALRM] {
         let out = dir.join("out");
         let mut child =
             cli().arg("import").arg(&input).arg("-o").arg(&out).stderr(std::process::Stdio::piped()).spawn().unwrap();
@@ -351,4 +353,67 @@ fn a_rocpd_export_replaces_only_databases_an_export_wrote() {
     let output = export(&["--overwrite"]);
     assert!(output.status.success(), "{}", stderr(&output));
     assert_ne!(std::fs::read(&database).unwrap(), b"the user's own\n");
+}
+
+/// A bad value is quoted in its error, cut to a line a reader can take: a 100 KB field made a
+/// 100 KB line.
+#[test]
+fn a_bad_value_of_any_length_is_quoted_in_a_short_line() {
+    let dir = scratch("hostile-csv-long-value");
+    let input = dir.join("run");
+    std::fs::create_dir_all(&input).unwrap();
+    let huge = format!("x{}", "A".repeat(100_000));
+    let row = kernel_row(1, "\"k\"").replacen("\"Agent 4\",1,", &format!("\"Agent 4\",{huge},"), 1);
+    std::fs::write(input.join("kernel_trace.csv"), [kernel_header(), row].join("\n") + "\n").unwrap();
+    let output = import(&input, &dir.join("out"));
+    assert!(!output.status.success());
+    let text = stderr(&output);
+    assert_eq!(text.lines().count(), 1, "{}", &text[..text.len().min(300)]);
+    assert!(text.contains("kernel_trace.csv:2: column Queue_Id"), "{}", &text[..text.len().min(300)]);
+    assert!(text.len() < 2_000, "a {}-byte line", text.len());
+    assert!(text.contains("bytes in all"), "{text}");
+}
+
+/// A file-name stem is printable text wherever it is given: `run -o`, `ROCPROF_RS_OUTPUT_NAME`
+/// and `import --name` refuse newlines, escape sequences and bidirectional or invisible marks
+/// (a file named with them spoofs every listing), each with one line.
+#[test]
+fn a_stem_with_a_control_or_invisible_character_is_refused_everywhere() {
+    let dir = scratch("hostile-stem-characters");
+    for stem in ["a\nb", "a\u{1b}[2J", "a\u{202e}b", "a\u{200b}b"] {
+        let out = dir.join("run");
+        let output = finish_within(
+            cli()
+                .args(["run", "--kernel-trace", "-d"])
+                .arg(&out)
+                .args(["-o", stem, "--tool"])
+                .arg(tool())
+                .arg("--")
+                .arg(built("rocprof-sim"))
+                .args(["--dispatches", "10", "--threads", "1", "--agents", "1", "--no-truth", "--sdk"])
+                .arg(built("librocprofiler_sdk_sim.so"))
+                .env_remove("ROCP_TOOL_LIBRARIES"),
+            Duration::from_secs(60),
+        );
+        let text = stderr(&output);
+        assert_eq!(output.status.code(), Some(2), "run -o {stem:?} ran: {text}");
+        assert!(text.contains("ROCPROF_RS_OUTPUT_NAME") && text.contains("printable"), "{stem:?}: {text}");
+        assert!(!out.exists(), "run -o {stem:?} wrote {}", out.display());
+        let output = cli()
+            .arg("import")
+            .arg(format!("{FIXTURES}/rocprofv3"))
+            .args(["--name", stem, "-o"])
+            .arg(dir.join("named"))
+            .output()
+            .unwrap();
+        let text = stderr(&output);
+        assert!(!output.status.success(), "import --name {stem:?} imported");
+        assert_eq!(text.lines().count(), 1, "{text}");
+        assert!(text.contains("--name") && text.contains("printable"), "{stem:?}: {text}");
+    }
+    let dir_for_app = scratch("hostile-stem-app");
+    let mut cmd = app(&dir_for_app, 2_000);
+    cmd.args(["--no-truth", "--exit-code", "7"]).env("ROCPROF_RS_OUTPUT_NAME", "run\u{202e}gpj.exe");
+    let output = finish_within(&mut cmd, Duration::from_secs(60));
+    assert_unharmed(&output, "ROCPROF_RS_OUTPUT_NAME");
 }

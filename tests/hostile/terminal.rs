@@ -162,3 +162,43 @@ fn names_reach_every_terminal_output_escaped() {
     let (_, error) = printed(&[os("stats"), dir.join("no\x1b[2Jsuch\u{202e}dir").as_os_str()]);
     assert!(error.contains("no\\x1b[2Jsuch\\u{202e}dir"), "{error}");
 }
+
+/// The tool library's one line inside the application is escaped too: it names the output
+/// directory and the variables as the environment gave them.
+#[test]
+fn the_tools_own_lines_reach_the_applications_terminal_escaped() {
+    let dir = scratch("hostile-terminal-tool");
+    let mut cmd = app(&dir, 2_000);
+    cmd.args(["--no-truth", "--exit-code", "7"]).env("ROCPROF_RS_OUTPUT_DIR", dir.join("o\u{1b}[2Jx\u{202e}"));
+    let output = finish_within(&mut cmd, Duration::from_secs(60));
+    assert_eq!(output.status.code(), Some(7), "{}", stderr(&output));
+    let text = stderr(&output);
+    assert!(raw_controls(&text).is_empty(), "raw {:?} from the tool: {text:?}", raw_controls(&text));
+    assert!(text.contains("o\\x1b[2Jx\\u{202e}"), "{text}");
+    let mut cmd = app(&dir, 2_000);
+    cmd.args(["--no-truth", "--exit-code", "7"]).env("ROCPROF_RS_X\u{1b}[2J", "1");
+    let output = finish_within(&mut cmd, Duration::from_secs(60));
+    assert_unharmed(&output, "ROCPROF_RS_X\\x1b[2J");
+    assert!(raw_controls(&stderr(&output)).is_empty(), "{:?}", stderr(&output));
+}
+
+/// The argument parser's errors quote what was typed: escaped as every other error.
+#[test]
+fn argument_errors_quote_the_arguments_escaped() {
+    for args in [
+        vec![os("stats"), os("x"), os("--memory"), os("4\u{1b}[2J\u{202e}")],
+        vec![os("st\u{1b}]0;pwn\u{7}ats")],
+        vec![os("report"), os("--top"), os("\u{202e}9")],
+    ] {
+        let output = finish_within(cli().args(&args), Duration::from_secs(60));
+        assert_eq!(output.status.code(), Some(2), "{args:?}");
+        let text = stderr(&output);
+        assert!(raw_controls(&text).is_empty(), "{args:?}: raw {:?} in {text:?}", raw_controls(&text));
+        // The parser drops escape sequences itself where not on a terminal; a bidi control it
+        // keeps, and that is shown escaped.
+        let bidi = args.iter().any(|a| a.to_string_lossy().contains('\u{202e}'));
+        assert!(!bidi || text.contains("\\u{202e}"), "{args:?}: {text}");
+    }
+    let help = finish_within(cli().arg("--help"), Duration::from_secs(60));
+    assert!(help.status.success() && String::from_utf8_lossy(&help.stdout).contains("Usage"));
+}

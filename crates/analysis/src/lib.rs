@@ -27,7 +27,7 @@ pub mod spill;
 pub mod sqlite;
 pub mod stats;
 pub mod telemetry;
-pub mod terminal;
+pub use rocprof_rs_format::terminal;
 
 pub use error::{Error, Result};
 

@@ -96,9 +96,20 @@ pub fn require_tables(dir: &Path) -> Result<()> {
 }
 
 /// Whether `stem` names files that readers see: pyarrow, polars, DuckDB and Spark skip names
-/// that start with `.` or `_`, and a stem must be one file name.
+/// that start with `.` or `_`, and a stem must be one file name of printable text (a newline,
+/// an escape sequence or a bidirectional control in a file name spoofs every listing of it).
 pub fn is_visible_stem(stem: &str) -> bool {
-    !stem.is_empty() && !stem.starts_with(['.', '_']) && !stem.contains(['/', '\0']) && stem != ".."
+    !stem.is_empty() && !stem.starts_with(['.', '_']) && !stem.contains('/') && stem != ".." && printable(stem)
+}
+
+/// Whether `text` holds no control character (tab and newline included), no bidirectional
+/// control and no invisible separator.
+pub fn printable(text: &str) -> bool {
+    !text.chars().any(|c| {
+        c.is_control()
+            || crate::terminal::is_unsafe(c)
+            || matches!(c, '\u{200b}'..='\u{200d}' | '\u{2028}' | '\u{2029}' | '\u{feff}')
+    })
 }
 
 /// Claims a file-name stem under `dir` for one process: the first of `stem`, `stem.2`,

@@ -33,6 +33,7 @@ pub mod keys;
 pub mod origin;
 pub mod publish;
 pub mod read;
+pub mod terminal;
 pub mod writer;
 
 pub use error::{Error, Result};

@@ -64,11 +64,14 @@ pub fn without_write_signals<T>(write: impl FnOnce() -> T) -> T {
 }
 
 /// Writes `line` and a newline to stderr, on any thread, without ever raising SIGPIPE in the
-/// application (a closed stderr pipe, `app 2>&1 | head -1`); a failed write is ignored.
+/// application (a closed stderr pipe, `app 2>&1 | head -1`); a failed write is ignored. The
+/// line is escaped for the terminal: it may hold a path or a variable's name from the
+/// environment, which must not clear or reorder the user's screen.
 pub fn say(line: &str) {
     use std::io::Write;
+    let line = rocprof_rs_format::terminal::escape(line);
     let mut text = String::with_capacity(line.len() + 1);
-    text.push_str(line);
+    text.push_str(&line);
     text.push('\n');
     let _ = without_write_signals(|| std::io::stderr().lock().write_all(text.as_bytes()));
 }

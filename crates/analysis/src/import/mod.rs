@@ -74,9 +74,9 @@ pub fn import(inputs: &[PathBuf], output: &Path, stem: &str) -> Result<Report> {
     if inputs.is_empty() {
         return Err(Error::Invalid("nothing to import: name a rocprofv3 output directory or a results.json".into()));
     }
-    if let Some(c) = stem.chars().find(|c| c.is_control()) {
+    if let Some(c) = stem.chars().find(|c| !rocprof_rs_format::dataset::printable(&c.to_string())) {
         return Err(Error::Invalid(format!(
-            "--name {stem:?}: holds the control character U+{:04X}; a file-name stem is printable text",
+            "--name {stem:?}: holds U+{:04X}, a control character or an invisible mark; a file-name stem is printable text",
             u32::from(c)
         )));
     }

@@ -133,6 +133,29 @@ impl From<Error> for Stop {
     }
 }
 
+/// Column `i` of a row as a name: text whose bytes stay SQLite's, and past
+/// [`crate::names::MAX_NAME_BYTES`] only its prefix and hash are copied ([`crate::names::bounded`]),
+/// so a database of many names near SQLite's value limit costs what names of 16 KiB do. A value
+/// that is not UTF-8 text is read as before, for its error.
+fn name_at(r: &rusqlite::Row<'_>, i: usize) -> rusqlite::Result<Option<String>> {
+    match r.get_ref(i)? {
+        rusqlite::types::ValueRef::Null => Ok(None),
+        rusqlite::types::ValueRef::Text(bytes) => match std::str::from_utf8(bytes) {
+            Ok(text) => Ok(Some(crate::names::bounded(text).into_owned())),
+            Err(_) => r.get(i),
+        },
+        _ => r.get(i),
+    }
+}
+
+/// [`name_at`] for a column that must hold one: NULL is the error it was.
+fn required_name_at(r: &rusqlite::Row<'_>, i: usize) -> rusqlite::Result<String> {
+    match name_at(r, i)? {
+        Some(name) => Ok(name),
+        None => r.get(i),
+    }
+}
+
 fn json(text: Option<String>) -> Value {
     text.and_then(|t| serde_json::from_str(&t).ok()).unwrap_or(Value::Null)
 }
@@ -260,8 +283,8 @@ impl Reader {
              FROM rocpd_info_kernel_symbol{t} ORDER BY id",
             |r| {
                 let int = |i| r.get::<_, Option<i64>>(i).map(|v| v.unwrap_or(0));
-                let mangled: String = r.get::<_, Option<String>>(3)?.unwrap_or_default();
-                let name: String = r.get::<_, Option<String>>(4)?.unwrap_or_else(|| mangled.clone());
+                let mangled: String = name_at(r, 3)?.unwrap_or_default();
+                let name: String = name_at(r, 4)?.unwrap_or_else(|| mangled.clone());
                 let (process, kernel_id) = (r.get::<_, i64>(0)?, r.get::<_, i64>(1)?);
                 let symbol = Symbol {
                     name: name.as_str().into(),
@@ -463,7 +486,7 @@ impl Reader {
                 };
                 let (start, end) = span(r.get(2)?, r.get(3)?)?;
                 let pid = self.pid(r.get(0)?)?;
-                let operation: String = r.get(4)?;
+                let operation: String = required_name_at(r, 4)?;
                 table.push(rocprof_rs_format::ApiCallRow {
                     operation: &Arc::from(operation.as_str()),
                     start_ns: start,
@@ -504,7 +527,7 @@ impl Reader {
                WHERE C.string LIKE 'MARKER%') ORDER BY event",
             |r| {
                 let data = json(r.get(7)?);
-                let name: Option<String> = r.get(4)?;
+                let name: Option<String> = name_at(r, 4)?;
                 let operation = match extra(&data, "operation").and_then(Value::as_str) {
                     Some(op) => op.to_owned(),
                     None => name.unwrap_or_else(|| "roctxMarkA".to_owned()),
@@ -550,7 +573,7 @@ impl Reader {
                 let (start, end) = span(int(2)?, int(3)?)?;
                 let c = &mut sink.copy.rows;
                 c.push(rocprof_rs_format::MemoryCopyRow {
-                    operation: &r.get::<_, String>(4)?,
+                    operation: &required_name_at(r, 4)?,
                     start_ns: start,
                     end_ns: end,
                     duration_ns: end - start,

@@ -28,6 +28,9 @@ use csv::StringRecord;
 use super::sink::{CounterRow, DispatchRow, Sink};
 use crate::error::{Error, Result};
 
+/// How much of a value error's message (it quotes the value) is kept.
+const MESSAGE_BYTES: usize = 512;
+
 /// The CSV files of a rocprofv3 output directory that this reads, by kind.
 pub fn files(dir: &Path) -> Result<Vec<(Kind, PathBuf)>> {
     let entries = std::fs::read_dir(dir).map_err(|source| Error::Io { path: dir.display().to_string(), source })?;
@@ -123,9 +126,18 @@ impl Table {
         self.reader.read_record(&mut self.record).map_err(|e| csv_error(&self.path, &e))
     }
 
+    /// The error for `column` of this record. The message quotes the bad value, which may be a
+    /// field of any length: past [`MESSAGE_BYTES`] it is cut, so the error stays one line.
     pub(super) fn error(&self, column: &str, message: impl Into<String>) -> Error {
         let line = self.record.position().map_or(0, |p| line_at(&self.path, p));
-        Error::Parse { path: self.path.clone(), line, column: column.to_owned(), message: message.into() }
+        let mut message = message.into();
+        if message.len() > MESSAGE_BYTES {
+            let length = message.len();
+            let cut = (0..=MESSAGE_BYTES).rev().find(|&i| message.is_char_boundary(i)).unwrap_or(0);
+            message.truncate(cut);
+            message.push_str(&format!("… ({length} bytes in all)"));
+        }
+        Error::Parse { path: self.path.clone(), line, column: column.to_owned(), message }
     }
 
     pub(super) fn has(&self, column: &str) -> bool {

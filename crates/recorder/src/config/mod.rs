@@ -521,7 +521,7 @@ impl Config {
                 OUTPUT_NAME,
                 &name_template,
                 &format!(
-                    "a file-name stem without '/' that does not start with '.' or '_' (readers skip such files); it expands to {name:?}"
+                    "a file-name stem of printable text, without '/', that does not start with '.' or '_' (readers skip such files); it expands to {name:?}"
                 ),
             ));
         }
