@@ -29,6 +29,7 @@ pub mod files;
 pub mod footer;
 pub mod input;
 pub mod kernel_names;
+pub mod launch;
 pub mod keys;
 pub mod origin;
 pub mod publish;
