@@ -19,9 +19,9 @@ use std::time::Instant;
 use parquet::arrow::ProjectionMask;
 use parquet::arrow::arrow_reader::{ArrowReaderMetadata, ArrowReaderOptions, ParquetRecordBatchReaderBuilder};
 use rocprof_rs::config::{Config, Placeholders};
-use rocprof_rs::pipeline::records::{Dispatch, Record};
+use rocprof_rs::pipeline::records::{Kernel, Record};
 use rocprof_rs::pipeline::rows::Tables;
-use rocprof_rs::pipeline::run::{Library, Seed};
+use rocprof_rs::pipeline::run::Seed;
 use rocprof_rs_analysis::stats::{self, Options, Section};
 use rocprof_sim::kernels::CATALOG;
 
@@ -77,7 +77,7 @@ fn dataset(dir: &Path, rows: u64) {
     let config = Config::from_vars(&vars, &Placeholders::of_this_process(&vars)).unwrap();
     let seed = Seed {
         operations: Default::default(),
-        library: Library::RocprofilerSdk { version: (1, 0, 0) },
+        library: rocprof_rs::backend::amd::operations::library((1, 0, 0)),
         counters: None,
     };
     let mut tables = Tables::new(config, seed, Default::default(), 0).unwrap();
@@ -92,21 +92,22 @@ fn dataset(dir: &Path, rows: u64) {
         let (r1, r2) = (random(), random());
         start += 200 + r1 % 4_000;
         let duration = 800 + (r2 % 1_000) * (1 + (r2 >> 20) % 1_000);
-        batch.push(Record::Dispatch(Dispatch {
+        batch.push(Record::Kernel(Kernel {
             thread_id: 4242 + n % 4,
             correlation_id: n + 1,
             external_id: 0,
-            start_ns: start,
-            end_ns: start + duration,
+            start_ns: start as i64,
+            end_ns: (start + duration) as i64,
             agent_id: 1 + n % 2,
             queue_id: 1 + n % 8,
             kernel_id: 1 + (r1 >> 32) % CATALOG.len() as u64,
             dispatch_id: n + 1,
-            private_segment_size: 0,
-            group_segment_size: 16_384,
-            workgroup: [256, 1, 1],
+            scratch_size: 0,
+            shared_mem: 16_384,
+            block: [256, 1, 1],
             grid: [1 << (10 + n % 10), 1, 1],
             pipe_id: None,
+            ..Kernel::default()
         }));
         if batch.len() == 1024 {
             tables.add(&batch).unwrap();

@@ -28,9 +28,9 @@ use std::process::Command;
 use std::time::Instant;
 
 use rocprof_rs::config::{Config, Placeholders};
-use rocprof_rs::pipeline::records::{Dispatch, Record};
+use rocprof_rs::pipeline::records::{Kernel, Record};
 use rocprof_rs::pipeline::rows::Tables;
-use rocprof_rs::pipeline::run::{Library, Seed};
+use rocprof_rs::pipeline::run::Seed;
 use rocprof_sim::kernels::CATALOG;
 
 mod common;
@@ -390,21 +390,22 @@ fn writer_throughput(scratch: &Path, compression: &str) -> (f64, f64) {
     let symbols = common::symbols();
     let dispatch = |n: usize| {
         let start = 1_000_000_000 + n as u64 * 2_500;
-        Record::Dispatch(Dispatch {
+        Record::Kernel(Kernel {
             thread_id: 4242 + (n % 4) as u64,
             correlation_id: n as u64 + 1,
             external_id: 0,
-            start_ns: start,
-            end_ns: start + 1_000 + (n as u64 * 7919) % 50_000,
+            start_ns: start as i64,
+            end_ns: (start + 1_000 + (n as u64 * 7919) % 50_000) as i64,
             agent_id: 1 + (n % 2) as u64,
             queue_id: 1 + (n % 8) as u64,
             kernel_id: 1 + (n * 31 % CATALOG.len()) as u64,
             dispatch_id: n as u64 + 1,
-            private_segment_size: 0,
-            group_segment_size: 16_384,
-            workgroup: [256, 1, 1],
+            scratch_size: 0,
+            shared_mem: 16_384,
+            block: [256, 1, 1],
             grid: [1 << (10 + n % 10), 1, 1],
             pipe_id: None,
+            ..Kernel::default()
         })
     };
     let mut rates = Vec::new();
@@ -432,7 +433,7 @@ fn writer_throughput(scratch: &Path, compression: &str) -> (f64, f64) {
         let config = Config::from_vars(&vars, &Placeholders::of_this_process(&vars)).unwrap();
         let seed = Seed {
             operations: Default::default(),
-            library: Library::RocprofilerSdk { version: (1, 0, 0) },
+            library: rocprof_rs::backend::amd::operations::library((1, 0, 0)),
             counters: None,
         };
         let mut tables = Tables::new(config, seed, Default::default(), 0).unwrap();

@@ -11,9 +11,10 @@ use arrow_array::RecordBatch;
 use parquet::arrow::arrow_reader::ParquetRecordBatchReaderBuilder;
 use rocprof_rs::backend::cupti::decode::{self, Activity, Names, Walker};
 use rocprof_rs::config::{Config, Placeholders};
-use rocprof_rs::pipeline::records::{CudaKernel, Record};
+use rocprof_rs::backend::cupti::decode::{CudaKernel, Decoded};
+use rocprof_rs::pipeline::records::Record;
 use rocprof_rs::pipeline::rows::Tables;
-use rocprof_rs::pipeline::run::{Library, Seed};
+use rocprof_rs::pipeline::run::Seed;
 
 /// A fixture: the buffer's bytes and its sidecar, as the capture wrote them.
 struct Fixture {
@@ -75,7 +76,7 @@ impl Names for FixtureNames<'_> {
     }
 }
 
-fn decoded(f: &Fixture) -> Vec<(Record, Option<Arc<str>>)> {
+fn decoded(f: &Fixture) -> Vec<(Decoded, Option<Arc<str>>)> {
     let mut names = FixtureNames(&f.names);
     let mut out = Vec::new();
     for (i, &(at, _)) in f.records.iter().enumerate() {
@@ -88,11 +89,11 @@ fn decoded(f: &Fixture) -> Vec<(Record, Option<Arc<str>>)> {
     out
 }
 
-fn kernels(records: &[(Record, Option<Arc<str>>)]) -> Vec<(CudaKernel, String)> {
+fn kernels(records: &[(Decoded, Option<Arc<str>>)]) -> Vec<(CudaKernel, String)> {
     records
         .iter()
         .filter_map(|(r, n)| match r {
-            Record::CudaKernel(k) => Some((*k, n.as_deref().unwrap_or("?").to_owned())),
+            Decoded::Kernel(k) => Some((*k, n.as_deref().unwrap_or("?").to_owned())),
             _ => None,
         })
         .collect()
@@ -151,7 +152,7 @@ fn the_seed_app_decodes_to_what_it_launched() {
     let copies: Vec<(i32, u64)> = records
         .iter()
         .filter_map(|(r, _)| match r {
-            Record::Copy(c) => Some((c.operation, c.bytes)),
+            Decoded::Copy(c) => Some((c.operation, c.bytes)),
             _ => None,
         })
         .collect();
@@ -228,14 +229,15 @@ fn the_seed_app_becomes_the_same_tables_as_an_amd_run() {
     let config = Config::from_vars(&vars, &Placeholders::of_this_process(&vars)).unwrap();
     let seed = Seed {
         operations: rocprof_rs::backend::cupti::operations::operations(),
-        library: Library::Cupti { api_version: f.version, library: "fixture".into() },
+        library: rocprof_rs::backend::cupti::operations::library(f.version, "fixture".into()),
         counters: None,
     };
     let mut tables = Tables::new(config, seed, Default::default(), 0).unwrap();
     let mut batch = Vec::new();
     let mut announced = std::collections::HashSet::new();
-    for (record, name) in decoded(&f) {
-        if let Record::CudaKernel(k) = &record
+    let mut pairing = rocprof_rs::backend::cupti::nvtx::Pairing::default();
+    for (decoded, name) in decoded(&f) {
+        if let Decoded::Kernel(k) = &decoded
             && announced.insert(k.kernel_id)
         {
             batch.push(Record::Symbol(Box::new(rocprof_rs::pipeline::records::Symbol {
@@ -250,7 +252,13 @@ fn the_seed_app_becomes_the_same_tables_as_an_amd_run() {
                 accum_vgpr: 0,
             })));
         }
-        batch.push(record);
+        // As the backend hands them over: kernels as launches, NVTX edges paired.
+        batch.extend(match decoded {
+            Decoded::Kernel(k) => Some(Record::Kernel(k.launch())),
+            Decoded::Copy(c) => Some(Record::Copy(c)),
+            Decoded::Device(d) => Some(Record::Device(Box::new(d.device()))),
+            Decoded::NvtxEdge(e) => pairing.add(&e).map(|range| Record::Marker(Box::new(range.into_marker()))),
+        });
     }
     // A kernel CUPTI could not time has no row.
     let mut bad = f.bytes[f.records[3].0..f.records[4].0].to_vec();
@@ -334,7 +342,7 @@ fn truncated_and_garbage_buffers_never_panic() {
 
 /// The same capp run, dumped by rocprof-rs itself: once in one buffer, once cut into buffers of
 /// eight records (a range's ends then sit in different buffers).
-fn capture(prefix: &str) -> Vec<(Record, Option<Arc<str>>)> {
+fn capture(prefix: &str) -> Vec<(Decoded, Option<Arc<str>>)> {
     let mut all = Vec::new();
     for f in fixtures().into_iter().filter(|f| f.name.starts_with(&format!("rocprof-rs-13.0-h100/{prefix}-0"))) {
         all.extend(decoded(&f));
@@ -373,15 +381,15 @@ fn a_dumped_run_decodes_to_what_the_application_says_it_did() {
         let graph = kernels.iter().filter(|(k, _)| k.graph_id != 0).count() as u64;
         assert_eq!(graph, expect["graph_kernels"].as_u64().unwrap());
         let copies =
-            records.iter().filter(|(r, _)| matches!(r, Record::Copy(c) if c.operation != 0x200)).count() as u64;
+            records.iter().filter(|(r, _)| matches!(r, Decoded::Copy(c) if c.operation != 0x200)).count() as u64;
         let memsets =
-            records.iter().filter(|(r, _)| matches!(r, Record::Copy(c) if c.operation == 0x200)).count() as u64;
+            records.iter().filter(|(r, _)| matches!(r, Decoded::Copy(c) if c.operation == 0x200)).count() as u64;
         assert_eq!((copies, memsets), (expect["copies"].as_u64().unwrap(), expect["memsets"].as_u64().unwrap()));
-        let mut pairing = rocprof_rs::pipeline::nvtx::Pairing::default();
+        let mut pairing = rocprof_rs::backend::cupti::nvtx::Pairing::default();
         let mut markers: Vec<String> = records
             .iter()
             .filter_map(|(r, _)| match r {
-                Record::NvtxEdge(e) => pairing.add(e).map(|range| range.marker.message.to_string()),
+                Decoded::NvtxEdge(e) => pairing.add(e).map(|range| range.marker.message.to_string()),
                 _ => None,
             })
             .collect();
@@ -391,7 +399,7 @@ fn a_dumped_run_decodes_to_what_the_application_says_it_did() {
         let devices: Vec<String> = records
             .iter()
             .filter_map(|(r, _)| match r {
-                Record::Device(d) => Some(format!(
+                Decoded::Device(d) => Some(format!(
                     "{} sm_{}{} {} SMs",
                     d.name, d.compute_capability.0, d.compute_capability.1, d.multiprocessors
                 )),

@@ -19,11 +19,15 @@ use std::sync::Arc;
 use parquet::file::metadata::ParquetMetaDataReader;
 use rocprof_rs::config::{Config, Placeholders};
 use rocprof_rs::pipeline::counter_rows::CounterNames;
+use rocprof_rs::backend::amd::operations::MARKER_RANGE_KIND;
+use rocprof_rs::backend::cupti::decode::{CudaDevice, CudaKernel, NvtxEdge};
+use rocprof_rs::backend::cupti::nvtx::Pairing;
+use rocprof_rs::backend::cupti::operations::{COPY_KIND, CUDA_RUNTIME_API, NVTX_KIND, NVTX_MARK, NVTX_RANGE};
+use rocprof_rs::backend::{amd, cupti};
 use rocprof_rs::pipeline::records::{
-    Allocation, Api, Copy, CounterDispatch, CounterValue, CudaKernel, Device, Dispatch, Marker, NvtxEdge, Record,
-    Scratch, Symbol,
+    Allocation, Api, Copy, CounterDispatch, CounterValue, Kernel, Marker, Record, Scratch, Symbol,
 };
-use rocprof_rs::pipeline::rows::{CUDA_RUNTIME_API, Tables};
+use rocprof_rs::pipeline::rows::Tables;
 use rocprof_rs::pipeline::run::{Library, Seed};
 use rocprofiler_sdk_sys as sys;
 
@@ -112,21 +116,22 @@ fn amd_records(n: usize) -> Vec<Record> {
             start_ns: t,
             end_ns: t + 400 + (i as u64 * 37) % 900,
         }));
-        records.push(Record::Dispatch(Dispatch {
+        records.push(Record::Kernel(Kernel {
             thread_id: 100 + (i % 3) as u64,
             correlation_id: id,
             external_id: if i % 50 == 0 { id } else { 0 },
-            start_ns: t + 800,
-            end_ns: t + 1_800 + (i as u64 * 7919) % 50_000,
+            start_ns: (t + 800) as i64,
+            end_ns: (t + 1_800 + (i as u64 * 7919) % 50_000) as i64,
             agent_id: 1 + (i % 2) as u64,
             queue_id: 1 + (i % 4) as u64,
             kernel_id: 1 + (i % KERNELS.len()) as u64,
             dispatch_id: id,
-            private_segment_size: 0,
-            group_segment_size: 4096,
-            workgroup: [256, 1, 1],
-            grid: [1 << (8 + i % 12), 1 + (i % 3) as u32, 1],
+            scratch_size: 0,
+            shared_mem: 4096,
+            block: [256, 1, 1],
+            grid: [1 << (8 + i % 12), 1 + (i % 3) as i64, 1],
             pipe_id: (i % 9 == 0).then_some(i as i32 % 4),
+            ..Kernel::default()
         }));
         if i % 3 == 0 {
             records.push(Record::CounterDispatch(CounterDispatch {
@@ -154,6 +159,7 @@ fn amd_records(n: usize) -> Vec<Record> {
         }
         if i % 4 == 0 {
             records.push(Record::Copy(Copy {
+                kind: sys::ROCPROFILER_BUFFER_TRACING_MEMORY_COPY,
                 operation: (i % 3) as i32 + 1,
                 thread_id: 100,
                 correlation_id: id,
@@ -169,6 +175,7 @@ fn amd_records(n: usize) -> Vec<Record> {
         }
         if i % 10 == 0 {
             records.push(Record::Scratch(Scratch {
+                kind: sys::ROCPROFILER_BUFFER_TRACING_SCRATCH_MEMORY,
                 operation: (i % 3) as i32,
                 thread_id: 101,
                 correlation_id: id,
@@ -180,6 +187,7 @@ fn amd_records(n: usize) -> Vec<Record> {
                 bytes: 65536,
             }));
             records.push(Record::Allocation(Allocation {
+                kind: sys::ROCPROFILER_BUFFER_TRACING_MEMORY_ALLOCATION,
                 operation: (i % 2) as i32 + 1,
                 thread_id: 101,
                 correlation_id: id,
@@ -192,6 +200,7 @@ fn amd_records(n: usize) -> Vec<Record> {
         }
         if i % 5 == 0 {
             records.push(Record::Marker(Box::new(Marker {
+                kind: MARKER_RANGE_KIND,
                 operation: (i % 3) as i32,
                 thread_id: 100,
                 correlation_id: id,
@@ -199,15 +208,47 @@ fn amd_records(n: usize) -> Vec<Record> {
                 end_ns: t + 2_500,
                 depth: (i % 2 == 0).then_some((i % 3) as i32),
                 message: format!("step {}", i / 5).into(),
+                domain: None,
             })));
         }
     }
     records
 }
 
-/// A stream of every CUPTI record kind.
-fn cuda_records(n: usize) -> Vec<Record> {
-    let mut records = vec![Record::Device(Box::new(Device {
+/// What CUPTI's decoder hands the backend: a record in the pipeline's terms, or an NVTX edge
+/// the backend pairs first.
+enum Decoded {
+    Record(Record),
+    Edge(NvtxEdge),
+}
+
+impl From<Record> for Decoded {
+    fn from(record: Record) -> Decoded {
+        Decoded::Record(record)
+    }
+}
+
+/// A stream of every CUPTI record kind, in batches of 1,000 decoded records, as the backend
+/// hands them over (its NVTX edges paired into ranges).
+fn cuda_records(n: usize) -> Vec<Vec<Record>> {
+    let mut pairing = Pairing::default();
+    let decoded = cuda_decoded(n);
+    decoded
+        .chunks(1000)
+        .map(|chunk| {
+            chunk
+                .iter()
+                .filter_map(|d| match d {
+                    Decoded::Record(r) => Some(r.clone()),
+                    Decoded::Edge(edge) => pairing.add(edge).map(|range| Record::Marker(Box::new(range.into_marker()))),
+                })
+                .collect()
+        })
+        .collect()
+}
+
+fn cuda_decoded(n: usize) -> Vec<Decoded> {
+    let mut records: Vec<Decoded> = vec![Record::Device(Box::new(CudaDevice {
         id: 0,
         name: "NVIDIA H100 80GB HBM3".into(),
         compute_capability: (9, 0),
@@ -217,22 +258,27 @@ fn cuda_records(n: usize) -> Vec<Record> {
         shared_memory_per_multiprocessor: 233_472,
         core_clock_khz: 1_980_000,
         global_memory_bytes: 85_520_809_984,
-    }))];
-    records.extend(symbols());
+    }
+    .device()))
+    .into()];
+    records.extend(symbols().into_iter().map(Decoded::from));
     let domain: Arc<str> = Arc::from("torch");
     for i in 0..n {
         let t = 5_000_000 + i as u64 * 2_000;
         let id = i as u64 + 1;
-        records.push(Record::Api(Api {
-            kind: CUDA_RUNTIME_API,
-            operation: 211,
-            thread_id: 7,
-            correlation_id: id,
-            ancestor_id: 0,
-            start_ns: t,
-            end_ns: t + 300,
-        }));
-        records.push(Record::CudaKernel(CudaKernel {
+        records.push(
+            Record::Api(Api {
+                kind: CUDA_RUNTIME_API,
+                operation: 211,
+                thread_id: 7,
+                correlation_id: id,
+                ancestor_id: 0,
+                start_ns: t,
+                end_ns: t + 300,
+            })
+            .into(),
+        );
+        records.push(Record::Kernel(CudaKernel {
             start_ns: t + 500,
             end_ns: t + 1_500 + (i as u64 * 131) % 4_000,
             correlation_id: id,
@@ -249,9 +295,12 @@ fn cuda_records(n: usize) -> Vec<Record> {
             dynamic_shared: 8192 * (i as i32 % 3),
             local_per_thread: 0,
             registers: 64 + (i % 4) as u16,
-        }));
+        }
+        .launch())
+        .into());
         if i % 6 == 0 {
-            records.push(Record::Copy(Copy {
+            records.push(Decoded::Record(Record::Copy(Copy {
+                kind: COPY_KIND,
                 operation: 1,
                 thread_id: 7,
                 correlation_id: id,
@@ -263,36 +312,39 @@ fn cuda_records(n: usize) -> Vec<Record> {
                 src_address: 0,
                 dst_address: 0,
                 stream_id: Some(7),
-            }));
+            })));
         }
         if i % 8 == 0 {
             let range = i as u32 / 8 + 1;
             for (flags, at, name) in [(2, t, Some(format!("step {range}").into())), (4, t + 1_900, None)] {
-                records.push(Record::NvtxEdge(Box::new(NvtxEdge {
+                records.push(Decoded::Edge(NvtxEdge {
                     flags,
                     id: range,
                     timestamp_ns: at,
                     thread_id: 7,
                     name,
                     domain: range.is_multiple_of(2).then(|| domain.clone()),
-                })));
+                }));
             }
         }
     }
     records
 }
 
-fn write_tool_dataset(dir: &Path, library: Library, records: &[Record], counters: Option<CounterNames>) {
+/// `batches` through the writer's tables, as the writer thread hands them over.
+fn write_tool_dataset(dir: &Path, library: Library, batches: &[Vec<Record>], counters: Option<CounterNames>) {
     let operations = [
         (sys::ROCPROFILER_BUFFER_TRACING_HIP_RUNTIME_API, 0, "hipLaunchKernel"),
         (CUDA_RUNTIME_API, 211, "cudaLaunchKernel"),
+        (NVTX_KIND, NVTX_RANGE, "nvtx_range"),
+        (NVTX_KIND, NVTX_MARK, "nvtx_mark"),
     ]
     .into_iter()
     .map(|(kind, op, name)| ((kind, op), Arc::from(name)))
     .collect();
     let seed = Seed { operations, library, counters };
     let mut tables = Tables::new(config(dir), seed, Default::default(), 0).unwrap();
-    for batch in records.chunks(1000) {
+    for batch in batches {
         tables.add(batch).unwrap();
     }
     tables.complete(&[]).unwrap();
@@ -304,7 +356,13 @@ fn counter_names() -> CounterNames {
             .into_iter()
             .map(|(agent, id, name)| ((agent, id), Arc::from(name)))
             .collect();
-    CounterNames { names, plan_json: r#"{"gfx942":[["SQ_WAVES"],["GRBM_COUNT"]]}"#.into(), passes: 2, deferred: false }
+    CounterNames {
+        names,
+        plan_json: r#"{"gfx942":[["SQ_WAVES"],["GRBM_COUNT"]]}"#.into(),
+        passes: 2,
+        deferred: false,
+        join_launches: false,
+    }
 }
 
 /// Every file under `dir`, by path relative to it.
@@ -469,7 +527,8 @@ fn assert_same_as_golden(case: &str, written: &Path) {
 #[test]
 fn the_tool_writes_the_same_bytes_for_amd_records() {
     let dir = common::scratch("golden-amd");
-    write_tool_dataset(&dir, Library::RocprofilerSdk { version: (1, 0, 0) }, &amd_records(6000), Some(counter_names()));
+    let batches: Vec<Vec<Record>> = amd_records(6000).chunks(1000).map(<[Record]>::to_vec).collect();
+    write_tool_dataset(&dir, amd::operations::library((1, 0, 0)), &batches, Some(counter_names()));
     assert_same_as_golden("tool-amd", &dir);
     let _ = std::fs::remove_dir_all(&dir);
 }
@@ -477,7 +536,7 @@ fn the_tool_writes_the_same_bytes_for_amd_records() {
 #[test]
 fn the_tool_writes_the_same_bytes_for_cupti_records() {
     let dir = common::scratch("golden-cuda");
-    let backend = Library::Cupti { api_version: 130_000, library: "libcupti.so.13".into() };
+    let backend = cupti::operations::library(130_000, "libcupti.so.13".into());
     write_tool_dataset(&dir, backend, &cuda_records(3000), None);
     assert_same_as_golden("tool-cupti", &dir);
     let _ = std::fs::remove_dir_all(&dir);

@@ -16,6 +16,11 @@ pub const COMMAND_LINE: &str = "rocprof_rs.command_line";
 pub const PID: &str = "rocprof_rs.pid";
 /// The clock of every `*_ns` column.
 pub const CLOCK: &str = "rocprof_rs.clock";
+/// The run metadata's `dropped` object: the key of the tracing library's own drops (named
+/// when rocprofiler-sdk was the only library).
+pub const DROPPED_BY_LIBRARY: &str = "sdk";
+/// [`CLOCK`]'s value: every timestamp of the format is on this clock, whichever library took it.
+pub const CLOCK_NAME: &str = "CLOCK_BOOTTIME nanoseconds (the rocprofiler-sdk timestamp clock)";
 /// When the run started, on that clock.
 pub const START_NS: &str = "rocprof_rs.start_ns";
 /// CLOCK_REALTIME nanoseconds read at [`START_NS`]: what aligns the clocks of hosts.

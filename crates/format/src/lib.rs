@@ -403,6 +403,9 @@ impl Table {
         Table::ALL.iter().copied().find(|t| t.name() == name)
     }
 
+    /// The tables of API calls ([`ApiCall`] rows), one per traced API family.
+    pub const API_CALLS: [Table; 4] = [Table::HipApi, Table::HsaApi, Table::RcclApi, Table::CudaApi];
+
     /// Whether the table's rows are the whole run's catalog (kernels, agents) rather than its
     /// events: a process writes them even when it records nothing else.
     pub const fn is_catalog(self) -> bool {

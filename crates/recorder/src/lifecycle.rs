@@ -309,7 +309,7 @@ fn summary_line(config: &Config, summary: &Summary) -> String {
         } else {
             format!(
                 "DROPPED {dropped} (queue {}, SDK {}, after an I/O error {})",
-                summary.queue_dropped, summary.sdk_dropped, summary.discarded
+                summary.queue_dropped, summary.library_dropped, summary.discarded
             )
         }
     )

@@ -1,5 +1,5 @@
-//! The clock every timestamp is in: CLOCK_BOOTTIME nanoseconds, the SDK's own, so the tool's
-//! marker times and the SDK's record times share one axis.
+//! The clock every timestamp is in: CLOCK_BOOTTIME nanoseconds, the tracing libraries' own,
+//! so the tool's marker times and the libraries' record times share one axis.
 
 /// Now, in CLOCK_BOOTTIME nanoseconds.
 pub fn now_ns() -> u64 {
@@ -8,9 +8,6 @@ pub fn now_ns() -> u64 {
     unsafe { libc::clock_gettime(libc::CLOCK_BOOTTIME, &mut ts) };
     ts.tv_sec as u64 * 1_000_000_000 + ts.tv_nsec as u64
 }
-
-/// The name written into the metadata.
-pub const CLOCK_NAME: &str = "CLOCK_BOOTTIME nanoseconds (the rocprofiler-sdk timestamp clock)";
 
 /// Now, in CLOCK_REALTIME nanoseconds since the Unix epoch: read beside [`now_ns`] at the
 /// start, it places this host's boot-time clock against other hosts'.

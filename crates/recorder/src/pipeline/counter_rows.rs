@@ -26,18 +26,21 @@ use rocprof_rs_format::writer::TableWriter;
 /// What the writer and the run metadata need to know of the counters.
 #[derive(Debug, Clone, Default)]
 pub struct CounterNames {
-    /// Counter names by (agent, counter id): ids are the SDK's per agent.
+    /// Counter names by (agent, counter id): ids are the library's, per agent.
     pub names: HashMap<(u64, u64), Arc<str>>,
     /// The groups per agent label, as JSON for the run metadata.
     pub plan_json: String,
     /// The passes the largest plan needs.
     pub passes: usize,
-    /// The names and plans come later, as [`CounterPlan`] records (CUPTI knows them only at
-    /// the first launch on a context).
+    /// The names and plans come later, as [`CounterPlan`] records (where the library knows
+    /// them only at the first launch on a context).
     pub deferred: bool,
+    /// Counted dispatches name their launch by correlation id ([`CounterDispatch::join`]), so
+    /// kernel records are kept a while for the join.
+    pub join_launches: bool,
 }
 
-/// Recent CUDA kernel dispatches kept for joining counter records that arrive after them.
+/// Recent kernel dispatches kept for joining counter records that arrive after them.
 const RECENT_DISPATCHES: usize = 8192;
 
 /// One dispatch's values, waiting for the rest of them.
@@ -68,10 +71,11 @@ pub struct CounterRows {
     /// Dispatches written before all their values arrived.
     pub incomplete: u64,
     deferred: bool,
+    join_launches: bool,
     /// Plans per GPU label, as JSON lists of groups.
     plans: BTreeMap<String, String>,
     passes: usize,
-    /// CUDA kernel dispatches by correlation id: (dispatch id, kernel id), the latest few.
+    /// Kernel dispatches by correlation id: (dispatch id, kernel id), the latest few.
     recent: Fast<u64, (u64, u64)>,
     recent_order: std::collections::VecDeque<u64>,
     /// Counted dispatches waiting for their kernel row, by correlation id.
@@ -103,6 +107,7 @@ impl CounterRows {
             dispatches: Fast::default(),
             incomplete: 0,
             deferred: false,
+            join_launches: false,
             plans: BTreeMap::new(),
             passes: 0,
             recent: Fast::default(),
@@ -115,10 +120,17 @@ impl CounterRows {
         }
     }
 
-    /// Counters whose names come later, as [`CounterPlan`] records.
-    pub fn deferred(mut self, deferred: bool) -> CounterRows {
+    /// Counters whose names come later, as [`CounterPlan`] records, and whose dispatches name
+    /// their launch by correlation id (see [`CounterNames`]).
+    pub fn deferred(mut self, deferred: bool, join_launches: bool) -> CounterRows {
         self.deferred = deferred;
+        self.join_launches = join_launches;
         self
+    }
+
+    /// Whether kernel records must be offered to the join ([`Self::launched`]).
+    pub fn joins_launches(&self) -> bool {
+        self.join_launches && self.enabled()
     }
 
     /// Whether counters are collected at all (dispatch counts are kept only then).
@@ -150,9 +162,9 @@ impl CounterRows {
         Some((format!("{{{}}}", entries.join(",")), self.passes))
     }
 
-    /// A CUDA kernel dispatch: completes the counted dispatch waiting for it, or is kept for one
+    /// A kernel dispatch: completes the counted dispatch waiting for it, or is kept for one
     /// that comes later.
-    pub fn cuda_dispatch(
+    pub fn launched(
         &mut self,
         correlation_id: u64,
         dispatch_id: u64,

@@ -41,7 +41,7 @@ impl DeviceRows {
     pub fn name(&mut self, device: &SampledDevice) {
         let named = Named {
             uuid: Arc::from(&*device.uuid),
-            library: Arc::from(device.library.name()),
+            library: Arc::from(device.library.name),
             kind: device.library,
             agent_id: device.agent_id,
         };
@@ -81,10 +81,7 @@ impl DeviceRows {
 
 /// The names of the bits set in a library's throttle mask, comma-separated (empty: none).
 pub fn throttle_names(library: TelemetryLibrary, bits: u64) -> String {
-    let names: &[(u64, &str)] = match library {
-        TelemetryLibrary::Nvml => &rocprofiler_sdk_sys::nvml::CLOCKS_EVENT_REASONS,
-        TelemetryLibrary::AmdSmi => &rocprofiler_sdk_sys::amdsmi::THROTTLE_REASONS,
-    };
+    let names = library.throttle_reasons;
     let mut text: Vec<String> = names.iter().filter(|(bit, _)| bits & bit != 0).map(|(_, n)| (*n).to_owned()).collect();
     let known = names.iter().fold(0, |all, (bit, _)| all | bit);
     if bits & !known != 0 {

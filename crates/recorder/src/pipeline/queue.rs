@@ -3,19 +3,19 @@
 //! nothing.
 //!
 //! A batch holds at most [`BATCH_RECORDS`] records, so the channel is touched once per thousand
-//! records rather than once per record, and memory is bounded whatever the SDK's buffer size:
+//! records rather than once per record, and memory is bounded whatever the library's buffer size:
 //! at most `capacity` batches wait in the channel, about 120 KiB each ([`BATCH_BYTES`]), and spent
 //! ones are kept in the pool for reuse rather than freed.
 //!
-//! - [`Policy::Lossless`]: `send` blocks while the channel is full. On the SDK's callback thread
-//!   that stalls the SDK's LOSSLESS buffer, which in turn stalls the application: backpressure
+//! - [`Policy::Lossless`]: `send` blocks while the channel is full. On the library's callback
+//!   thread that stalls a lossless library buffer, which in turn stalls the application: backpressure
 //!   all the way, and nothing is lost.
 //! - [`Policy::Drop`]: a batch that does not fit loses its activity records, counted, and
 //!   keeps the few that name things ([`Record::must_keep`]), which are sent whatever it
 //!   takes: so `send` blocks only for those (sent when code is loaded), as long as the writer
 //!   takes to make room for one batch.
 //!
-//! The libraries' own drop counts (the SDK's cumulative `drop_count` per buffer, CUPTI's
+//! The libraries' own drop counts (cumulative per buffer, or deltas, as each library reports
 //! deltas) are noted here, in atomics, rather than sent as records: a count must reach the
 //! summary even when the batch it came with does not, and must never make a callback wait.
 
@@ -39,18 +39,20 @@ pub struct Queue {
     pool: ArrayQueue<Batch>,
     policy: Policy,
     dropped: AtomicU64,
-    /// The SDK's cumulative drop count per buffer: `(buffer id + 1, count)`, 0 for a free slot.
-    sdk_drops: [(AtomicU64, AtomicU64); SDK_BUFFERS],
-    /// SDK drops of buffers beyond the slots (none in practice: the tool makes a few buffers).
-    sdk_drops_unslotted: AtomicU64,
-    /// CUPTI's drops, which it reports as deltas.
+    /// A library's cumulative drop count per buffer: `(buffer id + 1, count)`, 0 for a free
+    /// slot.
+    cumulative_drops: [(AtomicU64, AtomicU64); DROP_BUFFERS],
+    /// Cumulative drops of buffers beyond the slots (none in practice: the tool makes a few
+    /// buffers).
+    cumulative_drops_unslotted: AtomicU64,
+    /// Drops a library reports as deltas.
     library_drops: AtomicU64,
     /// Batches allocated so far: every batch that ever existed at once, since spent ones are
     /// pooled rather than freed.
     allocated: AtomicUsize,
     /// The most batches seen waiting in the channel.
     waiting_peak: AtomicUsize,
-    /// The tracing library's record buffers the tool held at once, at most (CUPTI's activity
+    /// The tracing library's record buffers the tool held at once, at most (activity
     /// buffers), and their size: what a writer that falls behind costs there.
     library_buffers_peak: AtomicUsize,
     library_buffer_bytes: AtomicUsize,
@@ -65,7 +67,8 @@ pub struct Holding {
     pub batches: usize,
     /// The most batches waiting for the writer at once.
     pub waiting_peak: usize,
-    /// The most library record buffers held at once (CUPTI's), and the bytes of each.
+    /// The most library record buffers held at once (where the tool lends them), and the
+    /// bytes of each.
     pub library_buffers_peak: usize,
     pub library_buffer_bytes: usize,
 }
@@ -84,7 +87,7 @@ impl Holding {
 pub const BATCH_BYTES: usize = BATCH_RECORDS * std::mem::size_of::<Record>();
 
 /// Buffers whose drop counts are kept apart (the tool creates one per record family).
-const SDK_BUFFERS: usize = 16;
+const DROP_BUFFERS: usize = 16;
 
 impl Queue {
     /// A queue of `capacity` batches and its receiving end.
@@ -99,8 +102,8 @@ impl Queue {
             pool,
             policy,
             dropped: AtomicU64::new(0),
-            sdk_drops: std::array::from_fn(|_| (AtomicU64::new(0), AtomicU64::new(0))),
-            sdk_drops_unslotted: AtomicU64::new(0),
+            cumulative_drops: std::array::from_fn(|_| (AtomicU64::new(0), AtomicU64::new(0))),
+            cumulative_drops_unslotted: AtomicU64::new(0),
             library_drops: AtomicU64::new(0),
             allocated: AtomicUsize::new(0),
             waiting_peak: AtomicUsize::new(0),
@@ -196,13 +199,13 @@ impl Queue {
         self.dropped.load(Ordering::Relaxed)
     }
 
-    /// Notes the SDK's cumulative drop count for `buffer`, as a buffer callback reported it.
-    pub fn note_sdk_drops(&self, buffer: u64, cumulative: u64) {
+    /// Notes a library's cumulative drop count for `buffer`, as a buffer callback reported it.
+    pub fn note_cumulative_drops(&self, buffer: u64, cumulative: u64) {
         let Some(key) = buffer.checked_add(1) else {
-            self.sdk_drops_unslotted.fetch_max(cumulative, Ordering::Relaxed);
+            self.cumulative_drops_unslotted.fetch_max(cumulative, Ordering::Relaxed);
             return;
         };
-        for (id, count) in &self.sdk_drops {
+        for (id, count) in &self.cumulative_drops {
             let held = match id.compare_exchange(0, key, Ordering::AcqRel, Ordering::Acquire) {
                 Ok(_) => key,
                 Err(current) => current,
@@ -212,16 +215,16 @@ impl Queue {
                 return;
             }
         }
-        self.sdk_drops_unslotted.fetch_max(cumulative, Ordering::Relaxed);
+        self.cumulative_drops_unslotted.fetch_max(cumulative, Ordering::Relaxed);
     }
 
-    /// Adds records the tracing library (CUPTI) reports having dropped since its last report.
+    /// Adds records the tracing library reports having dropped since its last report.
     pub fn add_library_drops(&self, records: u64) {
         self.library_drops.fetch_add(records, Ordering::Relaxed);
     }
 
     /// Notes that the tool holds `held` of the tracing library's record buffers of `bytes` each
-    /// (CUPTI's activity buffers, handed out and not yet given back).
+    /// (activity buffers the tool lent the library and got no answer for yet).
     pub fn note_library_buffers(&self, held: usize, bytes: usize) {
         self.library_buffers_peak.fetch_max(held, Ordering::Relaxed);
         self.library_buffer_bytes.store(bytes, Ordering::Relaxed);
@@ -239,15 +242,17 @@ impl Queue {
 
     /// Records the tracing library dropped, as far as it has reported them.
     pub fn library_dropped(&self) -> u64 {
-        let sdk: u64 = self.sdk_drops.iter().map(|(_, count)| count.load(Ordering::Relaxed)).sum();
-        sdk + self.sdk_drops_unslotted.load(Ordering::Relaxed) + self.library_drops.load(Ordering::Relaxed)
+        let cumulative: u64 = self.cumulative_drops.iter().map(|(_, count)| count.load(Ordering::Relaxed)).sum();
+        cumulative
+            + self.cumulative_drops_unslotted.load(Ordering::Relaxed)
+            + self.library_drops.load(Ordering::Relaxed)
     }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::pipeline::records::{CounterValue, Device, NvtxEdge, Record};
+    use crate::pipeline::records::{CounterValue, Device, Marker, Record};
 
     /// An activity record.
     fn record() -> Record {
@@ -265,15 +270,18 @@ mod tests {
     /// A record that names something.
     fn device() -> Record {
         Record::Device(Box::new(Device {
-            id: 0,
-            name: "GPU".into(),
-            compute_capability: (9, 0),
-            multiprocessors: 132,
-            threads_per_warp: 32,
-            max_warps_per_multiprocessor: 64,
-            shared_memory_per_multiprocessor: 233_472,
-            core_clock_khz: 1_980_000,
-            global_memory_bytes: 80 << 30,
+            agent_id: 0,
+            index: 0,
+            architecture: "arch".into(),
+            product_name: "GPU".into(),
+            vendor_name: "vendor",
+            model_name: "9.0".into(),
+            compute_units: 132,
+            lanes_per_wave: 32,
+            max_waves_per_compute_unit: 64,
+            shared_memory_per_compute_unit_bytes: 233_472,
+            max_clock_mhz: 1_980,
+            memory_bytes: 80 << 30,
         }))
     }
 
@@ -292,12 +300,15 @@ mod tests {
     #[test]
     fn the_drop_policy_keeps_names_and_counts_only_activity() {
         let (queue, receiver) = Queue::new(1, Policy::Drop);
-        let edge = Record::NvtxEdge(Box::new(NvtxEdge {
-            flags: 1,
-            id: 1,
-            timestamp_ns: 1,
+        let mark = Record::Marker(Box::new(Marker {
+            kind: 1,
+            operation: 1,
             thread_id: 1,
-            name: None,
+            correlation_id: 1,
+            start_ns: 1,
+            end_ns: 1,
+            depth: None,
+            message: "".into(),
             domain: None,
         }));
         let mut batch = queue.batch();
@@ -313,20 +324,20 @@ mod tests {
             })
             .unwrap();
         let mut batch = queue.batch();
-        batch.extend([record(), device(), edge, record(), device()]);
+        batch.extend([record(), device(), mark, record(), device()]);
         assert!(!queue.send(batch), "the batch did not fit whole");
-        assert_eq!(queue.dropped(), 3, "the activity (two values, an edge), not the devices");
+        assert_eq!(queue.dropped(), 3, "the activity (two values, a mark), not the devices");
         assert_eq!(taker.join().unwrap(), (2, 2), "the first batch, then the two devices");
     }
 
     #[test]
     fn the_libraries_drop_counts_add_up_without_records() {
         let (queue, _receiver) = Queue::new(1, Policy::Drop);
-        // Cumulative per buffer, as the SDK reports them: the latest (largest) counts.
+        // Cumulative per buffer: the latest (largest) counts.
         for (buffer, count) in [(7, 10), (9, 4), (7, 25), (7, 20), (u64::MAX, 1)] {
-            queue.note_sdk_drops(buffer, count);
+            queue.note_cumulative_drops(buffer, count);
         }
-        // Deltas, as CUPTI reports them.
+        // Deltas.
         queue.add_library_drops(5);
         queue.add_library_drops(6);
         assert_eq!(queue.library_dropped(), 25 + 4 + 1 + 11);

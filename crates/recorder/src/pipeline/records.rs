@@ -1,34 +1,28 @@
-//! What a callback hands to the writer: the SDK's records copied out of SDK-owned memory into
-//! plain values, since that memory is reused the moment the callback returns.
+//! The contract between a backend and the pipeline: what a backend hands over, whatever the
+//! library it decodes. A backend copies its library's records out of library-owned memory
+//! (reused the moment a callback returns) into these plain values, in its own decode, and
+//! tells the pipeline once, when it starts, what its operation ids are called and which table
+//! each of its API kinds fills ([`super::run::Seed`]).
 //!
 //! Names stay ids here (kind and operation, kernel id); the writer turns them into strings, so
-//! the callback threads copy fixed-size values and nothing else. The two exceptions carry owned
-//! text: a marker's message and a kernel symbol's name, both rare and bounded by the queue.
+//! the callback threads copy fixed-size values and nothing else. The exceptions carry owned
+//! text: a marker's message, a kernel symbol's name and a device's, all rare and bounded by
+//! the queue.
+//!
+//! Adding a record kind touches this file, the backend that produces it and its table's
+//! declaration in `rocprof_rs_format`; the writer's match over [`Record`] is what the compiler
+//! then asks for.
 
-/// A kernel dispatch.
-#[derive(Debug, Clone, Copy)]
-pub struct Dispatch {
-    pub thread_id: u64,
-    pub correlation_id: u64,
-    pub external_id: u64,
-    pub start_ns: u64,
-    pub end_ns: u64,
-    pub agent_id: u64,
-    pub queue_id: u64,
-    pub kernel_id: u64,
-    pub dispatch_id: u64,
-    pub private_segment_size: u32,
-    pub group_segment_size: u32,
-    pub workgroup: [u32; 3],
-    pub grid: [u32; 3],
-    /// The hardware pipe (SDK 1.3 and later).
-    pub pipe_id: Option<i32>,
-}
+use std::sync::Arc;
 
-/// A call of a traced API (HIP runtime, HSA, RCCL).
+/// A kernel launch, in the table's terms (grid in work-items, the queue or stream, optional
+/// per-launch registers, graph and cluster): the format's one launch type.
+pub type Kernel = rocprof_rs_format::launch::KernelLaunch;
+
+/// A call of a traced API.
 #[derive(Debug, Clone, Copy)]
 pub struct Api {
-    /// The buffer-tracing kind, which names the domain.
+    /// The backend's API kind: names the domain, and through the seed's table map, the table.
     pub kind: u32,
     pub operation: i32,
     pub thread_id: u64,
@@ -38,61 +32,11 @@ pub struct Api {
     pub end_ns: u64,
 }
 
-/// A CUDA kernel, from CUPTI's CONCURRENT_KERNEL record, in CUDA's own terms (grid in blocks);
-/// the writer converts to the table's work-item grid.
-#[derive(Debug, Clone, Copy)]
-pub struct CudaKernel {
-    pub start_ns: u64,
-    pub end_ns: u64,
-    pub correlation_id: u64,
-    /// `gridId`: unique per launch in the process, the dispatch id.
-    pub grid_id: u64,
-    pub graph_node_id: u64,
-    /// The name pointer CUPTI shares among a kernel's records: the kernel's id.
-    pub kernel_id: u64,
-    pub device_id: u32,
-    pub stream_id: u32,
-    pub graph_id: u32,
-    pub grid: [i32; 3],
-    pub block: [i32; 3],
-    pub cluster: [u32; 3],
-    pub static_shared: i32,
-    pub dynamic_shared: i32,
-    pub local_per_thread: u32,
-    pub registers: u16,
-}
-
-/// One edge of an NVTX range (start or end) or a mark, as CUPTI's MARKER record reports it:
-/// the writer pairs starts with ends by id, since the two can arrive in different buffers.
-#[derive(Debug, Clone)]
-pub struct NvtxEdge {
-    /// `CUPTI_ACTIVITY_FLAG_MARKER_*`: 1 instantaneous, 2 start, 4 end.
-    pub flags: u32,
-    pub id: u32,
-    pub timestamp_ns: u64,
-    pub thread_id: u64,
-    /// Set on starts and marks; ends carry none.
-    pub name: Option<Box<str>>,
-    pub domain: Option<std::sync::Arc<str>>,
-}
-
-/// A GPU as CUPTI's DEVICE record describes it.
-#[derive(Debug, Clone)]
-pub struct Device {
-    pub id: u32,
-    pub name: Box<str>,
-    pub compute_capability: (u32, u32),
-    pub multiprocessors: u32,
-    pub threads_per_warp: u32,
-    pub max_warps_per_multiprocessor: u32,
-    pub shared_memory_per_multiprocessor: u32,
-    pub core_clock_khz: u32,
-    pub global_memory_bytes: u64,
-}
-
-/// An asynchronous memory copy.
+/// An asynchronous memory copy (or a memory set, which the copy table holds too).
 #[derive(Debug, Clone, Copy)]
 pub struct Copy {
+    /// The backend's kind for copies, under which its operation names are kept.
+    pub kind: u32,
     pub operation: i32,
     pub thread_id: u64,
     pub correlation_id: u64,
@@ -103,13 +47,14 @@ pub struct Copy {
     pub bytes: u64,
     pub src_address: u64,
     pub dst_address: u64,
-    /// CUDA's stream; none on AMD.
+    /// The stream, where the queue is one the application named.
     pub stream_id: Option<u32>,
 }
 
 /// A scratch-memory event.
 #[derive(Debug, Clone, Copy)]
 pub struct Scratch {
+    pub kind: u32,
     pub operation: i32,
     pub thread_id: u64,
     pub correlation_id: u64,
@@ -124,6 +69,7 @@ pub struct Scratch {
 /// A device-memory allocation or free.
 #[derive(Debug, Clone, Copy)]
 pub struct Allocation {
+    pub kind: u32,
     pub operation: i32,
     pub thread_id: u64,
     pub correlation_id: u64,
@@ -134,10 +80,12 @@ pub struct Allocation {
     pub bytes: u64,
 }
 
-/// A ROCTx mark or range, complete.
+/// A marker range or an instant mark, complete: a backend whose library reports a range's
+/// two ends apart pairs them before handing it over.
 #[derive(Debug, Clone)]
 pub struct Marker {
-    /// The `MARKER_CORE_RANGE_API` operation.
+    /// The backend's marker kind, under which its operation names are kept.
+    pub kind: u32,
     pub operation: i32,
     pub thread_id: u64,
     pub correlation_id: u64,
@@ -146,6 +94,27 @@ pub struct Marker {
     /// Nesting level of a thread range (0 = outermost); none for process ranges.
     pub depth: Option<i32>,
     pub message: Box<str>,
+    /// The marker's domain, where the library has domains.
+    pub domain: Option<Arc<str>>,
+}
+
+/// A GPU, as the agent table describes it. What the library does not say is zero.
+#[derive(Debug, Clone)]
+pub struct Device {
+    pub agent_id: u64,
+    /// The library's index of the GPU: its node id, logical index and device id.
+    pub index: u32,
+    /// The instruction-set architecture (the agent table's `name`).
+    pub architecture: Box<str>,
+    pub product_name: Box<str>,
+    pub vendor_name: &'static str,
+    pub model_name: Box<str>,
+    pub compute_units: u32,
+    pub lanes_per_wave: u32,
+    pub max_waves_per_compute_unit: u32,
+    pub shared_memory_per_compute_unit_bytes: u32,
+    pub max_clock_mhz: u32,
+    pub memory_bytes: u64,
 }
 
 /// A kernel symbol's static facts, from the code-object callback.
@@ -188,17 +157,17 @@ pub struct CounterDispatch {
     pub agent_id: u64,
     pub kernel_id: u64,
     pub correlation_id: u64,
-    /// Value records (one per counter instance) the SDK reports for the dispatch.
+    /// Value records (one per counter instance) the library reports for the dispatch.
     pub records: u64,
-    /// Set where the counter records come before the kernel's own record (CUPTI): the
-    /// correlation ids of the launch (the outermost API call's, then the driver call's), by
-    /// which the writer finds the dispatch and kernel ids of its `kernel_dispatch` row.
+    /// Set where the counter records come before the kernel's own record: the correlation
+    /// ids of the launch (the outermost API call's, then the inner call's), by which the
+    /// writer finds the dispatch and kernel ids of its `kernel_dispatch` row.
     pub join: Option<[u64; 2]>,
-    /// Where in the application the kernel was launched (CUPTI: its shape and the kernel
-    /// launched before it, as the pass rotation balances them; 0 where unknown): the per-kernel
-    /// mean weighs each site by its launches ([`crate::pipeline::sites`]).
+    /// Where in the application the kernel was launched (its shape and the kernel launched
+    /// before it, as a pass rotation balances them; 0 where unknown): the per-kernel mean
+    /// weighs each site by its launches ([`crate::pipeline::sites`]).
     pub site: u64,
-    /// The kernel and grid launched (CUPTI; 0 where unknown): a site never sampled by a counter
+    /// The kernel and grid launched (0 where unknown): a site never sampled by a counter
     /// takes its shape's mean there.
     pub shape: u64,
     /// The launches at `site` on this context so far, counted or not (0 where unknown): the
@@ -206,8 +175,9 @@ pub struct CounterDispatch {
     pub site_launches: u64,
 }
 
-/// Kernel ids the tool gives the kernels of counted dispatches that ran with kernel activity off
-/// (CUPTI's SASS passes): ids apart from CUPTI's name pointers, with no `kernel_dispatch` row.
+/// Kernel ids a backend gives the kernels of counted dispatches that ran with kernel activity
+/// off (passes that replay a launch): ids apart from the library's own, with no
+/// `kernel_dispatch` row.
 pub const UNTRACED_KERNEL: u64 = 3 << 62;
 
 /// Whether a counted dispatch's kernel is one of [`UNTRACED_KERNEL`]'s.
@@ -215,12 +185,12 @@ pub fn is_untraced(kernel_id: u64) -> bool {
     kernel_id & UNTRACED_KERNEL == UNTRACED_KERNEL
 }
 
-/// The counters one GPU collects, told to the writer once they are known (CUPTI knows them at
-/// the first launch on a context, after the tables began).
+/// The counters one GPU collects, told to the writer once they are known (where the library
+/// knows them only at the first launch on a context, after the tables began).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct CounterPlan {
     pub agent_id: u64,
-    /// How messages name the GPU: `GPU 0 (GH100)`.
+    /// How messages name the GPU, with its chip: `GPU 0 (...)`.
     pub label: String,
     /// The counters, indexed by the `counter_id` of its values.
     pub metrics: Vec<String>,
@@ -242,24 +212,13 @@ pub struct CounterValue {
     pub instance: Option<u32>,
 }
 
-/// Which management library a device sample came from: it names the `library` column and
-/// says what the throttle bits mean.
+/// The management library a device sample came from: its name (the `library` column) and
+/// what the bits of its throttle mask mean.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-pub enum TelemetryLibrary {
-    /// NVIDIA's NVML.
-    Nvml,
-    /// AMD SMI.
-    AmdSmi,
-}
-
-impl TelemetryLibrary {
-    /// The `library` column's value.
-    pub fn name(self) -> &'static str {
-        match self {
-            TelemetryLibrary::Nvml => "nvml",
-            TelemetryLibrary::AmdSmi => "amd-smi",
-        }
-    }
+pub struct TelemetryLibrary {
+    pub name: &'static str,
+    /// Each known bit of the throttle mask and its name.
+    pub throttle_reasons: &'static [(u64, &'static str)],
 }
 
 /// A GPU the device sampler reads, told to the writer once before its first sample.
@@ -267,7 +226,7 @@ impl TelemetryLibrary {
 pub struct SampledDevice {
     /// The library's index of the GPU, which its samples carry.
     pub index: u32,
-    /// The library's name for the GPU (NVML's UUID, AMD SMI's PCI address).
+    /// The library's own name for the GPU (a UUID, a PCI address).
     pub uuid: Box<str>,
     pub library: TelemetryLibrary,
     /// The GPU's agent, where the process uses it.
@@ -282,16 +241,25 @@ pub struct DeviceSample {
     pub readings: rocprof_rs_format::device::Readings,
 }
 
+/// A count a backend keeps of its own, for the run's metadata under `key`: the latest value
+/// told is the one written.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Tally {
+    pub key: &'static str,
+    pub count: u64,
+}
+
 /// One record on its way to the writer.
 #[derive(Debug, Clone)]
 pub enum Record {
-    Dispatch(Dispatch),
+    Kernel(Kernel),
     Api(Api),
     Copy(Copy),
     Scratch(Scratch),
     Allocation(Allocation),
     Marker(Box<Marker>),
     Symbol(Box<Symbol>),
+    Device(Box<Device>),
     CounterDispatch(CounterDispatch),
     CounterValue(CounterValue),
     CounterPlan(Box<CounterPlan>),
@@ -299,18 +267,17 @@ pub enum Record {
     /// launches): the final weights, which count the launches after a site's last counted one
     /// ([`crate::pipeline::sites`]).
     CounterSites(Box<Vec<(u64, u64, u64)>>),
-    CudaKernel(CudaKernel),
-    NvtxEdge(Box<NvtxEdge>),
-    Device(Box<Device>),
     SampledDevice(Box<SampledDevice>),
     DeviceSample(Box<DeviceSample>),
+    Tally(Tally),
 }
 
 impl Record {
     /// Whether the drop policy must still deliver this record: it names what other records
-    /// refer to (a kernel symbol, a device), and there are few of them (one per kernel or
-    /// device, sent when code is loaded). Dropped, a run's dispatches would lose their names.
-    /// (The libraries' drop counts never travel as records: see [`super::queue::Queue`].)
+    /// refer to (a kernel symbol, a device), or counts, and there are few of them (one per
+    /// kernel or device, sent when code is loaded). Dropped, a run's dispatches would lose
+    /// their names. (The libraries' drop counts never travel as records: see
+    /// [`super::queue::Queue`].)
     pub fn must_keep(&self) -> bool {
         matches!(
             self,
@@ -319,11 +286,12 @@ impl Record {
                 | Record::CounterPlan(_)
                 | Record::CounterSites(_)
                 | Record::SampledDevice(_)
+                | Record::Tally(_)
         )
     }
 
-    /// Whether this record is traced activity, which becomes a row (or half of one, for an
-    /// NVTX edge), rather than a name: what a drop count counts.
+    /// Whether this record is traced activity, which becomes a row, rather than a name or a
+    /// count: what a drop count counts.
     pub fn is_activity(&self) -> bool {
         !self.must_keep()
     }
@@ -331,36 +299,33 @@ impl Record {
     /// When the activity began, for records of one.
     pub fn start_ns(&self) -> Option<u64> {
         match self {
-            Record::Dispatch(r) => Some(r.start_ns),
+            Record::Kernel(r) => Some(r.start_ns as u64),
             Record::Api(r) => Some(r.start_ns),
             Record::Copy(r) => Some(r.start_ns),
             Record::Scratch(r) => Some(r.start_ns),
             Record::Allocation(r) => Some(r.start_ns),
             Record::Marker(r) => Some(r.start_ns),
-            Record::CudaKernel(r) => Some(r.start_ns),
-            Record::NvtxEdge(r) => Some(r.timestamp_ns),
             Record::DeviceSample(r) => Some(r.time_ns),
             Record::Symbol(_)
+            | Record::Device(_)
             | Record::CounterDispatch(_)
             | Record::CounterValue(_)
             | Record::CounterPlan(_)
             | Record::CounterSites(_)
-            | Record::Device(_)
-            | Record::SampledDevice(_) => None,
+            | Record::SampledDevice(_)
+            | Record::Tally(_) => None,
         }
     }
 }
 
-/// The key under which callback-tracing ROCTx range operations are stored, apart from the
-/// buffer-tracing kinds (whose numbering it cannot collide with).
-pub const MARKER_RANGE_KIND: u32 =
-    0x8000_0000 | rocprofiler_sdk_sys::ROCPROFILER_CALLBACK_TRACING_MARKER_CORE_RANGE_API;
-
 #[cfg(test)]
 mod tests {
-    /// Batches are vectors of records; a small record keeps a batch's memory small.
+    /// Batches are vectors of records; a small record keeps a batch's memory small. The
+    /// kernel launch is the largest, and the most frequent.
     #[test]
     fn a_record_stays_small() {
-        assert!(std::mem::size_of::<super::Record>() <= 136, "{}", std::mem::size_of::<super::Record>());
+        let (record, kernel) = (std::mem::size_of::<super::Record>(), std::mem::size_of::<super::Kernel>());
+        assert!(record <= kernel + 8, "{record}");
+        assert!(kernel <= 160, "{kernel}");
     }
 }

@@ -10,7 +10,7 @@ use std::sync::Arc;
 use parquet::file::metadata::KeyValue;
 
 use super::counter_rows::CounterRows;
-use super::records::{Api, Record, Symbol};
+use super::records::{Api, Kernel as Launch, Record, Symbol, Tally};
 use super::summary::Summary;
 use crate::config::Config;
 use crate::error::{Error, Result};
@@ -18,12 +18,13 @@ use rocprof_rs_format::columns::AddressHasher;
 use rocprof_rs_format::files::TableFiles;
 use rocprof_rs_format::keys;
 use rocprof_rs_format::writer::{AnyTableWriter, TableWriter};
+use rocprof_rs_format::launch::KernelFacts;
 use rocprof_rs_format::{self as tables, kernel_names};
 
 /// Rows a table buffers before handing them to its Parquet writer.
 const WRITE_ROWS: usize = 8192;
 
-/// Operation names by (buffer-tracing kind, operation), from the SDK's name queries.
+/// Operation names by (the backend's kind, operation), as the backend named them when it started.
 pub type OperationNames = HashMap<(u32, i32), Arc<str>>;
 
 /// What the writer knows of a kernel.
@@ -51,12 +52,14 @@ pub struct Tables {
     inherited: u64,
     /// The `vendor` column's value: one backend per process.
     vendor: Arc<str>,
-    nvtx: super::nvtx::Pairing,
+    /// Which of `apis` each of the backend's API kinds fills.
+    api_tables: Vec<(u32, usize)>,
+    /// The backend's own counts, for the run metadata.
+    tallies: std::collections::BTreeMap<&'static str, u64>,
     metadata_path: PathBuf,
     static_metadata: Vec<KeyValue>,
-    /// CUPTI's range profiler's own kernels, left out (see [`Tables::profiler_kernel`]).
-    profiler_kernels: u64,
     dispatch: TableWriter<tables::KernelDispatch>,
+    /// One writer per table of [`Table::API_CALLS`], in its order.
     apis: [TableWriter<tables::ApiCall>; 4],
     copy: TableWriter<tables::MemoryCopy>,
     scratch: TableWriter<tables::ScratchMemory>,
@@ -75,29 +78,7 @@ impl std::fmt::Debug for Tables {
     }
 }
 
-/// The buffer-tracing kinds of the four API tables, in `Tables::apis` order. CUDA's two
-/// callback domains get kinds of their own, far above the SDK's.
-pub const API_KINDS: [(Table, &[u32]); 4] = [
-    (Table::HipApi, &[rocprofiler_sdk_sys::ROCPROFILER_BUFFER_TRACING_HIP_RUNTIME_API]),
-    (
-        Table::HsaApi,
-        &[
-            rocprofiler_sdk_sys::ROCPROFILER_BUFFER_TRACING_HSA_CORE_API,
-            rocprofiler_sdk_sys::ROCPROFILER_BUFFER_TRACING_HSA_AMD_EXT_API,
-            rocprofiler_sdk_sys::ROCPROFILER_BUFFER_TRACING_HSA_IMAGE_EXT_API,
-            rocprofiler_sdk_sys::ROCPROFILER_BUFFER_TRACING_HSA_FINALIZE_EXT_API,
-        ],
-    ),
-    (Table::RcclApi, &[rocprofiler_sdk_sys::ROCPROFILER_BUFFER_TRACING_RCCL_API]),
-    (Table::CudaApi, &[CUDA_RUNTIME_API, CUDA_DRIVER_API]),
-];
-
-/// The operation-name kind of CUDA runtime launch calls (operation = CUPTI callback id).
-pub const CUDA_RUNTIME_API: u32 = 0x4355_0002;
-/// The operation-name kind of CUDA driver launch calls.
-pub const CUDA_DRIVER_API: u32 = 0x4355_0001;
-
-/// An operation's SDK name; an id the SDK did not name is kept visible rather than guessed.
+/// An operation's name; an id the backend did not name is kept visible rather than guessed.
 fn op_name(names: &OperationNames, kind: u32, operation: i32) -> &Arc<str> {
     static UNKNOWN: std::sync::LazyLock<Arc<str>> = std::sync::LazyLock::new(|| Arc::from("UNKNOWN_OPERATION"));
     names.get(&(kind, operation)).unwrap_or(&UNKNOWN)
@@ -125,12 +106,16 @@ impl Tables {
             metadata.push(KeyValue::new(keys::COUNTER_PASSES.into(), counters.passes.to_string()));
         }
         let options = config.write_options();
-        let api = |i: usize| TableWriter::new(&options, API_KINDS[i].0, metadata.clone());
+        let api = |i: usize| TableWriter::new(&options, Table::API_CALLS[i], metadata.clone());
+        let api_tables = library
+            .api_tables
+            .iter()
+            .filter_map(|&(kind, table)| Some((kind, Table::API_CALLS.iter().position(|&t| t == table)?)))
+            .collect();
         let tables = Tables {
             pid: std::process::id(),
             metadata_path: config.output_dir.join(keys::metadata_file_name(&config.output_name)),
             static_metadata: metadata.clone(),
-            profiler_kernels: 0,
             dispatch: TableWriter::new(&options, Table::KernelDispatch, metadata.clone()),
             apis: [api(0), api(1), api(2), api(3)],
             copy: TableWriter::new(&options, Table::MemoryCopy, metadata.clone()),
@@ -140,7 +125,8 @@ impl Tables {
             symbol: TableWriter::new(&options, Table::KernelSymbol, metadata.clone()),
             agent: TableWriter::with_rows(&options, Table::Agent, metadata.clone(), agents),
             process: TableWriter::new(&options, Table::Process, metadata.clone()),
-            counters: CounterRows::new(&config, counters.names, &metadata).deferred(counters.deferred),
+            counters: CounterRows::new(&config, counters.names, &metadata)
+                .deferred(counters.deferred, counters.join_launches),
             devices: super::device_rows::DeviceRows::new(&options, &metadata),
             operations,
             kernels: HashMap::default(),
@@ -148,8 +134,9 @@ impl Tables {
             filtered: 0,
             born_ns,
             inherited: 0,
-            vendor: library.vendor().clone(),
-            nvtx: Default::default(),
+            vendor: library.vendor.clone(),
+            api_tables,
+            tallies: Default::default(),
             config,
         };
         tables.write_run_metadata(&Summary::default())?;
@@ -171,27 +158,21 @@ impl Tables {
 
     fn add_one(&mut self, record: &Record) {
         if self.born_ns > 0 && record.start_ns().is_some_and(|start| start < self.born_ns) {
-            // Copied into a forked child's SDK buffer before the fork: the parent writes it.
+            // Copied into a forked child's library buffer before the fork: the parent writes it.
             self.inherited += 1;
             return;
         }
         let pid = self.pid;
         match record {
-            Record::Dispatch(d) => self.add_dispatch(&DispatchRow::amd(d)),
-            Record::CudaKernel(k) => {
-                if self.counters.enabled() {
-                    if self.profiler_kernel(k) {
-                        self.profiler_kernels += 1;
-                        return;
-                    }
-                    self.counters.cuda_dispatch(k.correlation_id, k.grid_id, k.kernel_id, &self.kernels);
+            Record::Kernel(k) => {
+                if self.counters.joins_launches() {
+                    self.counters.launched(k.correlation_id, k.dispatch_id, k.kernel_id, &self.kernels);
                 }
-                self.add_dispatch(&DispatchRow::cuda(k));
+                self.add_dispatch(k);
             }
             Record::Api(a) => self.add_api(a),
             Record::Copy(c) => {
-                let op =
-                    op_name(&self.operations, rocprofiler_sdk_sys::ROCPROFILER_BUFFER_TRACING_MEMORY_COPY, c.operation);
+                let op = op_name(&self.operations, c.kind, c.operation);
                 let t = &mut self.copy.rows;
                 t.push(tables::MemoryCopyRow {
                     operation: op,
@@ -211,11 +192,7 @@ impl Tables {
                 });
             }
             Record::Scratch(s) => {
-                let op = op_name(
-                    &self.operations,
-                    rocprofiler_sdk_sys::ROCPROFILER_BUFFER_TRACING_SCRATCH_MEMORY,
-                    s.operation,
-                );
+                let op = op_name(&self.operations, s.kind, s.operation);
                 let t = &mut self.scratch.rows;
                 t.push(tables::ScratchMemoryRow {
                     operation: op,
@@ -232,11 +209,7 @@ impl Tables {
                 });
             }
             Record::Allocation(a) => {
-                let op = op_name(
-                    &self.operations,
-                    rocprofiler_sdk_sys::ROCPROFILER_BUFFER_TRACING_MEMORY_ALLOCATION,
-                    a.operation,
-                );
+                let op = op_name(&self.operations, a.kind, a.operation);
                 let t = &mut self.allocation.rows;
                 t.push(tables::MemoryAllocationRow {
                     operation: op,
@@ -251,16 +224,7 @@ impl Tables {
                     pid,
                 });
             }
-            Record::Marker(m) => {
-                let op = op_name(&self.operations, super::records::MARKER_RANGE_KIND, m.operation).clone();
-                self.add_marker(m, &op, None);
-            }
-            Record::NvtxEdge(edge) => {
-                if let Some(range) = self.nvtx.add(edge) {
-                    let op = if range.instant { "nvtx_mark" } else { "nvtx_range" };
-                    self.add_marker(&range.marker, op, range.domain.as_deref());
-                }
-            }
+            Record::Marker(m) => self.add_marker(m),
             Record::Device(device) => self.add_device(device),
             Record::Symbol(s) => self.add_symbol(s),
             Record::CounterDispatch(h) => self.counters.header(h, &self.kernels),
@@ -269,18 +233,10 @@ impl Tables {
             Record::CounterSites(sites) => self.counters.site_launches(sites),
             Record::SampledDevice(device) => self.devices.name(device),
             Record::DeviceSample(sample) => self.devices.add(sample, pid),
+            Record::Tally(Tally { key, count }) => {
+                self.tallies.insert(key, *count);
+            }
         }
-    }
-
-    /// Whether a CUDA kernel record is CUPTI's range profiler's own: a `WaitNs` kernel it runs
-    /// inside each counted launch (the launch's correlation id, one thread, ~80 µs on an H100).
-    /// It is no kernel of the application's and must neither be a row nor take the counters.
-    /// Its record can come before the launch's counter records (a flush between the session's
-    /// start and end), so it is known by its name and its single thread alone.
-    fn profiler_kernel(&self, k: &super::records::CudaKernel) -> bool {
-        k.grid == [1, 1, 1]
-            && k.block == [1, 1, 1]
-            && self.kernels.get(&k.kernel_id).is_some_and(|kernel| &*kernel.symbol.mangled == "WaitNs")
     }
 
     /// A GPU's counter plan: names for its values, and the groups and passes in the run
@@ -293,10 +249,10 @@ impl Tables {
         self.static_metadata.push(KeyValue::new(keys::COUNTER_PASSES.into(), passes.to_string()));
     }
 
-    /// Inlined into each vendor's call, so the row's values go from the record into the
-    /// columns without a `DispatchRow` in memory between them.
+    /// Inlined into the writer's match, so the row's values go from the record into the
+    /// columns with nothing in memory between them.
     #[inline(always)]
-    fn add_dispatch(&mut self, d: &DispatchRow) {
+    fn add_dispatch(&mut self, d: &Launch) {
         // Borrowed, not cloned: this runs once per dispatch.
         let Some(kernel) = self.kernels.get_mut(&d.kernel_id) else {
             self.add_unannounced_dispatch(d);
@@ -310,44 +266,19 @@ impl Tables {
             self.counters.count_dispatch(d.kernel_id, d.agent_id);
         }
         let s = &kernel.symbol;
-        self.dispatch.rows.push(tables::KernelDispatchRow {
-            kernel_name: &kernel.name,
-            start_ns: d.start_ns as i64,
-            duration_ns: dur(d.start_ns, d.end_ns),
-            grid_x: d.grid[0],
-            grid_y: d.grid[1],
-            grid_z: d.grid[2],
-            block_x: d.block[0],
-            block_y: d.block[1],
-            block_z: d.block[2],
-            regs: d.registers.unwrap_or(s.arch_vgpr) as i32,
-            shared_mem: d.shared_mem as i32,
-            stream_id: d.stream_id,
-            end_ns: d.end_ns as i64,
-            dispatch_id: d.dispatch_id,
-            correlation_id: d.correlation_id,
-            external_id: d.external_id,
-            kernel_id: d.kernel_id,
-            agent_id: d.agent_id,
-            queue_id: d.queue_id,
-            thread_id: d.thread_id,
-            pid: self.pid,
-            mangled_name: &s.mangled,
+        let facts = KernelFacts {
+            name: &kernel.name,
+            mangled: &s.mangled,
+            vgpr: s.arch_vgpr as i32,
             accum_vgpr: s.accum_vgpr as i32,
             sgpr: s.sgpr as i32,
-            scratch_size: d.scratch_size as i32,
             kernarg_size: s.kernarg_size as i32,
-            pipe_id: d.pipe_id,
-            vendor: &self.vendor,
-            graph_id: d.graph_id,
-            graph_node_id: d.graph_node_id,
-            cluster_x: d.cluster[0] as i32,
-            cluster_y: d.cluster[1] as i32,
-            cluster_z: d.cluster[2] as i32,
-        });
+        };
+        self.dispatch.rows.push(d.row(facts, self.pid, &self.vendor));
     }
 
-    fn add_marker(&mut self, m: &super::records::Marker, operation: &str, domain: Option<&str>) {
+    fn add_marker(&mut self, m: &super::records::Marker) {
+        let operation = op_name(&self.operations, m.kind, m.operation);
         let t = &mut self.marker.rows;
         t.push(tables::MarkerRow {
             message: &m.message,
@@ -360,39 +291,38 @@ impl Tables {
             thread_id: m.thread_id,
             pid: self.pid,
             vendor: &self.vendor,
-            domain,
+            domain: m.domain.as_deref(),
         });
     }
 
     fn add_device(&mut self, d: &super::records::Device) {
         let t = &mut self.agent.rows;
-        let (major, minor) = d.compute_capability;
         t.push(tables::AgentRow {
-            agent_id: u64::from(d.id),
-            node_id: d.id,
-            logical_index: d.id as i32,
+            agent_id: d.agent_id,
+            node_id: d.index,
+            logical_index: d.index as i32,
             agent_type: "GPU",
-            name: &format!("sm_{major}{minor}"),
-            product_name: &d.name,
-            vendor_name: "NVIDIA",
-            model_name: &format!("{major}.{minor}"),
+            name: &d.architecture,
+            product_name: &d.product_name,
+            vendor_name: d.vendor_name,
+            model_name: &d.model_name,
             gfx_target_version: 0,
-            cu_count: d.multiprocessors,
+            cu_count: d.compute_units,
             simd_count: 0,
             simd_per_cu: 0,
-            wave_front_size: d.threads_per_warp,
-            max_waves_per_cu: d.max_warps_per_multiprocessor,
+            wave_front_size: d.lanes_per_wave,
+            max_waves_per_cu: d.max_waves_per_compute_unit,
             num_xcc: 0,
-            lds_size_kb: d.shared_memory_per_multiprocessor / 1024,
-            max_engine_clock_mhz: d.core_clock_khz / 1000,
-            local_mem_bytes: d.global_memory_bytes,
-            device_id: d.id,
+            lds_size_kb: d.shared_memory_per_compute_unit_bytes / 1024,
+            max_engine_clock_mhz: d.max_clock_mhz,
+            local_mem_bytes: d.memory_bytes,
+            device_id: d.index,
             pid: self.pid,
         });
     }
 
     fn add_api(&mut self, a: &Api) {
-        let Some(index) = API_KINDS.iter().position(|(_, kinds)| kinds.contains(&a.kind)) else { return };
+        let Some(&(_, index)) = self.api_tables.iter().find(|(kind, _)| *kind == a.kind) else { return };
         let op = op_name(&self.operations, a.kind, a.operation);
         let t = &mut self.apis[index].rows;
         t.push(tables::ApiCallRow {
@@ -409,7 +339,7 @@ impl Tables {
 
     fn add_symbol(&mut self, s: &Symbol) {
         if self.kernels.get(&s.kernel_id).is_some_and(|k| k.announced) {
-            // CUPTI's completion callbacks can each announce a kernel they meet first.
+            // A backend's concurrent decoders can each announce a kernel they meet first.
             return;
         }
         let name: Arc<str> =
@@ -436,14 +366,14 @@ impl Tables {
     /// A dispatch of a kernel not yet known: its stand-in registered first.
     #[cold]
     #[inline(never)]
-    fn add_unannounced_dispatch(&mut self, d: &DispatchRow) {
+    fn add_unannounced_dispatch(&mut self, d: &Launch) {
         self.register_unannounced(d.kernel_id);
         if self.kernels.contains_key(&d.kernel_id) {
             self.add_dispatch(d);
         }
     }
 
-    /// Registers a stand-in for a kernel the SDK never announced (it always does), so its
+    /// Registers a stand-in for a kernel the backend never announced (it always does), so its
     /// dispatches still get rows, named by id.
     #[cold]
     fn register_unannounced(&mut self, kernel_id: u64) {
@@ -592,9 +522,6 @@ impl Tables {
         if self.counters.enabled() {
             fields.push(format!("\"counter_samples\":{}", self.counters.coverage_json()));
             fields.push(format!("\"counter_dispatches_incomplete\":{}", self.counters.incomplete));
-            if self.profiler_kernels > 0 {
-                fields.push(format!("\"counter_profiler_kernels_left_out\":{}", self.profiler_kernels));
-            }
             if self.counters.unjoined > 0 {
                 fields.push(format!("\"counter_dispatches_unjoined\":{}", self.counters.unjoined));
             }
@@ -605,8 +532,8 @@ impl Tables {
         if self.devices.unnamed > 0 {
             fields.push(format!("\"device_samples_unnamed\":{}", self.devices.unnamed));
         }
-        if self.nvtx.unclosed() > 0 {
-            fields.push(format!("\"unclosed_nvtx_ranges\":{}", self.nvtx.unclosed()));
+        for (key, count) in self.tallies.iter().filter(|(_, count)| **count > 0) {
+            fields.push(format!("{}:{count}", json_string(Some(key))));
         }
         if self.born_ns > 0 {
             fields.push(format!("\"forked_at_ns\":{}", self.born_ns));
@@ -637,81 +564,6 @@ impl Tables {
     }
 }
 
-/// One `kernel_dispatch` row's values, from either vendor's record.
-struct DispatchRow {
-    start_ns: u64,
-    end_ns: u64,
-    grid: [i64; 3],
-    block: [i32; 3],
-    /// The dispatch's own register count (CUDA reports it per launch); else the symbol's.
-    registers: Option<u32>,
-    shared_mem: u32,
-    scratch_size: u32,
-    stream_id: Option<i32>,
-    dispatch_id: u64,
-    correlation_id: u64,
-    external_id: u64,
-    kernel_id: u64,
-    agent_id: u64,
-    queue_id: u64,
-    thread_id: u64,
-    pipe_id: Option<i32>,
-    graph_id: u32,
-    graph_node_id: u64,
-    cluster: [u32; 3],
-}
-
-impl DispatchRow {
-    fn amd(d: &super::records::Dispatch) -> DispatchRow {
-        DispatchRow {
-            start_ns: d.start_ns,
-            end_ns: d.end_ns,
-            grid: d.grid.map(i64::from),
-            block: d.workgroup.map(|w| w as i32),
-            registers: None,
-            shared_mem: d.group_segment_size,
-            scratch_size: d.private_segment_size,
-            stream_id: None,
-            dispatch_id: d.dispatch_id,
-            correlation_id: d.correlation_id,
-            external_id: d.external_id,
-            kernel_id: d.kernel_id,
-            agent_id: d.agent_id,
-            queue_id: d.queue_id,
-            thread_id: d.thread_id,
-            pipe_id: d.pipe_id,
-            graph_id: 0,
-            graph_node_id: 0,
-            cluster: [0; 3],
-        }
-    }
-
-    /// CUDA's grid is in blocks; the table's is in work-items, as the SDK's.
-    fn cuda(k: &super::records::CudaKernel) -> DispatchRow {
-        DispatchRow {
-            start_ns: k.start_ns,
-            end_ns: k.end_ns,
-            grid: [0, 1, 2].map(|i| i64::from(k.grid[i]) * i64::from(k.block[i])),
-            block: k.block,
-            registers: Some(u32::from(k.registers)),
-            shared_mem: (k.static_shared.max(0) + k.dynamic_shared.max(0)) as u32,
-            scratch_size: k.local_per_thread,
-            stream_id: Some(k.stream_id as i32),
-            dispatch_id: k.grid_id,
-            correlation_id: k.correlation_id,
-            external_id: 0,
-            kernel_id: k.kernel_id,
-            agent_id: u64::from(k.device_id),
-            queue_id: u64::from(k.stream_id),
-            thread_id: 0,
-            pipe_id: None,
-            graph_id: k.graph_id,
-            graph_node_id: k.graph_node_id,
-            cluster: k.cluster,
-        }
-    }
-}
-
 /// Counts the dispatch against its kernel's iterations and says whether the range keeps it.
 fn next_iteration_selected(config: &Config, iterations: &mut HashMap<Arc<str>, u64>, name: &Arc<str>) -> bool {
     if config.kernel_iterations.is_all() {
@@ -734,16 +586,17 @@ mod tests {
     use super::*;
     use crate::pipeline::run::{Library, Seed};
 
+    /// A library no backend is: the pipeline's tests name none.
+    fn library() -> Library {
+        Library { backend: "test", vendor: Arc::from("test"), versions: Vec::new(), api_tables: &[] }
+    }
+
     #[test]
     fn the_writer_holds_every_table_of_the_format() {
         let dir = std::env::temp_dir().join(format!("rocprof-rs-rows-tables-{}", std::process::id()));
         let vars = [("ROCPROF_RS_OUTPUT_DIR".to_owned(), dir.display().to_string())].into();
         let config = Config::from_vars(&vars, &crate::config::Placeholders::of_this_process(&vars)).unwrap();
-        let seed = Seed {
-            operations: OperationNames::new(),
-            library: Library::RocprofilerSdk { version: (1, 0, 0) },
-            counters: None,
-        };
+        let seed = Seed { operations: OperationNames::new(), library: library(), counters: None };
         let tables = Tables::new(config, seed, Default::default(), 0).unwrap();
         let mut held: Vec<Table> = tables.files().iter().map(|(t, _)| *t).collect();
         held.sort();
@@ -755,43 +608,36 @@ mod tests {
         Record::Symbol(Box::new(Symbol::named(kernel_id, mangled.into())))
     }
 
-    fn kernel(kernel_id: u64, correlation_id: u64, grid_id: u64) -> Record {
-        Record::CudaKernel(super::super::records::CudaKernel {
-            start_ns: 1_000 * grid_id,
-            end_ns: 1_000 * grid_id + 500,
+    fn kernel(kernel_id: u64, correlation_id: u64, dispatch_id: u64) -> Record {
+        Record::Kernel(Launch {
+            start_ns: 1_000 * dispatch_id as i64,
+            end_ns: 1_000 * dispatch_id as i64 + 500,
             correlation_id,
-            grid_id,
-            graph_node_id: 0,
+            dispatch_id,
             kernel_id,
-            device_id: 0,
-            stream_id: 7,
-            graph_id: 0,
-            grid: [1, 1, 1],
+            queue_id: 7,
+            stream_id: Some(7),
+            grid: [32, 1, 1],
             block: [32, 1, 1],
-            cluster: [0; 3],
-            static_shared: 0,
-            dynamic_shared: 0,
-            local_per_thread: 0,
-            registers: 16,
+            registers: Some(16),
+            ..Launch::default()
         })
     }
 
-    /// CUPTI's `WaitNs`: one thread.
-    fn wait_ns(kernel_id: u64, correlation_id: u64, grid_id: u64) -> Record {
-        let Record::CudaKernel(mut k) = kernel(kernel_id, correlation_id, grid_id) else { unreachable!() };
-        k.block = [1, 1, 1];
-        Record::CudaKernel(k)
-    }
-
-    /// A writer of a CUPTI run with counters, writing under a folder of its own (`name`).
-    fn cupti_tables(name: &str) -> (Tables, std::path::PathBuf) {
+    /// A writer of a run with counters whose dispatches name their launch, writing under a
+    /// folder of its own (`name`).
+    fn counting_tables(name: &str) -> (Tables, std::path::PathBuf) {
         let dir = std::env::temp_dir().join(format!("rocprof-rs-rows-{name}-{}", std::process::id()));
         let vars = [("ROCPROF_RS_OUTPUT_DIR".to_owned(), dir.display().to_string())].into();
         let config = Config::from_vars(&vars, &crate::config::Placeholders::of_this_process(&vars)).unwrap();
         let seed = Seed {
             operations: OperationNames::new(),
-            library: Library::Cupti { api_version: 130001, library: String::new() },
-            counters: Some(super::super::counter_rows::CounterNames { deferred: true, ..Default::default() }),
+            library: library(),
+            counters: Some(super::super::counter_rows::CounterNames {
+                deferred: true,
+                join_launches: true,
+                ..Default::default()
+            }),
         };
         (Tables::new(config, seed, Default::default(), 0).unwrap(), dir)
     }
@@ -800,7 +646,7 @@ mod tests {
     fn plan(metric: &str) -> Record {
         Record::CounterPlan(Box::new(super::super::records::CounterPlan {
             agent_id: 0,
-            label: "GPU 0 (GH100)".into(),
+            label: "GPU 0".into(),
             metrics: vec![metric.into()],
             groups: vec![vec![metric.into()]],
         }))
@@ -837,28 +683,23 @@ mod tests {
         ]
     }
 
-    /// CUPTI's counter records come before or after the kernel's activity record: either way
-    /// the row goes to the kernel with the launch's correlation id, never to the range
-    /// profiler's own `WaitNs` kernel of the same launch, which is no row at all.
+    /// Counter records that come before or after the kernel's record: either way the row goes
+    /// to the kernel with the launch's correlation id (the outer one or the inner one).
     #[test]
-    fn cupti_counter_rows_join_their_kernel_and_the_profiler_kernel_is_left_out() {
+    fn counter_rows_join_their_kernel_before_or_after_it() {
         use rocprof_rs_format::columns::Rows as _;
-        let (mut tables, dir) = cupti_tables("join");
-        let mut records = vec![plan("dram__bytes_read.sum"), symbol(0xa, "copy"), symbol(0xb, "WaitNs")];
-        // Counters first, then the profiler's kernel and the application's.
+        let (mut tables, dir) = counting_tables("join");
+        let mut records = vec![plan("dram__bytes_read.sum"), symbol(0xa, "copy")];
+        // Counters first, then the kernel.
         records.extend(counted(1 << 62 | 1, 5, 111.0));
-        records.extend([wait_ns(0xb, 5, 10), kernel(0xa, 5, 11)]);
-        // The application's kernel first, then its counters (joined by the driver correlation).
+        records.push(kernel(0xa, 5, 11));
+        // The kernel first, then its counters (joined by the inner correlation).
         records.push(kernel(0xa, 1006, 12));
         records.extend(counted(1 << 62 | 2, 6, 222.0));
-        // The profiler's kernel before the launch's counters (a flush inside the session), then
-        // the application's kernel.
-        records.push(wait_ns(0xb, 7, 13));
         records.extend(counted(1 << 62 | 3, 7, 333.0));
         records.push(kernel(0xa, 7, 14));
         tables.add(&records).unwrap();
-        assert_eq!(tables.profiler_kernels, 2);
-        assert_eq!(tables.dispatch.rows.len(), 3, "the three copies, not WaitNs");
+        assert_eq!(tables.dispatch.rows.len(), 3);
         let kernels = tables.kernels.clone();
         tables.counters.finish(&kernels);
         let rows = &tables.counters.values.rows;
@@ -873,7 +714,7 @@ mod tests {
     /// `kernel_counter`'s mean is over the calls: (3 x 10 + 3 x 30) / 6.
     #[test]
     fn kernel_counter_means_weigh_sites_by_their_final_launch_counts() {
-        let (mut tables, dir) = cupti_tables("sites");
+        let (mut tables, dir) = counting_tables("sites");
         let at = |n: u64, correlation: u64, site: u64, site_launches: u64, value: f64| {
             counted_at(1 << 62 | n, [correlation, correlation], value, (site, site_launches))
         };
@@ -904,7 +745,7 @@ mod tests {
     /// unjoined once too many wait: the writer's memory stays bounded.
     #[test]
     fn counter_rows_waiting_for_lost_kernel_rows_do_not_pile_up() {
-        let (mut tables, dir) = cupti_tables("waiting");
+        let (mut tables, dir) = counting_tables("waiting");
         for i in 0..10_000u64 {
             tables.add(&counted(1 << 62 | i, 4_000 * i + 1, 1.0)).unwrap();
         }

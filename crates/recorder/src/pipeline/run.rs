@@ -9,39 +9,27 @@ use super::clock;
 use super::counter_rows::CounterNames;
 use super::rows::OperationNames;
 use crate::config::Config;
-use rocprof_rs_format::keys;
+use rocprof_rs_format::{Table, keys};
 
-/// The tracing library behind a run.
+/// The tracing library behind a run, as its backend describes it when it starts.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Library {
-    /// AMD's rocprofiler-sdk, at this version.
-    RocprofilerSdk { version: (u32, u32, u32) },
-    /// NVIDIA's CUPTI: its `CUPTI_API_VERSION` and the file it was loaded from.
-    Cupti { api_version: u32, library: String },
-}
-
-impl Library {
+pub struct Library {
     /// The name `rocprof-rs run --backend` takes, and the metadata's `rocprof_rs.backend`.
-    pub fn name(&self) -> &'static str {
-        match self {
-            Library::RocprofilerSdk { .. } => "rocprofiler-sdk",
-            Library::Cupti { .. } => "cupti",
-        }
-    }
-
+    pub backend: &'static str,
     /// The `vendor` column's value for this backend's rows.
-    pub fn vendor(&self) -> &'static Arc<str> {
-        match self {
-            Library::RocprofilerSdk { .. } => &rocprof_rs_format::vendor::AMD,
-            Library::Cupti { .. } => &rocprof_rs_format::vendor::NVIDIA,
-        }
-    }
+    pub vendor: Arc<str>,
+    /// What the run's metadata says of the library (its version, its file), as keys of
+    /// [`rocprof_rs_format::keys`] and their values.
+    pub versions: Vec<(&'static str, String)>,
+    /// The API table each of the backend's API kinds fills ([`super::records::Api::kind`]);
+    /// a call of a kind not listed has no row.
+    pub api_tables: &'static [(u32, Table)],
 }
 
-/// What the SDK told the tool during initialize that a forked child's tables need too.
+/// What the backend told the pipeline when it started, which a forked child's tables need too.
 #[derive(Debug, Clone)]
 pub struct Seed {
-    /// Operation names by buffer-tracing kind and operation, from the SDK's name queries.
+    /// Operation names by the backend's kind and operation.
     pub operations: OperationNames,
     /// Which library traced, and its version, for the run metadata and the `vendor` column.
     pub library: Library,
@@ -56,25 +44,18 @@ pub fn run_metadata(config: &Config, library: &Library) -> Vec<KeyValue> {
         })
         .unwrap_or_default();
     let kv = |k: &str, v: String| KeyValue::new(k.to_owned(), v);
-    let versions = match library {
-        Library::RocprofilerSdk { version: (major, minor, patch) } => {
-            vec![kv(keys::SDK_VERSION, format!("{major}.{minor}.{patch}"))]
-        }
-        Library::Cupti { api_version, library } => {
-            vec![kv(keys::CUPTI_API_VERSION, api_version.to_string()), kv(keys::CUPTI_LIBRARY, library.clone())]
-        }
-    };
+    let versions = library.versions.iter().map(|(key, value)| kv(key, value.clone()));
     // Both clocks at one instant: the real-time one says where this host's boot-time clock
     // stands against other hosts'.
     let (start_ns, start_unix_ns) = (clock::now_ns(), clock::unix_ns());
     let mut metadata = vec![
         kv(keys::FORMAT_VERSION, rocprof_rs_format::FORMAT_VERSION.into()),
         kv(keys::TOOL_VERSION, env!("CARGO_PKG_VERSION").into()),
-        kv(keys::BACKEND, library.name().into()),
-        kv(keys::VENDOR, library.vendor().to_string()),
+        kv(keys::BACKEND, library.backend.into()),
+        kv(keys::VENDOR, library.vendor.to_string()),
         kv(keys::COMMAND_LINE, command_line),
         kv(keys::PID, std::process::id().to_string()),
-        kv(keys::CLOCK, clock::CLOCK_NAME.into()),
+        kv(keys::CLOCK, keys::CLOCK_NAME.into()),
         kv(keys::START_NS, start_ns.to_string()),
         kv(keys::START_UNIX_NS, start_unix_ns.to_string()),
         kv(keys::HOST, config.origin.host.clone().unwrap_or_default()),

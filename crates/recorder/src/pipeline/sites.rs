@@ -1,12 +1,13 @@
 //! A kernel's mean over its calls from counters that sampled its launch sites unevenly.
 //!
-//! With groups taking turns (CUPTI), a counter samples each place a kernel is launched from a
+//! With groups taking turns (a backend that rotates passes), a counter samples each place a kernel is launched from a
 //! few times, not in proportion to its launches: a layer sampled 3 times and another 5 would
 //! weigh 3 to 5 in a plain mean of two layers launched equally often. So each site's own mean
 //! is weighted by the site's launches (counted or not, as the launch callback counts them). A
 //! site where a counter never sampled takes the mean of its shape (the same kernel and grid at
 //! other sites: a warm-up iteration reached from other kernels does the same work), and is
-//! left out only where its shape has no sample either. Without sites (AMD) every dispatch is
+//! left out only where its shape has no sample either. Without sites (a backend that reports
+//! none) every dispatch is
 //! site 0, and the mean is the plain one, `sum / samples` to the bit.
 //!
 //! Two approximations keep memory bounded. The sites of a kernel beyond [`MAX_SITES`] share one
@@ -155,7 +156,7 @@ mod tests {
         (0..5).for_each(|_| a.add(2, 30.0));
         assert_eq!(a.mean(&sites(&[(1, 7, 6), (2, 8, 6)])), 20.0);
         assert_eq!(a.sum / a.samples as f64, 22.5);
-        // One site (AMD, or a kernel launched from one place): the plain mean, to the bit
+        // One site (no sites reported, or a kernel launched from one place): the plain mean, to the bit
         // (9 samples of 28 dispatches would give 0.11111111111111109 by weighting).
         let mut one = Samples::new(1.0);
         [1.0, 2.0, 6.0].iter().for_each(|v| one.add(0, *v));

@@ -7,8 +7,8 @@ pub struct Summary {
     pub rows: Vec<(rocprof_rs_format::Table, u64)>,
     /// Completed files.
     pub files: usize,
-    /// Records the SDK dropped (its cumulative `drop_count`, summed over buffers).
-    pub sdk_dropped: u64,
+    /// Records the tracing library dropped (its own count, summed over buffers).
+    pub library_dropped: u64,
     /// Records our queue dropped (drop policy with a full queue).
     pub queue_dropped: u64,
     /// Records discarded after an I/O error.
@@ -31,17 +31,20 @@ impl Summary {
         format!("{{{}}}", fields.join(","))
     }
 
-    /// Drops as a JSON object: ours (queue full, writer failed) and the SDK's.
+    /// Drops as a JSON object: ours (queue full, writer failed) and the library's.
     pub fn dropped_json(&self) -> String {
         format!(
-            "{{\"queue\":{},\"sdk\":{},\"after_io_error\":{}}}",
-            self.queue_dropped, self.sdk_dropped, self.discarded
+            "{{\"queue\":{},{:?}:{},\"after_io_error\":{}}}",
+            self.queue_dropped,
+            rocprof_rs_format::keys::DROPPED_BY_LIBRARY,
+            self.library_dropped,
+            self.discarded
         )
     }
 
     /// Every record lost, whoever lost it.
     pub fn total_dropped(&self) -> u64 {
-        self.queue_dropped + self.sdk_dropped + self.discarded
+        self.queue_dropped + self.library_dropped + self.discarded
     }
 
     /// Total rows.

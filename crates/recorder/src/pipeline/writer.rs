@@ -192,7 +192,7 @@ impl Writer {
         Summary {
             rows: self.tables.rows_written(),
             files: self.tables.files_written(),
-            sdk_dropped: self.queue.library_dropped(),
+            library_dropped: self.queue.library_dropped(),
             queue_dropped: self.queue.dropped(),
             discarded: self.discarded,
             filtered: self.tables.filtered(),

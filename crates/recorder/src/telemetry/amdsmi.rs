@@ -6,6 +6,10 @@ use super::{MAX_LIBRARY_COUNT, Source, TelemetryError, bounded_count, filled, st
 use crate::pipeline::clock;
 use crate::pipeline::records::{DeviceSample, SampledDevice, TelemetryLibrary};
 
+/// AMD SMI, as its samples' rows name it.
+pub const AMD_SMI: TelemetryLibrary =
+    TelemetryLibrary { name: "amd-smi", throttle_reasons: &rocprofiler_sdk_sys::amdsmi::THROTTLE_REASONS };
+
 /// The library's name in messages.
 const LIBRARY: &str = "AMD SMI";
 
@@ -85,7 +89,7 @@ impl AmdSmiSource {
                     (format!("AMD SMI GPU {index}"), None)
                 };
                 handles.push(processor);
-                devices.push(SampledDevice { index, uuid: uuid.into(), library: TelemetryLibrary::AmdSmi, agent_id });
+                devices.push(SampledDevice { index, uuid: uuid.into(), library: AMD_SMI, agent_id });
             }
         }
         if devices.is_empty() {

@@ -9,6 +9,10 @@ use super::{Source, TelemetryError, bounded_count, stamp};
 use crate::pipeline::clock;
 use crate::pipeline::records::{DeviceSample, SampledDevice, TelemetryLibrary};
 
+/// NVML, as its samples' rows name it.
+pub const NVML: TelemetryLibrary =
+    TelemetryLibrary { name: "nvml", throttle_reasons: &rocprofiler_sdk_sys::nvml::CLOCKS_EVENT_REASONS };
+
 pub(crate) struct NvmlSource {
     nvml: Nvml,
     handles: Vec<nvmlDevice_t>,
@@ -57,7 +61,7 @@ impl NvmlSource {
             };
             let agent_id = parse_uuid(&uuid).and_then(|bytes| cuda.iter().position(|u| *u == bytes)).map(|o| o as u64);
             handles.push(handle);
-            devices.push(SampledDevice { index, uuid: uuid.into(), library: TelemetryLibrary::Nvml, agent_id });
+            devices.push(SampledDevice { index, uuid: uuid.into(), library: NVML, agent_id });
         }
         if devices.is_empty() {
             return Err(TelemetryError::NoDevice("NVML"));

@@ -10,7 +10,8 @@ use rocprofiler_sdk_sys as sys;
 use crate::compat;
 use crate::lifecycle::{Tool, running, trampoline};
 use crate::pipeline::clock;
-use crate::pipeline::records::{Allocation, Api, Copy, Dispatch, Marker, Record, Scratch, Symbol};
+use super::operations::MARKER_RANGE_KIND;
+use crate::pipeline::records::{Allocation, Api, Copy, Kernel, Marker, Record, Scratch, Symbol};
 
 /// Decodes one buffer record, or `None` for kinds this tool does not trace.
 ///
@@ -32,22 +33,24 @@ pub unsafe fn decode(header: *const sys::rocprofiler_record_header_t) -> Option<
             // SAFETY: the kind names the payload type, live for the callback.
             let r = unsafe { &*p.cast::<sys::rocprofiler_buffer_tracing_kernel_dispatch_record_t>() };
             let i = &r.dispatch_info;
-            Record::Dispatch(Dispatch {
+            Record::Kernel(Kernel {
                 thread_id: r.thread_id,
                 correlation_id: r.correlation_id.internal,
                 // SAFETY: the external id is plain data in every union member.
                 external_id: unsafe { r.correlation_id.external.value },
-                start_ns: r.start_timestamp,
-                end_ns: r.end_timestamp,
+                start_ns: r.start_timestamp as i64,
+                end_ns: r.end_timestamp as i64,
                 agent_id: i.agent_id.handle,
                 queue_id: i.queue_id.handle,
                 kernel_id: i.kernel_id,
                 dispatch_id: i.dispatch_id,
-                private_segment_size: i.private_segment_size,
-                group_segment_size: i.group_segment_size,
-                workgroup: [i.workgroup_size.x, i.workgroup_size.y, i.workgroup_size.z],
-                grid: [i.grid_size.x, i.grid_size.y, i.grid_size.z],
+                scratch_size: i.private_segment_size as i32,
+                shared_mem: i.group_segment_size as i32,
+                block: [i.workgroup_size.x as i32, i.workgroup_size.y as i32, i.workgroup_size.z as i32],
+                grid: [i64::from(i.grid_size.x), i64::from(i.grid_size.y), i64::from(i.grid_size.z)],
                 pipe_id: compat::kernel_dispatch_pipe_id(r),
+                // No streams, graphs or clusters; registers come with the kernel's symbol.
+                ..Kernel::default()
             })
         }
         sys::ROCPROFILER_BUFFER_TRACING_HIP_RUNTIME_API
@@ -72,6 +75,7 @@ pub unsafe fn decode(header: *const sys::rocprofiler_record_header_t) -> Option<
             // SAFETY: the kind names the payload type.
             let r = unsafe { &*p.cast::<sys::rocprofiler_buffer_tracing_memory_copy_record_t>() };
             Record::Copy(Copy {
+                kind,
                 operation: r.operation as i32,
                 thread_id: r.thread_id,
                 correlation_id: r.correlation_id.internal,
@@ -91,6 +95,7 @@ pub unsafe fn decode(header: *const sys::rocprofiler_record_header_t) -> Option<
             // SAFETY: the kind names the payload type.
             let r = unsafe { &*p.cast::<sys::rocprofiler_buffer_tracing_scratch_memory_record_t>() };
             Record::Scratch(Scratch {
+                kind,
                 operation: r.operation as i32,
                 thread_id: r.thread_id,
                 correlation_id: r.correlation_id.internal,
@@ -106,6 +111,7 @@ pub unsafe fn decode(header: *const sys::rocprofiler_record_header_t) -> Option<
             // SAFETY: the kind names the payload type.
             let r = unsafe { &*p.cast::<sys::rocprofiler_buffer_tracing_memory_allocation_record_t>() };
             Record::Allocation(Allocation {
+                kind,
                 operation: r.operation as i32,
                 thread_id: r.thread_id,
                 correlation_id: r.correlation_id.internal,
@@ -190,7 +196,7 @@ pub(super) extern "C" fn on_buffer(
         }
         counters.flush(queue, &mut batch);
         if drop_count > 0 {
-            queue.note_sdk_drops(buffer.handle, drop_count);
+            queue.note_cumulative_drops(buffer.handle, drop_count);
         }
         queue.send(batch);
     })
@@ -259,6 +265,7 @@ pub(super) extern "C" fn on_marker(
         send_one(
             tool,
             Record::Marker(Box::new(Marker {
+                kind: MARKER_RANGE_KIND,
                 operation: record.operation,
                 thread_id: record.thread_id,
                 correlation_id: record.correlation_id.internal,
@@ -266,6 +273,7 @@ pub(super) extern "C" fn on_marker(
                 end_ns,
                 depth,
                 message: message.into(),
+                domain: None,
             })),
         );
     })

@@ -22,7 +22,7 @@ use crate::config::Config;
 use crate::error::{Error, Result};
 use crate::lifecycle::{self, Backend, Receiving, disable, trampoline};
 use crate::pipeline::rows::Tables;
-use crate::pipeline::run::{Library, Seed};
+use crate::pipeline::run::Seed;
 use session::Session;
 
 /// The SDK's contexts, once initialize set them up.
@@ -162,7 +162,7 @@ fn initialize() -> Result<()> {
         .map_err(|e| Error::Io { path: tool.config.output_dir.display().to_string(), source: e })?;
     let session = session::create(api, &tool.config)?;
     let counters = counting::setup(api, &tool.config, session.tracing, session.buffer)?;
-    let seed = tool.seed.get_or_init(|| Seed { operations, library: Library::RocprofilerSdk { version }, counters });
+    let seed = tool.seed.get_or_init(|| Seed { operations, library: operations::library(version), counters });
     let tables = Tables::new(tool.config.clone(), seed.clone(), agents, 0)?;
     let receiving = RECEIVER.lock().take().expect("configure stored the receiver");
     let paused = START_PAUSED.load(Ordering::Acquire) || tool.config.start_paused;

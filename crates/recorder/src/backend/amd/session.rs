@@ -9,7 +9,8 @@ use super::ingest;
 use crate::config::{Config, Domain, Policy};
 use crate::error::Result;
 use crate::handles::{BufferId, ContextId};
-use crate::pipeline::rows::API_KINDS;
+use super::operations::api_kinds;
+use rocprof_rs_format::Table;
 use crate::rocprofiler;
 use rocprof_rs_format as tables;
 
@@ -31,9 +32,9 @@ pub fn buffer_kinds(config: &Config) -> Vec<u32> {
         match domain {
             Domain::Kernel => kinds.push(sys::ROCPROFILER_BUFFER_TRACING_KERNEL_DISPATCH),
             Domain::MemoryCopy => kinds.push(sys::ROCPROFILER_BUFFER_TRACING_MEMORY_COPY),
-            Domain::HipApi => kinds.extend_from_slice(API_KINDS[0].1),
-            Domain::HsaApi => kinds.extend_from_slice(API_KINDS[1].1),
-            Domain::RcclApi => kinds.extend_from_slice(API_KINDS[2].1),
+            Domain::HipApi => kinds.extend(api_kinds(Table::HipApi)),
+            Domain::HsaApi => kinds.extend(api_kinds(Table::HsaApi)),
+            Domain::RcclApi => kinds.extend(api_kinds(Table::RcclApi)),
             Domain::ScratchMemory => kinds.push(sys::ROCPROFILER_BUFFER_TRACING_SCRATCH_MEMORY),
             Domain::MemoryAllocation => kinds.push(sys::ROCPROFILER_BUFFER_TRACING_MEMORY_ALLOCATION),
             Domain::Marker | Domain::CudaApi => {}

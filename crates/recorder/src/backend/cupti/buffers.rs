@@ -9,16 +9,22 @@ use std::alloc::Layout;
 use std::collections::HashMap;
 use std::ffi::{CStr, c_void};
 use std::sync::Arc;
-use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
 
 use crossbeam_queue::ArrayQueue;
 use parking_lot::Mutex;
 use rocprofiler_sdk_sys::cupti as sys;
 
-use super::decode::{self, Activity, Names};
+use super::decode::{self, Activity, CudaKernel, Decoded, Names};
 use super::{CUDA, cupti};
 use crate::lifecycle::{running, trampoline};
-use crate::pipeline::records::{Record, Symbol};
+use crate::pipeline::queue::{Batch, Queue};
+use crate::pipeline::records::{Record, Symbol, Tally};
+
+/// The run metadata's count of the range profiler's own kernels left out.
+const RANGE_PROFILER_KERNELS: &str = "counter_profiler_kernels_left_out";
+/// The run metadata's count of NVTX ranges never closed.
+pub(super) const UNCLOSED_RANGES: &str = "unclosed_nvtx_ranges";
 
 /// Bytes of buffers out at once before requests are refused: with per-thread buffers, a process
 /// whose threads all launch work needs one each (and about as many again completed and waiting
@@ -43,6 +49,10 @@ pub(super) struct Pool {
     max_outstanding: usize,
     refusal_safe: bool,
     names: Mutex<NameCache>,
+    /// NVTX ranges waiting for their other end, across completions.
+    pub(super) nvtx: Mutex<super::nvtx::Pairing>,
+    /// The range profiler's own kernels left out (see [`CudaKernel::is_range_profilers`]).
+    range_profiler_kernels: AtomicU64,
     dump: Option<super::flush::Dump>,
 }
 
@@ -57,6 +67,8 @@ impl Pool {
             max_outstanding,
             refusal_safe: version >= REFUSAL_SAFE_FROM,
             names: Mutex::new(NameCache::default()),
+            nvtx: Mutex::new(Default::default()),
+            range_profiler_kernels: AtomicU64::new(0),
             dump,
         }
     }
@@ -144,29 +156,20 @@ fn ingest(pool: &Pool, buffer: *mut u8, bytes: &[u8]) {
     names.seen.clear();
     let queue = tool.queue();
     let mut batch = queue.batch();
+    let counting = super::counting::enabled();
     for (i, &at) in offsets.iter().enumerate() {
         let end = offsets.get(i + 1).copied().unwrap_or(bytes.len());
         match decode::decode(&bytes[at..end], &mut *names) {
-            Activity::Record(record, name) => {
-                if let Record::CudaKernel(k) = &record
-                    && names.announce(k.kernel_id)
-                {
-                    let mangled = name.unwrap_or_else(|| format!("<kernel at {:#x}>", k.kernel_id).into());
-                    let symbol = Symbol {
-                        kernel_id: k.kernel_id,
-                        code_object_id: 0,
-                        mangled,
-                        kernarg_size: 0,
-                        group_segment_size: k.static_shared.max(0) as u32,
-                        private_segment_size: k.local_per_thread,
-                        sgpr: 0,
-                        arch_vgpr: u32::from(k.registers),
-                        accum_vgpr: 0,
-                    };
-                    queue.push(&mut batch, Record::Symbol(Box::new(symbol)));
-                }
-                queue.push(&mut batch, record);
+            Activity::Record(Decoded::Kernel(k), name) => {
+                let new = names.announce(k.kernel_id);
+                let left_out = counting.then_some(&pool.range_profiler_kernels);
+                kernel_records(&k, name, new, left_out, |record| queue.push(&mut batch, record));
             }
+            Activity::Record(Decoded::Copy(copy), _) => queue.push(&mut batch, Record::Copy(copy)),
+            Activity::Record(Decoded::Device(device), _) => {
+                queue.push(&mut batch, Record::Device(Box::new(device.device())));
+            }
+            Activity::Record(Decoded::NvtxEdge(edge), _) => pair(pool, queue, &mut batch, &edge),
             Activity::BadTimestamps => {
                 cuda.bad_timestamps.fetch_add(1, Ordering::Relaxed);
             }
@@ -184,6 +187,58 @@ fn ingest(pool: &Pool, buffer: *mut u8, bytes: &[u8]) {
         queue.add_library_drops(dropped as u64);
     }
     queue.send(batch);
+}
+
+/// What a kernel record becomes: its symbol first where the kernel is `new`, then its
+/// launch; or, where counting (`left_out` is its count), for the range profiler's own kernel,
+/// the count of those left out.
+fn kernel_records(
+    k: &CudaKernel,
+    name: Option<Arc<str>>,
+    new: bool,
+    left_out: Option<&AtomicU64>,
+    mut push: impl FnMut(Record),
+) {
+    let range_profilers = left_out.filter(|_| k.is_range_profilers(name.as_deref()));
+    if new {
+        push(Record::Symbol(Box::new(symbol(k, name))));
+    }
+    match range_profilers {
+        Some(count) => {
+            let count = count.fetch_add(1, Ordering::Relaxed) + 1;
+            push(Record::Tally(Tally { key: RANGE_PROFILER_KERNELS, count }));
+        }
+        None => push(Record::Kernel(k.launch())),
+    }
+}
+
+/// A kernel's symbol, from its first record: CUPTI has no code-object callback that would
+/// give it apart.
+fn symbol(k: &CudaKernel, name: Option<Arc<str>>) -> Symbol {
+    let mangled = name.unwrap_or_else(|| format!("<kernel at {:#x}>", k.kernel_id).into());
+    Symbol {
+        kernel_id: k.kernel_id,
+        code_object_id: 0,
+        mangled,
+        kernarg_size: 0,
+        group_segment_size: k.static_shared.max(0) as u32,
+        private_segment_size: k.local_per_thread,
+        sgpr: 0,
+        arch_vgpr: u32::from(k.registers),
+        accum_vgpr: 0,
+    }
+}
+
+/// An NVTX edge to the pairing; the range or mark it completes to the queue.
+fn pair(pool: &Pool, queue: &Queue, batch: &mut Batch, edge: &decode::NvtxEdge) {
+    if let Some(range) = pool.nvtx.lock().add(edge) {
+        queue.push(batch, Record::Marker(Box::new(range.into_marker())));
+    }
+}
+
+/// The NVTX ranges still open, for the run metadata at its end.
+pub(super) fn unclosed_ranges(pool: &Pool) -> Tally {
+    Tally { key: UNCLOSED_RANGES, count: pool.nvtx.lock().unclosed() as u64 }
 }
 
 /// Where each record starts, as CUPTI itself walks the buffer: it alone knows its release's
@@ -261,5 +316,128 @@ mod tests {
         assert_eq!(pool(8 << 20), 64, "as before: 64 buffers of 8 MiB");
         assert_eq!(pool(crate::config::CUPTI_BUFFER_BYTES), 512, "the same 512 MiB in 1 MiB buffers");
         assert_eq!(pool(64 << 20), 64, "never fewer than 64");
+    }
+
+    fn kernel(kernel_id: u64, correlation_id: u64, grid_id: u64) -> CudaKernel {
+        CudaKernel {
+            start_ns: 1_000 * grid_id,
+            end_ns: 1_000 * grid_id + 500,
+            correlation_id,
+            grid_id,
+            graph_node_id: 0,
+            kernel_id,
+            device_id: 0,
+            stream_id: 7,
+            graph_id: 0,
+            grid: [1, 1, 1],
+            block: [32, 1, 1],
+            cluster: [0; 3],
+            static_shared: 0,
+            dynamic_shared: 0,
+            local_per_thread: 0,
+            registers: 16,
+        }
+    }
+
+    /// The range profiler's `WaitNs`: one thread.
+    fn wait_ns(kernel_id: u64, correlation_id: u64, grid_id: u64) -> CudaKernel {
+        CudaKernel { block: [1, 1, 1], ..kernel(kernel_id, correlation_id, grid_id) }
+    }
+
+    /// A counted dispatch of one value, joined by the launch's correlation ids.
+    fn counted(dispatch_id: u64, correlation: u64, value: f64) -> [Record; 2] {
+        use crate::pipeline::records::{CounterDispatch, CounterValue};
+        [
+            Record::CounterDispatch(CounterDispatch {
+                dispatch_id,
+                agent_id: 0,
+                kernel_id: 0,
+                correlation_id: correlation,
+                records: 1,
+                join: Some([correlation, correlation + 1000]),
+                site: 0,
+                shape: 0,
+                site_launches: 0,
+            }),
+            Record::CounterValue(CounterValue {
+                dispatch_id,
+                agent_id: 0,
+                counter_id: 0,
+                value,
+                instances: 1,
+                group: 0,
+                instance: None,
+            }),
+        ]
+    }
+
+    /// CUPTI's counter records come before or after the kernel's activity record: either way
+    /// the row goes to the kernel with the launch's correlation id, never to the range
+    /// profiler's own `WaitNs` kernel of the same launch, which is no row at all.
+    #[test]
+    fn cupti_counter_rows_join_their_kernel_and_the_profiler_kernel_is_left_out() {
+        use crate::pipeline::records::CounterPlan;
+        use crate::pipeline::rows::Tables;
+        use rocprof_rs_format::Table;
+        let dir = std::env::temp_dir().join(format!("rocprof-rs-cupti-join-{}", std::process::id()));
+        let vars = [("ROCPROF_RS_OUTPUT_DIR".to_owned(), dir.display().to_string())].into();
+        let config =
+            crate::config::Config::from_vars(&vars, &crate::config::Placeholders::of_this_process(&vars)).unwrap();
+        let seed = crate::pipeline::run::Seed {
+            operations: super::super::operations::operations(),
+            library: super::super::operations::library(130001, String::new()),
+            counters: Some(crate::pipeline::counter_rows::CounterNames {
+                deferred: true,
+                join_launches: true,
+                ..Default::default()
+            }),
+        };
+        let mut tables = Tables::new(config, seed, Default::default(), 0).unwrap();
+        let left_out = AtomicU64::new(0);
+        let mut announced = std::collections::HashSet::new();
+        let mut records = vec![Record::CounterPlan(Box::new(CounterPlan {
+            agent_id: 0,
+            label: "GPU 0 (GH100)".into(),
+            metrics: vec!["dram__bytes_read.sum".into()],
+            groups: vec![vec!["dram__bytes_read.sum".into()]],
+        }))];
+        let mut kernels = |records: &mut Vec<Record>, ks: &[CudaKernel]| {
+            for k in ks {
+                let name: Arc<str> = if k.kernel_id == 0xb { "WaitNs".into() } else { "copy".into() };
+                let new = announced.insert(k.kernel_id);
+                kernel_records(k, Some(name), new, Some(&left_out), |r| records.push(r));
+            }
+        };
+        // Counters first, then the profiler's kernel and the application's.
+        records.extend(counted(1 << 62 | 1, 5, 111.0));
+        kernels(&mut records, &[wait_ns(0xb, 5, 10), kernel(0xa, 5, 11)]);
+        // The application's kernel first, then its counters (joined by the driver correlation).
+        kernels(&mut records, &[kernel(0xa, 1006, 12)]);
+        records.extend(counted(1 << 62 | 2, 6, 222.0));
+        // The profiler's kernel before the launch's counters (a flush inside the session), then
+        // the application's kernel.
+        kernels(&mut records, &[wait_ns(0xb, 7, 13)]);
+        records.extend(counted(1 << 62 | 3, 7, 333.0));
+        kernels(&mut records, &[kernel(0xa, 7, 14)]);
+        tables.add(&records).unwrap();
+        tables.finish(&[], &crate::pipeline::summary::Summary::default()).unwrap();
+        tables.write_run_metadata(&crate::pipeline::summary::Summary::default()).unwrap();
+        assert_eq!(left_out.load(Ordering::Relaxed), 2);
+        let rows: std::collections::HashMap<Table, u64> = tables.rows_written().into_iter().collect();
+        assert_eq!(rows[&Table::KernelDispatch], 3, "the three copies, not WaitNs");
+        assert_eq!(rows[&Table::Counter], 3);
+        let metadata = std::fs::read_to_string(dir.join(rocprof_rs_format::keys::metadata_file_name(tables.stem())));
+        let metadata: serde_json::Value = serde_json::from_str(&metadata.unwrap()).unwrap();
+        assert_eq!(metadata["counter_profiler_kernels_left_out"], 2);
+        assert!(metadata.get("counter_dispatches_unjoined").is_none(), "none unjoined");
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+
+    /// Without counters, a `WaitNs` of the application's own is a kernel like any other.
+    #[test]
+    fn without_counters_nothing_is_left_out() {
+        let mut records = Vec::new();
+        kernel_records(&wait_ns(0xb, 5, 10), Some("WaitNs".into()), true, None, |r| records.push(r));
+        assert!(matches!(records[..], [Record::Symbol(_), Record::Kernel(_)]));
     }
 }

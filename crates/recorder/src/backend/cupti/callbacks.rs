@@ -14,7 +14,7 @@ use super::error::CuptiError;
 use crate::lifecycle::{running, trampoline};
 use crate::pipeline::clock;
 use crate::pipeline::records::{Api, Record};
-use crate::pipeline::rows::{CUDA_DRIVER_API, CUDA_RUNTIME_API};
+use super::operations::{CUDA_DRIVER_API, CUDA_RUNTIME_API};
 
 /// Claims CUPTI's single subscriber slot, before anything else: without it, registering buffer
 /// callbacks would silently take another tool's records.

@@ -1,4 +1,5 @@
-//! CUPTI activity records to [`Record`]s: safe code over bytes, so the same decoder runs on
+//! CUPTI activity records to [`Decoded`] values, and those to the pipeline's records: safe
+//! code over bytes, so the same decoder runs on
 //! CUPTI's live buffers and on real buffers captured on a GPU and committed as test fixtures.
 //!
 //! Records carry no version or size. What this reads is the prefix every supported release
@@ -12,7 +13,127 @@ use std::sync::Arc;
 
 use rocprofiler_sdk_sys::cupti as sys;
 
-use crate::pipeline::records::{Copy, CudaKernel, Device, NvtxEdge, Record};
+use super::operations::COPY_KIND;
+use crate::pipeline::records::{Copy, Device, Kernel};
+
+/// A CUDA kernel, from CUPTI's CONCURRENT_KERNEL record, in CUDA's own terms (grid in blocks).
+#[derive(Debug, Clone, Copy)]
+pub struct CudaKernel {
+    pub start_ns: u64,
+    pub end_ns: u64,
+    pub correlation_id: u64,
+    /// `gridId`: unique per launch in the process, the dispatch id.
+    pub grid_id: u64,
+    pub graph_node_id: u64,
+    /// The name pointer CUPTI shares among a kernel's records: the kernel's id.
+    pub kernel_id: u64,
+    pub device_id: u32,
+    pub stream_id: u32,
+    pub graph_id: u32,
+    pub grid: [i32; 3],
+    pub block: [i32; 3],
+    pub cluster: [u32; 3],
+    pub static_shared: i32,
+    pub dynamic_shared: i32,
+    pub local_per_thread: u32,
+    pub registers: u16,
+}
+
+impl CudaKernel {
+    /// The launch in the table's terms: the grid in work-items (blocks times their size), the
+    /// stream as the queue, shared memory static and dynamic together.
+    pub fn launch(&self) -> Kernel {
+        Kernel {
+            start_ns: self.start_ns as i64,
+            end_ns: self.end_ns as i64,
+            grid: [0, 1, 2].map(|i| i64::from(self.grid[i]) * i64::from(self.block[i])),
+            block: self.block,
+            registers: Some(self.registers),
+            shared_mem: self.static_shared.max(0) + self.dynamic_shared.max(0),
+            scratch_size: self.local_per_thread as i32,
+            stream_id: Some(self.stream_id as i32),
+            dispatch_id: self.grid_id,
+            correlation_id: self.correlation_id,
+            external_id: 0,
+            kernel_id: self.kernel_id,
+            agent_id: u64::from(self.device_id),
+            queue_id: u64::from(self.stream_id),
+            thread_id: 0,
+            pipe_id: None,
+            graph_id: self.graph_id,
+            graph_node_id: self.graph_node_id,
+            cluster: self.cluster.map(|c| c as i32),
+        }
+    }
+
+    /// Whether this is CUPTI's range profiler's own kernel rather than the application's: a
+    /// `WaitNs` kernel of one thread that it runs inside each counted launch (~80 µs on an
+    /// H100), under the launch's correlation id. It must neither be a row nor take the
+    /// launch's counters.
+    pub fn is_range_profilers(&self, name: Option<&str>) -> bool {
+        self.grid == [1, 1, 1] && self.block == [1, 1, 1] && name == Some("WaitNs")
+    }
+}
+
+/// One edge of an NVTX range (start or end) or a mark, as CUPTI's MARKER record reports it:
+/// [`super::nvtx::Pairing`] pairs starts with ends by id, since the two can arrive in
+/// different buffers.
+#[derive(Debug, Clone)]
+pub struct NvtxEdge {
+    /// `CUPTI_ACTIVITY_FLAG_MARKER_*`: 1 instantaneous, 2 start, 4 end.
+    pub flags: u32,
+    pub id: u32,
+    pub timestamp_ns: u64,
+    pub thread_id: u64,
+    /// Set on starts and marks; ends carry none.
+    pub name: Option<Box<str>>,
+    pub domain: Option<Arc<str>>,
+}
+
+/// A GPU as CUPTI's DEVICE record describes it.
+#[derive(Debug, Clone)]
+pub struct CudaDevice {
+    pub id: u32,
+    pub name: Box<str>,
+    pub compute_capability: (u32, u32),
+    pub multiprocessors: u32,
+    pub threads_per_warp: u32,
+    pub max_warps_per_multiprocessor: u32,
+    pub shared_memory_per_multiprocessor: u32,
+    pub core_clock_khz: u32,
+    pub global_memory_bytes: u64,
+}
+
+impl CudaDevice {
+    /// The GPU as the agent table describes it: `sm_90`, compute capability `9.0`.
+    pub fn device(&self) -> Device {
+        let (major, minor) = self.compute_capability;
+        Device {
+            agent_id: u64::from(self.id),
+            index: self.id,
+            architecture: format!("sm_{major}{minor}").into(),
+            product_name: self.name.clone(),
+            vendor_name: "NVIDIA",
+            model_name: format!("{major}.{minor}").into(),
+            compute_units: self.multiprocessors,
+            lanes_per_wave: self.threads_per_warp,
+            max_waves_per_compute_unit: self.max_warps_per_multiprocessor,
+            shared_memory_per_compute_unit_bytes: self.shared_memory_per_multiprocessor,
+            max_clock_mhz: self.core_clock_khz / 1000,
+            memory_bytes: self.global_memory_bytes,
+        }
+    }
+}
+
+/// A decoded activity record of a kind the backend traces.
+#[derive(Debug, Clone)]
+pub enum Decoded {
+    Kernel(CudaKernel),
+    /// A copy or a set, already in the pipeline's terms.
+    Copy(Copy),
+    NvtxEdge(Box<NvtxEdge>),
+    Device(Box<CudaDevice>),
+}
 
 /// Where a record's pointer fields (kernel, marker, domain and device names) are read: CUPTI's
 /// own strings in a live process, a fixture's sidecar in a test.
@@ -26,7 +147,7 @@ pub trait Names {
 #[derive(Debug)]
 pub enum Activity {
     /// A record for the tables, and for a kernel, the name its `kernel_id` stands for.
-    Record(Record, Option<Arc<str>>),
+    Record(Decoded, Option<Arc<str>>),
     /// A kernel, copy or set whose timestamps CUPTI could not fill (`start` or `end` 0, or
     /// `end < start`, cupti_activity.h's documented failure): counted, never written.
     BadTimestamps,
@@ -113,7 +234,7 @@ fn kernel(b: &[u8], names: &mut dyn Names) -> Option<Activity> {
         local_per_thread: read_u32(b, offset_of!(K, localMemoryPerThread))?,
         registers: read_u16(b, offset_of!(K, registersPerThread))?,
     };
-    Some(Activity::Record(Record::CudaKernel(record), names.name(pointer)))
+    Some(Activity::Record(Decoded::Kernel(record), names.name(pointer)))
 }
 
 /// A copy's operation id in the `memory_copy` table: CUPTI's `copyKind`, offset so it cannot be
@@ -205,7 +326,8 @@ fn copy(b: &[u8], at: &CopyLayout) -> Option<Activity> {
         None => MEMSET_OPERATION,
     };
     Some(Activity::Record(
-        Record::Copy(Copy {
+        Decoded::Copy(Copy {
+            kind: COPY_KIND,
             operation,
             thread_id: 0,
             correlation_id: u64::from(read_u32(b, at.correlation)?),
@@ -234,7 +356,7 @@ fn marker(b: &[u8], names: &mut dyn Names) -> Option<Activity> {
     let name = names.name(read_u64(b, offset_of!(M, name))?);
     let domain = names.name(read_u64(b, offset_of!(M, domain))?);
     Some(Activity::Record(
-        Record::NvtxEdge(Box::new(NvtxEdge {
+        Decoded::NvtxEdge(Box::new(NvtxEdge {
             flags: read_u32(b, offset_of!(M, flags))?,
             id: read_u32(b, offset_of!(M, id))?,
             timestamp_ns: read_u64(b, offset_of!(M, timestamp))?,
@@ -253,7 +375,7 @@ fn device(b: &[u8], names: &mut dyn Names) -> Option<Activity> {
     }
     let name = names.name(read_u64(b, offset_of!(D, name))?);
     Some(Activity::Record(
-        Record::Device(Box::new(Device {
+        Decoded::Device(Box::new(CudaDevice {
             id: read_u32(b, offset_of!(D, id))?,
             name: name.as_deref().unwrap_or("NVIDIA GPU").into(),
             compute_capability: (

@@ -24,6 +24,7 @@ mod callbacks;
 pub mod counting;
 pub mod decode;
 pub mod error;
+pub mod nvtx;
 mod flush;
 pub mod operations;
 
@@ -40,7 +41,8 @@ use crate::error::Error;
 use crate::lifecycle::{self, Backend, disable, trampoline};
 use crate::pipeline::clock;
 use crate::pipeline::rows::Tables;
-use crate::pipeline::run::{Library, Seed};
+use crate::pipeline::records::Record;
+use crate::pipeline::run::Seed;
 use error::CuptiError;
 use rocprof_rs_format as tables;
 use rocprofiler_sdk_sys::LoadError;
@@ -171,9 +173,12 @@ fn initialize() -> Result<(), CuptiError> {
     let library = cupti.path().map(|p| p.display().to_string()).unwrap_or_default();
     let seed = Seed {
         operations: operations::operations(),
-        library: Library::Cupti { api_version: version, library },
-        counters: counting
-            .then(|| crate::pipeline::counter_rows::CounterNames { deferred: true, ..Default::default() }),
+        library: operations::library(version, library),
+        counters: counting.then(|| crate::pipeline::counter_rows::CounterNames {
+            deferred: true,
+            join_launches: true,
+            ..Default::default()
+        }),
     };
     start(config, seed)?;
     crate::signals::install();
@@ -319,6 +324,12 @@ pub(super) fn finish() {
     }
     counting::finish();
     flush(true);
+    if let Some(tool) = lifecycle::running() {
+        let queue = tool.queue();
+        let mut batch = queue.batch();
+        queue.push(&mut batch, Record::Tally(buffers::unclosed_ranges(&cuda.buffers)));
+        queue.send(batch);
+    }
     let bad = cuda.bad_timestamps.load(Ordering::Relaxed);
     if bad > 0 {
         crate::say!(

@@ -1,14 +1,16 @@
 //! NVTX ranges from CUPTI's MARKER records, which report a range's two ends separately.
 //!
-//! Starts and ends are paired here, on the writer thread, rather than in the completion
-//! callback: the two ends of a range opened on one thread and closed on another sit in
+//! Starts and ends are paired here, across completion callbacks, so the pipeline gets whole
+//! ranges: the two ends of a range opened on one thread and closed on another sit in
 //! different per-thread buffers, which CUPTI may complete in either order. An end that arrives
 //! first waits for its start.
 
 use std::collections::HashMap;
 use std::sync::Arc;
 
-use super::records::{Marker, NvtxEdge};
+use super::decode::NvtxEdge;
+use super::operations::{NVTX_KIND, NVTX_MARK, NVTX_RANGE};
+use crate::pipeline::records::Marker;
 
 /// `CUPTI_ACTIVITY_FLAG_MARKER_INSTANTANEOUS`.
 const INSTANT: u32 = 1;
@@ -42,6 +44,14 @@ pub struct Range {
     pub marker: Marker,
     pub domain: Option<Arc<str>>,
     pub instant: bool,
+}
+
+impl Range {
+    /// The range as the pipeline takes it: a mark or a range, in its domain.
+    pub fn into_marker(self) -> Marker {
+        let operation = if self.instant { NVTX_MARK } else { NVTX_RANGE };
+        Marker { operation, domain: self.domain, ..self.marker }
+    }
 }
 
 impl Pairing {
@@ -100,7 +110,17 @@ impl Pairing {
 }
 
 fn marker(message: Box<str>, start_ns: u64, end_ns: u64, thread_id: u64, depth: Option<i32>, id: u32) -> Marker {
-    Marker { operation: 0, thread_id, correlation_id: u64::from(id), start_ns, end_ns, depth, message }
+    Marker {
+        kind: NVTX_KIND,
+        operation: NVTX_RANGE,
+        thread_id,
+        correlation_id: u64::from(id),
+        start_ns,
+        end_ns,
+        depth,
+        message,
+        domain: None,
+    }
 }
 
 #[cfg(test)]
