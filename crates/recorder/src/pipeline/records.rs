@@ -190,7 +190,7 @@ pub fn is_untraced(kernel_id: u64) -> bool {
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct CounterPlan {
     pub agent_id: u64,
-    /// How messages name the GPU, with its chip: `GPU 0 (...)`.
+    /// How messages name the GPU, with its model: `GPU 0 (...)`.
     pub label: String,
     /// The counters, indexed by the `counter_id` of its values.
     pub metrics: Vec<String>,
