@@ -17,18 +17,17 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use parquet::file::metadata::ParquetMetaDataReader;
-use rocprof_rs::config::{Config, Placeholders};
-use rocprof_rs::pipeline::counter_rows::CounterNames;
 use rocprof_rs::backend::amd::operations::MARKER_RANGE_KIND;
 use rocprof_rs::backend::cupti::decode::{CudaDevice, CudaKernel, NvtxEdge};
 use rocprof_rs::backend::cupti::nvtx::Pairing;
 use rocprof_rs::backend::cupti::operations::{COPY_KIND, CUDA_RUNTIME_API, NVTX_KIND, NVTX_MARK, NVTX_RANGE};
 use rocprof_rs::backend::{amd, cupti};
+use rocprof_rs::config::{Config, Placeholders};
 use rocprof_rs::pipeline::records::{
     Allocation, Api, Copy, CounterDispatch, CounterValue, Kernel, Marker, Record, Scratch, Symbol,
 };
 use rocprof_rs::pipeline::rows::Tables;
-use rocprof_rs::pipeline::run::{Library, Seed};
+use rocprof_rs::pipeline::run::{CounterNames, Library, Seed};
 use rocprofiler_sdk_sys as sys;
 
 mod common;
@@ -248,19 +247,23 @@ fn cuda_records(n: usize) -> Vec<Vec<Record>> {
 }
 
 fn cuda_decoded(n: usize) -> Vec<Decoded> {
-    let mut records: Vec<Decoded> = vec![Record::Device(Box::new(CudaDevice {
-        id: 0,
-        name: "NVIDIA H100 80GB HBM3".into(),
-        compute_capability: (9, 0),
-        multiprocessors: 132,
-        threads_per_warp: 32,
-        max_warps_per_multiprocessor: 64,
-        shared_memory_per_multiprocessor: 233_472,
-        core_clock_khz: 1_980_000,
-        global_memory_bytes: 85_520_809_984,
-    }
-    .device()))
-    .into()];
+    let mut records: Vec<Decoded> = vec![
+        Record::Device(Box::new(
+            CudaDevice {
+                id: 0,
+                name: "NVIDIA H100 80GB HBM3".into(),
+                compute_capability: (9, 0),
+                multiprocessors: 132,
+                threads_per_warp: 32,
+                max_warps_per_multiprocessor: 64,
+                shared_memory_per_multiprocessor: 233_472,
+                core_clock_khz: 1_980_000,
+                global_memory_bytes: 85_520_809_984,
+            }
+            .device(),
+        ))
+        .into(),
+    ];
     records.extend(symbols().into_iter().map(Decoded::from));
     let domain: Arc<str> = Arc::from("torch");
     for i in 0..n {
@@ -278,26 +281,30 @@ fn cuda_decoded(n: usize) -> Vec<Decoded> {
             })
             .into(),
         );
-        records.push(Record::Kernel(CudaKernel {
-            start_ns: t + 500,
-            end_ns: t + 1_500 + (i as u64 * 131) % 4_000,
-            correlation_id: id,
-            grid_id: id,
-            graph_node_id: if i % 7 == 0 { 9 } else { 0 },
-            kernel_id: 1 + (i % KERNELS.len()) as u64,
-            device_id: 0,
-            stream_id: 7 + (i % 2) as u32,
-            graph_id: if i % 7 == 0 { 3 } else { 0 },
-            grid: [132, 1 + (i % 2) as i32, 1],
-            block: [128, 1, 1],
-            cluster: if i % 11 == 0 { [2, 1, 1] } else { [0, 0, 0] },
-            static_shared: 1024,
-            dynamic_shared: 8192 * (i as i32 % 3),
-            local_per_thread: 0,
-            registers: 64 + (i % 4) as u16,
-        }
-        .launch())
-        .into());
+        records.push(
+            Record::Kernel(
+                CudaKernel {
+                    start_ns: t + 500,
+                    end_ns: t + 1_500 + (i as u64 * 131) % 4_000,
+                    correlation_id: id,
+                    grid_id: id,
+                    graph_node_id: if i % 7 == 0 { 9 } else { 0 },
+                    kernel_id: 1 + (i % KERNELS.len()) as u64,
+                    device_id: 0,
+                    stream_id: 7 + (i % 2) as u32,
+                    graph_id: if i % 7 == 0 { 3 } else { 0 },
+                    grid: [132, 1 + (i % 2) as i32, 1],
+                    block: [128, 1, 1],
+                    cluster: if i % 11 == 0 { [2, 1, 1] } else { [0, 0, 0] },
+                    static_shared: 1024,
+                    dynamic_shared: 8192 * (i as i32 % 3),
+                    local_per_thread: 0,
+                    registers: 64 + (i % 4) as u16,
+                }
+                .launch(),
+            )
+            .into(),
+        );
         if i % 6 == 0 {
             records.push(Decoded::Record(Record::Copy(Copy {
                 kind: COPY_KIND,

@@ -15,30 +15,13 @@ use std::sync::Arc;
 
 use parquet::file::metadata::KeyValue;
 
+use super::kernels::Kernel;
 use super::records::{CounterDispatch, CounterPlan, CounterValue};
-use super::rows::Kernel;
 use super::sites::{KernelSites, Samples};
 use crate::config::Config;
 use rocprof_rs_format as tables;
 use rocprof_rs_format::columns::AddressHasher;
 use rocprof_rs_format::writer::TableWriter;
-
-/// What the writer and the run metadata need to know of the counters.
-#[derive(Debug, Clone, Default)]
-pub struct CounterNames {
-    /// Counter names by (agent, counter id): ids are the library's, per agent.
-    pub names: HashMap<(u64, u64), Arc<str>>,
-    /// The groups per agent label, as JSON for the run metadata.
-    pub plan_json: String,
-    /// The passes the largest plan needs.
-    pub passes: usize,
-    /// The names and plans come later, as [`CounterPlan`] records (where the library knows
-    /// them only at the first launch on a context).
-    pub deferred: bool,
-    /// Counted dispatches name their launch by correlation id ([`CounterDispatch::join`]), so
-    /// kernel records are kept a while for the join.
-    pub join_launches: bool,
-}
 
 /// Recent kernel dispatches kept for joining counter records that arrive after them.
 const RECENT_DISPATCHES: usize = 8192;
@@ -121,7 +104,7 @@ impl CounterRows {
     }
 
     /// Counters whose names come later, as [`CounterPlan`] records, and whose dispatches name
-    /// their launch by correlation id (see [`CounterNames`]).
+    /// their launch by correlation id (see [`super::run::CounterNames`]).
     pub fn deferred(mut self, deferred: bool, join_launches: bool) -> CounterRows {
         self.deferred = deferred;
         self.join_launches = join_launches;
@@ -164,13 +147,7 @@ impl CounterRows {
 
     /// A kernel dispatch: completes the counted dispatch waiting for it, or is kept for one
     /// that comes later.
-    pub fn launched(
-        &mut self,
-        correlation_id: u64,
-        dispatch_id: u64,
-        kernel_id: u64,
-        kernels: &Fast<u64, Kernel>,
-    ) {
+    pub fn launched(&mut self, correlation_id: u64, dispatch_id: u64, kernel_id: u64, kernels: &Fast<u64, Kernel>) {
         if let Some(pending_id) = self.awaiting.remove(&correlation_id) {
             self.awaiting.retain(|_, id| *id != pending_id);
             if let Some(pending) = self.pending.get_mut(&pending_id) {

@@ -8,6 +8,7 @@
 pub mod clock;
 pub mod counter_rows;
 pub mod device_rows;
+pub mod kernels;
 mod process_row;
 pub mod queue;
 pub mod records;

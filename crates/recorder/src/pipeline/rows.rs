@@ -10,32 +10,44 @@ use std::sync::Arc;
 use parquet::file::metadata::KeyValue;
 
 use super::counter_rows::CounterRows;
+use super::kernels::Kernel;
 use super::records::{Api, Kernel as Launch, Record, Symbol, Tally};
+use super::run::OperationNames;
 use super::summary::Summary;
 use crate::config::Config;
 use crate::error::{Error, Result};
 use rocprof_rs_format::columns::AddressHasher;
 use rocprof_rs_format::files::TableFiles;
 use rocprof_rs_format::keys;
-use rocprof_rs_format::writer::{AnyTableWriter, TableWriter};
 use rocprof_rs_format::launch::KernelFacts;
+use rocprof_rs_format::writer::{AnyTableWriter, TableWriter};
 use rocprof_rs_format::{self as tables, kernel_names};
 
 /// Rows a table buffers before handing them to its Parquet writer.
 const WRITE_ROWS: usize = 8192;
 
-/// Operation names by (the backend's kind, operation), as the backend named them when it started.
-pub type OperationNames = HashMap<(u32, i32), Arc<str>>;
-
-/// What the writer knows of a kernel.
-#[derive(Debug, Clone)]
-pub struct Kernel {
-    pub name: Arc<str>,
-    pub symbol: Symbol,
-    /// Whether the name passes the include and exclude filters.
-    pub selected: bool,
-    /// Whether the symbol came from the backend rather than a stand-in for an unknown id.
-    announced: bool,
+/// Every table writer of [`Tables`], listed once, as shared or (`mut`) mutable references.
+macro_rules! every_writer {
+    ($tables:expr $(, $mutable:tt)?) => {{
+        let t = $tables;
+        let mut all: Vec<&$($mutable)? dyn AnyTableWriter> = vec![
+            &$($mutable)? t.dispatch,
+            &$($mutable)? t.copy,
+            &$($mutable)? t.scratch,
+            &$($mutable)? t.allocation,
+            &$($mutable)? t.marker,
+            &$($mutable)? t.symbol,
+            &$($mutable)? t.agent,
+            &$($mutable)? t.process,
+            &$($mutable)? t.counters.values,
+            &$($mutable)? t.counters.kernels,
+            &$($mutable)? t.devices.writer,
+        ];
+        for api in &$($mutable)? t.apis {
+            all.push(api);
+        }
+        all
+    }};
 }
 
 /// The per-table column buffers and files.
@@ -444,21 +456,7 @@ impl Tables {
     }
 
     fn writers_mut(&mut self) -> Vec<&mut dyn AnyTableWriter> {
-        let mut all: Vec<&mut dyn AnyTableWriter> = vec![
-            &mut self.dispatch,
-            &mut self.copy,
-            &mut self.scratch,
-            &mut self.allocation,
-            &mut self.marker,
-            &mut self.symbol,
-            &mut self.agent,
-            &mut self.process,
-            &mut self.counters.values,
-            &mut self.counters.kernels,
-            &mut self.devices.writer,
-        ];
-        all.extend(self.apis.iter_mut().map(|a| a as &mut dyn AnyTableWriter));
-        all
+        every_writer!(self, mut)
     }
 
     fn files_mut(&mut self) -> Vec<&mut TableFiles> {
@@ -466,20 +464,7 @@ impl Tables {
     }
 
     fn files(&self) -> Vec<(Table, &TableFiles)> {
-        let mut all: Vec<&dyn AnyTableWriter> = vec![
-            &self.dispatch,
-            &self.copy,
-            &self.scratch,
-            &self.allocation,
-            &self.marker,
-            &self.symbol,
-            &self.agent,
-            &self.process,
-            &self.counters.values,
-            &self.counters.kernels,
-            &self.devices.writer,
-        ];
-        all.extend(self.apis.iter().map(|a| a as &dyn AnyTableWriter));
+        let all: Vec<&dyn AnyTableWriter> = every_writer!(self);
         all.into_iter().map(|w| (w.table(), w.files())).collect()
     }
 
@@ -633,7 +618,7 @@ mod tests {
         let seed = Seed {
             operations: OperationNames::new(),
             library: library(),
-            counters: Some(super::super::counter_rows::CounterNames {
+            counters: Some(super::super::run::CounterNames {
                 deferred: true,
                 join_launches: true,
                 ..Default::default()

@@ -6,10 +6,29 @@ use std::sync::Arc;
 use parquet::file::metadata::KeyValue;
 
 use super::clock;
-use super::counter_rows::CounterNames;
-use super::rows::OperationNames;
 use crate::config::Config;
 use rocprof_rs_format::{Table, keys};
+use std::collections::HashMap;
+
+/// Operation names by (the backend's kind, operation), as the backend named them when it started.
+pub type OperationNames = HashMap<(u32, i32), Arc<str>>;
+
+/// What the writer and the run metadata need to know of the counters.
+#[derive(Debug, Clone, Default)]
+pub struct CounterNames {
+    /// Counter names by (agent, counter id): ids are the library's, per agent.
+    pub names: HashMap<(u64, u64), Arc<str>>,
+    /// The groups per agent label, as JSON for the run metadata.
+    pub plan_json: String,
+    /// The passes the largest plan needs.
+    pub passes: usize,
+    /// The names and plans come later, as [`super::records::CounterPlan`] records (where the library knows
+    /// them only at the first launch on a context).
+    pub deferred: bool,
+    /// Counted dispatches name their launch by correlation id ([`super::records::CounterDispatch::join`]), so
+    /// kernel records are kept a while for the join.
+    pub join_launches: bool,
+}
 
 /// The tracing library behind a run, as its backend describes it when it starts.
 #[derive(Debug, Clone, PartialEq, Eq)]

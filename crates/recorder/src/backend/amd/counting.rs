@@ -25,9 +25,9 @@ use crate::counters::plan::{self, Group, Offer, Refusal};
 use crate::error::{Error, Result, Status};
 use crate::handles::{AgentId, BufferId, ContextId, CounterConfigId, CounterId};
 use crate::lifecycle::{running, trampoline};
-use crate::pipeline::counter_rows::CounterNames;
 use crate::pipeline::queue::{Batch, Queue};
 use crate::pipeline::records::{CounterDispatch, CounterValue, Record};
+use crate::pipeline::run::CounterNames;
 use crate::rocprofiler;
 
 /// One agent's groups, as the dispatch callback uses them.

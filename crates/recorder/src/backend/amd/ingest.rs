@@ -7,10 +7,10 @@ use std::ffi::{CStr, c_void};
 
 use rocprofiler_sdk_sys as sys;
 
+use super::operations::MARKER_RANGE_KIND;
 use crate::compat;
 use crate::lifecycle::{Tool, running, trampoline};
 use crate::pipeline::clock;
-use super::operations::MARKER_RANGE_KIND;
 use crate::pipeline::records::{Allocation, Api, Copy, Kernel, Marker, Record, Scratch, Symbol};
 
 /// Decodes one buffer record, or `None` for kinds this tool does not trace.

@@ -6,10 +6,9 @@ use std::sync::Arc;
 use rocprofiler_sdk_sys as sys;
 use sys::sdk::SdkApi;
 
-use crate::pipeline::rows::OperationNames;
-use crate::pipeline::run::Library;
-use rocprof_rs_format::Table;
+use crate::pipeline::run::{Library, OperationNames};
 use crate::rocprofiler::{self, Tracing};
+use rocprof_rs_format::Table;
 
 /// The key under which callback-tracing ROCTx range operations are named, apart from the
 /// buffer-tracing kinds (whose numbering it cannot collide with).

@@ -6,13 +6,13 @@ use rocprofiler_sdk_sys as sys;
 use sys::sdk::SdkApi;
 
 use super::ingest;
+use super::operations::api_kinds;
 use crate::config::{Config, Domain, Policy};
 use crate::error::Result;
 use crate::handles::{BufferId, ContextId};
-use super::operations::api_kinds;
-use rocprof_rs_format::Table;
 use crate::rocprofiler;
 use rocprof_rs_format as tables;
+use rocprof_rs_format::Table;
 
 /// The SDK objects of one run.
 #[derive(Debug, Clone, Copy)]

@@ -386,7 +386,7 @@ mod tests {
         let seed = crate::pipeline::run::Seed {
             operations: super::super::operations::operations(),
             library: super::super::operations::library(130001, String::new()),
-            counters: Some(crate::pipeline::counter_rows::CounterNames {
+            counters: Some(crate::pipeline::run::CounterNames {
                 deferred: true,
                 join_launches: true,
                 ..Default::default()

@@ -11,10 +11,10 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use rocprofiler_sdk_sys::cupti::{self as sys, Cupti};
 
 use super::error::CuptiError;
+use super::operations::{CUDA_DRIVER_API, CUDA_RUNTIME_API};
 use crate::lifecycle::{running, trampoline};
 use crate::pipeline::clock;
 use crate::pipeline::records::{Api, Record};
-use super::operations::{CUDA_DRIVER_API, CUDA_RUNTIME_API};
 
 /// Claims CUPTI's single subscriber slot, before anything else: without it, registering buffer
 /// callbacks would silently take another tool's records.

@@ -24,8 +24,8 @@ mod callbacks;
 pub mod counting;
 pub mod decode;
 pub mod error;
-pub mod nvtx;
 mod flush;
+pub mod nvtx;
 pub mod operations;
 
 use std::ffi::{c_int, c_void};
@@ -40,8 +40,8 @@ use crate::config::{Config, Domain};
 use crate::error::Error;
 use crate::lifecycle::{self, Backend, disable, trampoline};
 use crate::pipeline::clock;
-use crate::pipeline::rows::Tables;
 use crate::pipeline::records::Record;
+use crate::pipeline::rows::Tables;
 use crate::pipeline::run::Seed;
 use error::CuptiError;
 use rocprof_rs_format as tables;
@@ -174,7 +174,7 @@ fn initialize() -> Result<(), CuptiError> {
     let seed = Seed {
         operations: operations::operations(),
         library: operations::library(version, library),
-        counters: counting.then(|| crate::pipeline::counter_rows::CounterNames {
+        counters: counting.then(|| crate::pipeline::run::CounterNames {
             deferred: true,
             join_launches: true,
             ..Default::default()

@@ -8,8 +8,7 @@ use std::sync::Arc;
 use rocprofiler_sdk_sys::cupti as sys;
 
 use super::decode::{COPY_OPERATION_BASE, MEMSET_OPERATION};
-use crate::pipeline::rows::OperationNames;
-use crate::pipeline::run::Library;
+use crate::pipeline::run::{Library, OperationNames};
 use rocprof_rs_format::Table;
 
 /// The kind of CUDA driver launch calls (operation = CUPTI callback id). The kinds are the
