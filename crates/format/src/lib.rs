@@ -360,6 +360,18 @@ macro_rules! tables {
                     $(Table::$variant => $rows::schema(),)*
                 }
             }
+
+            /// A writer of the table under `options`, with `metadata` in every file: for a
+            /// producer that holds writers by their table ([`writer::rows_of`] finds the rows).
+            pub fn writer(
+                self,
+                options: &files::WriteOptions,
+                metadata: Vec<parquet::file::metadata::KeyValue>,
+            ) -> Box<dyn writer::AnyTableWriter + Send> {
+                match self {
+                    $(Table::$variant => Box::new(writer::TableWriter::<$rows>::new(options, self, metadata)),)*
+                }
+            }
         }
     };
 }

@@ -44,9 +44,18 @@ pub trait AnyTableWriter: std::fmt::Debug {
     fn files_mut(&mut self) -> &mut TableFiles;
     /// Forgets the buffered rows (after a failed write); returns how many there were.
     fn discard(&mut self) -> u64;
+    /// The writer as `Any`, so a producer that knows the table's row type finds its rows
+    /// ([`rows_of`]).
+    fn as_any_mut(&mut self) -> &mut dyn std::any::Any;
 }
 
-impl<T: Rows> AnyTableWriter for TableWriter<T> {
+/// The row buffer of `writer`, if its rows are `T`s: how a producer that holds a table's
+/// writer by its [`Table`] alone pushes rows into it.
+pub fn rows_of<T: Rows + 'static>(writer: &mut dyn AnyTableWriter) -> Option<&mut T> {
+    writer.as_any_mut().downcast_mut::<TableWriter<T>>().map(|w| &mut w.rows)
+}
+
+impl<T: Rows + 'static> AnyTableWriter for TableWriter<T> {
     fn table(&self) -> Table {
         self.table
     }
@@ -78,5 +87,9 @@ impl<T: Rows> AnyTableWriter for TableWriter<T> {
         let rows = self.rows.len() as u64;
         self.rows = T::default();
         rows
+    }
+
+    fn as_any_mut(&mut self) -> &mut dyn std::any::Any {
+        self
     }
 }

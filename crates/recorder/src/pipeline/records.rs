@@ -10,10 +10,17 @@
 //! the queue.
 //!
 //! Adding a record kind touches this file, the backend that produces it and its table's
-//! declaration in `rocprof_rs_format`; the writer's match over [`Record`] is what the compiler
-//! then asks for.
+//! declaration in `rocprof_rs_format`, nothing else: the kind implements [`OwnRow`] here and
+//! travels as [`Record::Row`], and the writer holds a writer for every table of the format.
+//! (The kinds above `Row` in [`Record`] are the ones the writer resolves names or joins for,
+//! or that come often enough to travel unboxed.)
 
 use std::sync::Arc;
+
+use rocprof_rs_format::Table;
+use rocprof_rs_format::writer::AnyTableWriter;
+
+use super::run::OperationNames;
 
 /// A kernel launch, in the table's terms (grid in work-items, the queue or stream, optional
 /// per-launch registers, graph and cluster): the format's one launch type.
@@ -249,6 +256,41 @@ pub struct Tally {
     pub count: u64,
 }
 
+/// What the writer tells a record that makes its own row.
+#[derive(Debug, Clone, Copy)]
+pub struct RowContext<'a> {
+    /// The profiled process.
+    pub pid: u32,
+    /// The `vendor` column's value.
+    pub vendor: &'a Arc<str>,
+    /// The backend's operation names.
+    pub operations: &'a OperationNames,
+}
+
+impl RowContext<'_> {
+    /// An operation's name; an id the backend did not name is kept visible rather than guessed.
+    pub fn operation(&self, kind: u32, operation: i32) -> &Arc<str> {
+        static UNKNOWN: std::sync::LazyLock<Arc<str>> = std::sync::LazyLock::new(|| Arc::from("UNKNOWN_OPERATION"));
+        self.operations.get(&(kind, operation)).unwrap_or(&UNKNOWN)
+    }
+}
+
+/// A record that is one row of a table of its own, which the writer needs to know nothing
+/// about: it names its table and pushes its row into that table's writer
+/// (`rocprof_rs_format::writer::rows_of` finds the rows).
+pub trait OwnRow: std::fmt::Debug + Send + Sync {
+    /// The table its row goes to.
+    fn table(&self) -> Table;
+    /// When its activity began, if it is activity (what a forked child leaves to the parent).
+    fn start_ns(&self) -> Option<u64>;
+    /// Whether the drop policy must deliver it (see [`Record::must_keep`]).
+    fn must_keep(&self) -> bool {
+        false
+    }
+    /// Pushes its row into `writer`, its table's.
+    fn push(&self, writer: &mut dyn AnyTableWriter, context: &RowContext<'_>);
+}
+
 /// One record on its way to the writer.
 #[derive(Debug, Clone)]
 pub enum Record {
@@ -270,6 +312,8 @@ pub enum Record {
     SampledDevice(Box<SampledDevice>),
     DeviceSample(Box<DeviceSample>),
     Tally(Tally),
+    /// Any other kind: one row of its own table.
+    Row(Arc<dyn OwnRow>),
 }
 
 impl Record {
@@ -287,7 +331,7 @@ impl Record {
                 | Record::CounterSites(_)
                 | Record::SampledDevice(_)
                 | Record::Tally(_)
-        )
+        ) || matches!(self, Record::Row(row) if row.must_keep())
     }
 
     /// Whether this record is traced activity, which becomes a row, rather than a name or a
@@ -306,6 +350,7 @@ impl Record {
             Record::Allocation(r) => Some(r.start_ns),
             Record::Marker(r) => Some(r.start_ns),
             Record::DeviceSample(r) => Some(r.time_ns),
+            Record::Row(r) => r.start_ns(),
             Record::Symbol(_)
             | Record::Device(_)
             | Record::CounterDispatch(_)

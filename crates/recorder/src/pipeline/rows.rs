@@ -11,7 +11,7 @@ use parquet::file::metadata::KeyValue;
 
 use super::counter_rows::CounterRows;
 use super::kernels::Kernel;
-use super::records::{Api, Kernel as Launch, Record, Symbol, Tally};
+use super::records::{Api, Kernel as Launch, OwnRow, Record, RowContext, Symbol, Tally};
 use super::run::OperationNames;
 use super::summary::Summary;
 use crate::config::Config;
@@ -46,6 +46,9 @@ macro_rules! every_writer {
         for api in &$($mutable)? t.apis {
             all.push(api);
         }
+        for other in &$($mutable)? t.others {
+            all.push(&$($mutable)? **other);
+        }
         all
     }};
 }
@@ -73,6 +76,8 @@ pub struct Tables {
     dispatch: TableWriter<tables::KernelDispatch>,
     /// One writer per table of [`Table::API_CALLS`], in its order.
     apis: [TableWriter<tables::ApiCall>; 4],
+    /// The tables of [`Record::Row`]s: every table of the format the fields here do not hold.
+    others: Vec<Box<dyn AnyTableWriter + Send>>,
     copy: TableWriter<tables::MemoryCopy>,
     scratch: TableWriter<tables::ScratchMemory>,
     allocation: TableWriter<tables::MemoryAllocation>,
@@ -124,7 +129,8 @@ impl Tables {
             .iter()
             .filter_map(|&(kind, table)| Some((kind, Table::API_CALLS.iter().position(|&t| t == table)?)))
             .collect();
-        let tables = Tables {
+        let mut tables = Tables {
+            others: Vec::new(),
             pid: std::process::id(),
             metadata_path: config.output_dir.join(keys::metadata_file_name(&config.output_name)),
             static_metadata: metadata.clone(),
@@ -151,6 +157,12 @@ impl Tables {
             tallies: Default::default(),
             config,
         };
+        let held: Vec<Table> = tables.files().into_iter().map(|(table, _)| table).collect();
+        tables.others = Table::ALL
+            .iter()
+            .filter(|table| !held.contains(table))
+            .map(|table| table.writer(&options, metadata.clone()))
+            .collect();
         tables.write_run_metadata(&Summary::default())?;
         Ok(tables)
     }
@@ -248,6 +260,7 @@ impl Tables {
             Record::Tally(Tally { key, count }) => {
                 self.tallies.insert(key, *count);
             }
+            Record::Row(row) => self.add_own_row(&**row),
         }
     }
 
@@ -331,6 +344,13 @@ impl Tables {
             device_id: d.index,
             pid: self.pid,
         });
+    }
+
+    fn add_own_row(&mut self, row: &dyn OwnRow) {
+        let context = RowContext { pid: self.pid, vendor: &self.vendor, operations: &self.operations };
+        if let Some(writer) = self.others.iter_mut().find(|w| w.table() == row.table()) {
+            row.push(&mut **writer, &context);
+        }
     }
 
     fn add_api(&mut self, a: &Api) {
@@ -478,7 +498,10 @@ impl Tables {
             Table::DeviceSample => self.config.device_sample_ms > 0,
             _ => self.config.domains.iter().any(|d| d.table() == table),
         };
-        self.files().into_iter().filter(|&(t, _)| traced(t)).map(|(t, f)| (t, f.rows_written)).collect()
+        // A table of `Record::Row`s is reported once it has any.
+        let own = |table: Table| self.others.iter().any(|w| w.table() == table);
+        let reported = |table: Table, files: &TableFiles| traced(table) || (own(table) && files.rows_written > 0);
+        self.files().into_iter().filter(|&(t, f)| reported(t, f)).map(|(t, f)| (t, f.rows_written)).collect()
     }
 
     /// Completed files.
