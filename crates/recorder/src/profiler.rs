@@ -41,7 +41,6 @@ use crate::config::{self, Compression, Config, Domain, Placeholders, Policy};
 use crate::error::{Error, Result, Status};
 use crate::lifecycle;
 use crate::pipeline::summary::Summary;
-use crate::rocprofiler;
 
 /// Settings for an in-process [`Profiler`]: the `ROCPROF_RS_*` variables under typed names.
 ///
@@ -208,14 +207,14 @@ impl ProfilerBuilder {
             return Err(Error::AlreadyConfigured);
         }
         let sdk = match &self.sdk_library {
-            Some(path) => crate::sdk::sdk_from(path)?,
-            None => crate::sdk::sdk()?,
+            Some(path) => amd::sdk::sdk_from(path)?,
+            None => amd::sdk::sdk()?,
         };
-        crate::compat::abi_checked_version(sdk)?;
+        amd::sdk::compat::abi_checked_version(sdk)?;
         let output_dir = config.output_dir.clone();
         *amd::PRESET.lock() = Some(Preset { config, paused: self.paused });
         // The SDK calls our configure (and initialize) before returning.
-        let configured = rocprofiler::force_configure(sdk.api(), Some(amd::rocprofiler_configure));
+        let configured = amd::sdk::calls::force_configure(sdk.api(), Some(amd::rocprofiler_configure));
         let unused = amd::PRESET.lock().take();
         match configured {
             Ok(()) => {}

@@ -13,8 +13,9 @@ use std::ffi::CString;
 use std::path::{Path, PathBuf};
 use std::sync::OnceLock;
 
+use rocprof_rs::backend::cupti::counting::presets as nvidia;
 use rocprof_rs::backend::cupti::counting::{choose, profiler};
-use rocprof_rs::counters::{Selection, nvidia, presets};
+use rocprof_rs::counters::{Selection, presets};
 use rocprofiler_sdk_sys::cupti::Cupti;
 
 /// The wheel's `lib` folder: `ROCPROF_RS_TEST_CUPTI_LIB`, else where python finds `nvidia`.

@@ -3,13 +3,17 @@
 //! [`counting`]) and starts the pipeline; its buffer callbacks decode records into the queue
 //! ([`ingest`]).
 
+pub mod avail;
+pub mod catalog;
 pub mod counting;
 mod fork;
 /// Public for the fuzz target of its record decoder only.
 #[doc(hidden)]
 pub mod ingest;
 pub mod operations;
+pub mod sdk;
 pub mod session;
+mod symbols;
 
 use std::ffi::{c_char, c_int, c_void};
 use std::sync::OnceLock;
@@ -44,17 +48,17 @@ impl Backend for Amd {
 
     /// Starts or stops the tracing context (the code-object context stays on throughout).
     fn set_collecting(&self, on: bool) -> Result<()> {
-        session::set_tracing(crate::sdk::sdk()?.api(), &self.session, on)
+        session::set_tracing(sdk::sdk()?.api(), &self.session, on)
     }
 
     fn flush(&self) {
-        if let Ok(sdk) = crate::sdk::sdk() {
+        if let Ok(sdk) = sdk::sdk() {
             let _ = session::flush(sdk.api(), &self.session);
         }
     }
 
     fn finish(&self) {
-        if let Ok(sdk) = crate::sdk::sdk() {
+        if let Ok(sdk) = sdk::sdk() {
             let _ = session::set_tracing(sdk.api(), &self.session, false);
             let _ = session::flush(sdk.api(), &self.session);
         }
@@ -85,7 +89,7 @@ pub unsafe extern "C" fn rocprofiler_configure(
 }
 
 fn configure(version: u32, client: *mut sys::rocprofiler_client_id_t) -> *mut sys::rocprofiler_tool_configure_result_t {
-    if !crate::compat::configure_version_supported(version) {
+    if !sdk::compat::configure_version_supported(version) {
         crate::say!(
             "rocprof-rs: rocprofiler-sdk {}.{}.{} is older than 1.0 (ROCm 7.0); not profiling",
             version / 10000,
@@ -152,9 +156,9 @@ extern "C" fn tool_initialize(_finalize: sys::rocprofiler_client_finalize_t, _da
 
 fn initialize() -> Result<()> {
     let Some(tool) = lifecycle::configured() else { return Ok(()) };
-    let sdk = crate::sdk::sdk()?;
+    let sdk = sdk::sdk()?;
     let api = sdk.api();
-    let version = crate::compat::abi_checked_version(sdk)?;
+    let version = sdk::compat::abi_checked_version(sdk)?;
     let kinds = session::buffer_kinds(&tool.config);
     let operations = operations::operation_names(api, &kinds);
     let (agents, gpus) = session::agents(api)?;

@@ -9,8 +9,9 @@ use serde::Serialize;
 
 use super::super::error::CuptiError;
 use super::choose;
+use super::presets as nvidia;
 use super::profiler::{self, Host};
-use crate::counters::{Selection, nvidia, presets};
+use crate::counters::{Selection, presets};
 
 /// One metric of a chip.
 #[derive(Debug, Clone, Serialize)]

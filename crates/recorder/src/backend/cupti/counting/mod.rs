@@ -38,6 +38,7 @@ pub mod avail;
 pub mod choose;
 mod dump;
 pub mod launch;
+pub mod presets;
 pub mod profiler;
 pub mod range;
 pub mod turns;
