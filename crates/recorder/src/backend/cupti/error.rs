@@ -43,6 +43,15 @@ pub enum CuptiError {
         /// CUPTI's own text.
         text: String,
     },
+    /// A setup call failed: [`Failed`](super::api::Failed) names it.
+    #[error("CUPTI refused to set up {what}: {}", failed.text)]
+    Call {
+        /// What was being set up.
+        what: &'static str,
+        /// The call, its result and CUPTI's text.
+        #[source]
+        failed: super::api::Failed,
+    },
     /// CUPTI reported a size or count beyond any it gives, which must not size an allocation.
     #[error("CUPTI reported {value} for {what}, more than the {limit} it may; the library is not trusted")]
     Implausible {
