@@ -27,4 +27,4 @@ mod threads;
 
 pub use error::{Error, Result, Status};
 pub use pipeline::summary::Summary;
-pub use profiler::{Profiler, ProfilerBuilder, Region};
+pub use profiler::{Backend, Profiler, ProfilerBuilder, Region};

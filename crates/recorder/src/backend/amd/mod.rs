@@ -23,7 +23,7 @@ use parking_lot::Mutex;
 use rocprofiler_sdk_sys as sys;
 
 use crate::config::Config;
-use crate::error::{Error, Result};
+use crate::error::{Error, Result, Status};
 use crate::lifecycle::{self, Backend, Receiving, disable, trampoline};
 use crate::pipeline::rows::Tables;
 use crate::pipeline::run::{Library, Seed};
@@ -66,6 +66,33 @@ impl Backend for Amd {
 
     fn telemetry(&self) -> crate::telemetry::Vendor {
         crate::telemetry::Vendor::Amd(self.gpus.clone())
+    }
+
+    /// Hands the crate's own `rocprofiler_configure` to the SDK through
+    /// `rocprofiler_force_configure`, which configures and initializes the tool at once: only
+    /// before the first HIP or HSA call (after it the SDK is locked, [`Error::TooLate`]).
+    fn start_in_process(config: Config, paused: bool, library: Option<&std::path::Path>) -> Result<()> {
+        let sdk = match library {
+            Some(path) => sdk::sdk_from(path)?,
+            None => sdk::sdk()?,
+        };
+        sdk::compat::abi_checked_version(sdk)?;
+        *PRESET.lock() = Some(Preset { config, paused });
+        // The SDK calls our configure (and initialize) before returning.
+        let configured = sdk::calls::force_configure(sdk.api(), Some(rocprofiler_configure));
+        let unused = PRESET.lock().take();
+        match configured {
+            Ok(()) => {}
+            Err(Error::Sdk { status: Status::ConfigurationLocked, .. }) => {
+                return Err(Error::TooLate(Status::ConfigurationLocked));
+            }
+            Err(e) => return Err(e),
+        }
+        if unused.is_some() {
+            // The SDK took the call but never asked us to configure.
+            return Err(Error::Disabled("rocprofiler-sdk did not call the tool's configure".into()));
+        }
+        Ok(())
     }
 }
 
@@ -132,13 +159,13 @@ fn configure(version: u32, client: *mut sys::rocprofiler_client_id_t) -> *mut sy
 
 /// What an in-process [`crate::Profiler`] hands to `configure` in place of the environment.
 #[derive(Debug)]
-pub(crate) struct Preset {
-    pub config: Config,
+struct Preset {
+    config: Config,
     /// Leave the tracing context stopped until the application starts collecting.
-    pub paused: bool,
+    paused: bool,
 }
 
-pub(crate) static PRESET: Mutex<Option<Preset>> = Mutex::new(None);
+static PRESET: Mutex<Option<Preset>> = Mutex::new(None);
 static START_PAUSED: AtomicBool = AtomicBool::new(false);
 
 /// The queue's two ends, between configure and initialize.

@@ -50,7 +50,7 @@ use error::CuptiError;
 use rocprof_rs_format as tables;
 
 /// What the backend holds while it runs.
-struct Cuda {
+pub(crate) struct Cuda {
     subscriber: Subscriber,
     /// The process that initialised CUPTI: any other (a forked child) must never call it.
     pid: u32,
@@ -94,7 +94,11 @@ fn initialize() -> Result<(), CuptiError> {
     if !lifecycle::claim() {
         return Ok(());
     }
-    let config = Config::from_process_env()?;
+    set_up(Config::from_process_env()?)
+}
+
+/// Everything after the claim, the same for the injection and the in-process profiler.
+fn set_up(config: Config) -> Result<(), CuptiError> {
     let cupti = load()?;
     let counting = match counting::setup(cupti, &config) {
         Ok(on) => on,
@@ -194,6 +198,21 @@ impl Backend for Cuda {
 
     fn telemetry(&self) -> crate::telemetry::Vendor {
         crate::telemetry::Vendor::Nvidia
+    }
+
+    /// Sets CUPTI up at once, as the injection does inside the driver's first `cuInit`: CUPTI
+    /// takes its subscriber and activity kinds before CUDA starts, so the profiler should start
+    /// before the first CUDA call for every launch to be seen. libcupti is found as the
+    /// injection finds it; `library` is rocprofiler-sdk's alone.
+    fn start_in_process(mut config: Config, paused: bool, _library: Option<&std::path::Path>) -> crate::Result<()> {
+        if !lifecycle::claim() {
+            return Err(Error::AlreadyConfigured);
+        }
+        config.start_paused |= paused;
+        if let Err(reason) = set_up(config) {
+            disable(&reason.to_string());
+        }
+        Ok(())
     }
 }
 

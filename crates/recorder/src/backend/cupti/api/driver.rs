@@ -25,3 +25,10 @@ pub fn device_count() -> Option<u32> {
     // SAFETY: as above, with a valid out-pointer.
     (unsafe { init(0) } == 0 && unsafe { count(&mut n) } == 0 && n > 0).then_some(n as u32)
 }
+
+/// Whether the CUDA driver (`libcuda.so.1`) loads in this process; it stays loaded, as CUPTI
+/// loads it anyway.
+pub fn present() -> bool {
+    // SAFETY: a NUL-terminated name; the library, NVIDIA's driver, is left loaded for the process.
+    !unsafe { libc::dlopen(c"libcuda.so.1".as_ptr(), libc::RTLD_LAZY | libc::RTLD_LOCAL) }.is_null()
+}
