@@ -35,7 +35,8 @@ pub enum CuptiError {
         /// CUPTI's own text.
         text: String,
     },
-    /// A setup call failed.
+    /// Something could not be set up, for a reason of its own (no range profiler in this
+    /// libcupti, a chip CUPTI cannot profile, counters that do not fit).
     #[error("CUPTI refused to set up {what}: {text}")]
     Refused {
         /// What was being set up.
@@ -43,7 +44,8 @@ pub enum CuptiError {
         /// CUPTI's own text.
         text: String,
     },
-    /// A setup call failed: [`Failed`](super::api::Failed) names it.
+    /// A setup call failed: [`Failed`](super::api::Failed) names it; the line reads as
+    /// [`CuptiError::Refused`]'s.
     #[error("CUPTI refused to set up {what}: {}", failed.text)]
     Call {
         /// What was being set up.
