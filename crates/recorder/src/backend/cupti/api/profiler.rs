@@ -27,7 +27,8 @@ pub fn initialize(cupti: &Cupti) -> Result<(), CuptiError> {
     let api = api(cupti)?;
     let mut p = params!(CUpti_Profiler_Initialize_Params, CUpti_Profiler_Initialize_Params_STRUCT_SIZE);
     // SAFETY: a params struct of the size it declares.
-    check(cupti, "cuptiProfilerInitialize", unsafe { (api.cuptiProfilerInitialize)(&mut p) }, "the profiler")
+    let rc = unsafe { (api.cuptiProfilerInitialize)(&mut p) };
+    check(cupti, "cuptiProfilerInitialize", rc, "the profiler")
 }
 
 /// The chip of CUDA device `device` (`GH100`, `GA100`, ...).
@@ -36,7 +37,8 @@ pub fn chip_name(cupti: &Cupti, device: u32) -> Result<String, CuptiError> {
     let mut p = params!(CUpti_Device_GetChipName_Params, CUpti_Device_GetChipName_Params_STRUCT_SIZE);
     p.deviceIndex = device as usize;
     // SAFETY: as above; CUPTI fills `pChipName` with a static string.
-    check(cupti, "cuptiDeviceGetChipName", unsafe { (api.cuptiDeviceGetChipName)(&mut p) }, "the chip name")?;
+    let rc = unsafe { (api.cuptiDeviceGetChipName)(&mut p) };
+    check(cupti, "cuptiDeviceGetChipName", rc, "the chip name")?;
     if p.pChipName.is_null() {
         return Err(CuptiError::Refused { what: "the chip name", text: "no name returned".into() });
     }
@@ -95,22 +97,14 @@ pub fn counter_availability(cupti: &Cupti, ctx: Context) -> Result<Vec<u8>, Cupt
         params!(CUpti_Profiler_GetCounterAvailability_Params, CUpti_Profiler_GetCounterAvailability_Params_STRUCT_SIZE);
     p.ctx = ctx.raw();
     // SAFETY: as above; a null image asks for the size.
-    check(
-        cupti,
-        "cuptiProfilerGetCounterAvailability",
-        unsafe { (api.cuptiProfilerGetCounterAvailability)(&mut p) },
-        "counter availability",
-    )?;
+    let rc = unsafe { (api.cuptiProfilerGetCounterAvailability)(&mut p) };
+    check(cupti, "cuptiProfilerGetCounterAvailability", rc, "counter availability")?;
     let mut image =
         vec![0u8; believed("counterAvailabilityImageSize", p.counterAvailabilityImageSize, MAX_IMAGE_BYTES)?];
     p.pCounterAvailabilityImage = image.as_mut_ptr();
     // SAFETY: as above, with a buffer of the size CUPTI asked for.
-    check(
-        cupti,
-        "cuptiProfilerGetCounterAvailability",
-        unsafe { (api.cuptiProfilerGetCounterAvailability)(&mut p) },
-        "counter availability",
-    )?;
+    let rc = unsafe { (api.cuptiProfilerGetCounterAvailability)(&mut p) };
+    check(cupti, "cuptiProfilerGetCounterAvailability", rc, "counter availability")?;
     Ok(image)
 }
 
@@ -160,12 +154,8 @@ impl<'a> Host<'a> {
         p.pChipName = chip.as_ptr();
         p.pCounterAvailabilityImage = availability.map_or(std::ptr::null(), <[u8]>::as_ptr);
         // SAFETY: as above; the strings and image outlive the call (CUPTI copies what it keeps).
-        check(
-            cupti,
-            "cuptiProfilerHostInitialize",
-            unsafe { (api.cuptiProfilerHostInitialize)(&mut p) },
-            "a metric host object",
-        )?;
+        let rc = unsafe { (api.cuptiProfilerHostInitialize)(&mut p) };
+        check(cupti, "cuptiProfilerHostInitialize", rc, "a metric host object")?;
         Ok(Host { cupti, object: p.pHostObject })
     }
 
@@ -184,12 +174,8 @@ impl<'a> Host<'a> {
             p.pHostObject = self.object;
             p.metricType = kind;
             // SAFETY: as above; CUPTI points `ppMetricNames` at its own array of strings.
-            check(
-                self.cupti,
-                "cuptiProfilerHostGetBaseMetrics",
-                unsafe { (self.api().cuptiProfilerHostGetBaseMetrics)(&mut p) },
-                "the metric list",
-            )?;
+            let rc = unsafe { (self.api().cuptiProfilerHostGetBaseMetrics)(&mut p) };
+            check(self.cupti, "cuptiProfilerHostGetBaseMetrics", rc, "the metric list")?;
             if p.ppMetricNames.is_null() {
                 continue;
             }
@@ -234,12 +220,8 @@ impl<'a> Host<'a> {
         p.ppMetricNames = names.as_mut_ptr();
         p.numMetrics = names.len();
         // SAFETY: as above; the names outlive the call.
-        check(
-            self.cupti,
-            "cuptiProfilerHostConfigAddMetrics",
-            unsafe { (self.api().cuptiProfilerHostConfigAddMetrics)(&mut p) },
-            "the metrics",
-        )
+        let rc = unsafe { (self.api().cuptiProfilerHostConfigAddMetrics)(&mut p) };
+        check(self.cupti, "cuptiProfilerHostConfigAddMetrics", rc, "the metrics")
     }
 
     /// The config image of the metrics added so far.
@@ -250,12 +232,8 @@ impl<'a> Host<'a> {
         );
         p.pHostObject = self.object;
         // SAFETY: as above.
-        check(
-            self.cupti,
-            "cuptiProfilerHostGetConfigImageSize",
-            unsafe { (self.api().cuptiProfilerHostGetConfigImageSize)(&mut p) },
-            "a config image",
-        )?;
+        let rc = unsafe { (self.api().cuptiProfilerHostGetConfigImageSize)(&mut p) };
+        check(self.cupti, "cuptiProfilerHostGetConfigImageSize", rc, "a config image")?;
         let mut image = vec![0u8; believed("configImageSize", p.configImageSize, MAX_IMAGE_BYTES)?];
         let mut q =
             params!(CUpti_Profiler_Host_GetConfigImage_Params, CUpti_Profiler_Host_GetConfigImage_Params_STRUCT_SIZE);
@@ -263,12 +241,8 @@ impl<'a> Host<'a> {
         q.configImageSize = image.len();
         q.pConfigImage = image.as_mut_ptr();
         // SAFETY: as above, with a buffer of the size CUPTI gave.
-        check(
-            self.cupti,
-            "cuptiProfilerHostGetConfigImage",
-            unsafe { (self.api().cuptiProfilerHostGetConfigImage)(&mut q) },
-            "a config image",
-        )?;
+        let rc = unsafe { (self.api().cuptiProfilerHostGetConfigImage)(&mut q) };
+        check(self.cupti, "cuptiProfilerHostGetConfigImage", rc, "a config image")?;
         Ok(image)
     }
 
@@ -288,12 +262,8 @@ impl<'a> Host<'a> {
         p.numMetrics = names.len();
         p.pMetricValues = values.as_mut_ptr();
         // SAFETY: as above; `values` has room for one value per name.
-        check(
-            self.cupti,
-            "cuptiProfilerHostEvaluateToGpuValues",
-            unsafe { (self.api().cuptiProfilerHostEvaluateToGpuValues)(&mut p) },
-            "metric values",
-        )?;
+        let rc = unsafe { (self.api().cuptiProfilerHostEvaluateToGpuValues)(&mut p) };
+        check(self.cupti, "cuptiProfilerHostEvaluateToGpuValues", rc, "metric values")?;
         Ok(values)
     }
 }
@@ -317,12 +287,8 @@ pub fn passes(cupti: &Cupti, config: &[u8]) -> Result<usize, CuptiError> {
     p.configImageSize = config.len();
     p.pConfigImage = config.as_mut_ptr();
     // SAFETY: as above.
-    check(
-        cupti,
-        "cuptiProfilerHostGetNumOfPasses",
-        unsafe { (api.cuptiProfilerHostGetNumOfPasses)(&mut p) },
-        "a pass count",
-    )?;
+    let rc = unsafe { (api.cuptiProfilerHostGetNumOfPasses)(&mut p) };
+    check(cupti, "cuptiProfilerHostGetNumOfPasses", rc, "a pass count")?;
     Ok(p.numOfPasses)
 }
 
