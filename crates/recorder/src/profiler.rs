@@ -238,16 +238,14 @@ impl ProfilerBuilder {
         let library = self.sdk_library.as_deref();
         match self.chosen() {
             Backend::Cupti => cupti::Cuda::start_in_process(config, self.paused, library)?,
-            _ => amd::Amd::start_in_process(config, self.paused, library)?,
+            Backend::RocprofilerSdk | Backend::Auto => amd::Amd::start_in_process(config, self.paused, library)?,
         }
         if !lifecycle::is_running() {
             return Err(Error::Disabled(lifecycle::disabled_because().unwrap_or_else(|| "it did not start".into())));
         }
         Ok(Profiler { output_dir, collecting: Mutex::new(Collecting { paused: self.paused, regions: 0 }) })
     }
-}
 
-impl ProfilerBuilder {
     /// The library to start: the one asked for, else the first present.
     fn chosen(&self) -> Backend {
         match self.backend {

@@ -15,6 +15,9 @@
 //!    destruction force a flush. A process that ends without exit handlers (`os._exit`,
 //!    SIGKILL) loses what is not yet in a completed file, as on AMD.
 //!
+//! The in-process profiler runs the same set-up at once, through
+//! [`Backend::start_in_process`], before the application's first CUDA call.
+//!
 //! After `fork`, CUDA and CUPTI are unusable in the child (a flush there hangs: CUPTI's worker
 //! thread did not come along), so the child never calls CUPTI and writes nothing; a child that
 //! execs, or was forked before `cuInit`, injects itself afresh.
