@@ -6,8 +6,8 @@ use std::process::ExitCode;
 
 use clap::Args;
 use comfy_table::{Cell, ContentArrangement, Table, presets::UTF8_FULL_CONDENSED};
-use rocprof_rs::counters::avail::{Inventory, inventory};
-use rocprof_rs::counters::catalog::AgentInfo;
+use rocprof_rs::backend::amd::avail::{Inventory, inventory};
+use rocprof_rs::backend::amd::catalog::AgentInfo;
 
 /// Text for people or JSON for programs, for commands that print a report.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
@@ -44,8 +44,8 @@ pub fn avail(args: AvailArgs) -> ExitCode {
         return nvidia(&args, None);
     }
     let sdk = match &args.sdk {
-        Some(path) => rocprof_rs::sdk::sdk_from(path),
-        None => rocprof_rs::sdk::sdk(),
+        Some(path) => rocprof_rs::backend::amd::sdk::sdk_from(path),
+        None => rocprof_rs::backend::amd::sdk::sdk(),
     };
     let result = sdk.map_err(rocprof_rs::Error::from).and_then(inventory);
     let mut inventory = match result {

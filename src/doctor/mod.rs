@@ -272,9 +272,9 @@ fn rocm_version(root: &Path) -> Option<String> {
 }
 
 fn sdk_status() -> SdkStatus {
-    match rocprof_rs::sdk::sdk()
+    match rocprof_rs::backend::amd::sdk::sdk()
         .map_err(rocprof_rs::Error::from)
-        .and_then(|sdk| rocprof_rs::compat::abi_checked_version(sdk).map(|v| (sdk, v)))
+        .and_then(|sdk| rocprof_rs::backend::amd::sdk::compat::abi_checked_version(sdk).map(|v| (sdk, v)))
     {
         Ok((sdk, (major, minor, patch))) => SdkStatus {
             loadable: true,

@@ -11,7 +11,7 @@ use std::os::unix::ffi::OsStrExt;
 
 use parking_lot::Mutex;
 
-use crate::profiler::Profiler;
+use crate::profiler::{Backend, Profiler};
 
 /// The process's in-process profiler, between start and finish.
 static PROFILER: Mutex<Option<Profiler>> = Mutex::new(None);
@@ -104,7 +104,9 @@ pub unsafe extern "C" fn rocprof_rs_profile_start(
     error_capacity: usize,
 ) -> c_int {
     entry("rocprof_rs_profile_start", error, error_capacity, || {
-        let mut builder = Profiler::builder();
+        // rocprofiler-sdk only: the Python package reaches CUPTI through CUDA's injection, which
+        // starts the same set-up at the driver's first call.
+        let mut builder = Profiler::builder().backend(Backend::RocprofilerSdk);
         let pointers: &[*const c_char] = if count == 0 || settings.is_null() {
             &[]
         } else {

@@ -1,6 +1,7 @@
 //! The recorder's error type, and the SDK's status codes.
 
 use std::fmt;
+use std::sync::OnceLock;
 
 use rocprofiler_sdk_sys as sys;
 
@@ -206,11 +207,21 @@ statuses! {
     PermissionDenied = ROCPROFILER_STATUS_ERROR_PERMISSION_DENIED, "Permission denied.";
 }
 
+/// The loaded SDK's own text for a status. Set by the backend that loads the SDK
+/// (`backend::amd::sdk`), so that this lower module never reaches up for the library.
+static SDK_TEXT: OnceLock<fn(sys::rocprofiler_status_t) -> Option<&'static str>> = OnceLock::new();
+
+/// Where [`Status`] finds the SDK's own text once an SDK is loaded; the first caller wins.
+pub(crate) fn use_sdk_text(text: fn(sys::rocprofiler_status_t) -> Option<&'static str>) {
+    let _ = SDK_TEXT.set(text);
+}
+
 impl fmt::Display for Status {
     /// The SDK's own message when the SDK is loaded and knows the code, else the built-in one;
     /// always followed by the code's name or number.
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        let text = crate::sdk::loaded().and_then(|sdk| sdk.status_string(self.raw())).unwrap_or(self.builtin_text());
+        let sdk_text = SDK_TEXT.get().and_then(|text| text(self.raw()));
+        let text = sdk_text.unwrap_or(self.builtin_text());
         match self.name() {
             Some(name) => write!(f, "{text} ({name})"),
             None => write!(f, "{text} (status {})", self.raw()),

@@ -8,26 +8,23 @@
 //! [`rocprof_rs_format`] declares.
 //!
 //! Layers, after cudarc: `rocprofiler_sdk_sys` (declarations and function tables) →
-//! [`rocprofiler`] (each SDK call once, with [`handles`] and [`error`]) → [`pipeline`] →
-//! [`lifecycle`] → [`backend`] → [`profiler`]. README.md's Architecture section has the map.
+//! [`pipeline`] → [`lifecycle`] → [`backend`], each vendor's with its own safe layer over its
+//! library (`backend::amd::sdk`, `backend::cupti::api`: each call once, typed handles, an error
+//! naming the call) → [`profiler`]. README.md's Architecture section has the map.
 
 pub mod backend;
 pub mod c_api;
-pub mod compat;
 pub mod config;
 pub mod counters;
 pub mod error;
 pub mod guard;
-pub mod handles;
 pub mod lifecycle;
 pub mod pipeline;
 pub mod profiler;
-pub mod rocprofiler;
-pub mod sdk;
 mod signals;
 pub mod telemetry;
 mod threads;
 
 pub use error::{Error, Result, Status};
 pub use pipeline::summary::Summary;
-pub use profiler::{Profiler, ProfilerBuilder, Region};
+pub use profiler::{Backend, Profiler, ProfilerBuilder, Region};

@@ -99,6 +99,14 @@ pub(crate) trait Backend: Send + Sync {
     fn finish(&self);
     /// Whose management library samples this backend's GPUs.
     fn telemetry(&self) -> crate::telemetry::Vendor;
+
+    /// Sets the library up from inside the process, for the in-process profiler: with
+    /// `config` in place of the environment, collecting nothing until asked where `paused`, the
+    /// vendor's library loaded from `library` where given. Returns once the run has started or
+    /// the tool has turned itself off ([`disabled_because`] then says why).
+    fn start_in_process(config: Config, paused: bool, library: Option<&std::path::Path>) -> Result<()>
+    where
+        Self: Sized;
 }
 
 /// Claims the process for a backend: the first to claim it profiles it, any later claim (a

@@ -1,11 +1,18 @@
 //! In-process profiling: a Rust application that links this crate profiles itself, without
 //! `rocprof-rs run`, `ROCP_TOOL_LIBRARIES` or `LD_PRELOAD`.
 //!
-//! [`Profiler::builder`] hands the crate's own `rocprofiler_configure` to the SDK through
-//! `rocprofiler_force_configure`, which configures and initializes the tool at once, so it must
-//! run before the first HIP or HSA call (after it the SDK is locked and [`Error::TooLate`]
-//! says so). From then on the tool is exactly the one the SDK would have loaded: the same
-//! tables, files, queue and writer thread.
+//! [`ProfilerBuilder::start`] starts a backend through the lifecycle's `Backend` trait, chosen
+//! by [`ProfilerBuilder::backend`] or, by default, by the library present (rocprofiler-sdk,
+//! else the CUDA driver):
+//! - **AMD**: the crate's own `rocprofiler_configure` goes to the SDK through
+//!   `rocprofiler_force_configure`, which configures and initializes the tool at once, so it
+//!   must run before the first HIP or HSA call (after it the SDK is locked and
+//!   [`Error::TooLate`] says so).
+//! - **NVIDIA**: CUPTI is set up at once, as the injection sets it up inside the driver's first
+//!   `cuInit`, so it should run before the first CUDA call.
+//!
+//! From then on the tool is exactly the one the library would have loaded: the same tables,
+//! files, queue and writer thread.
 //!
 //! Collection can be narrowed to regions: start paused, then [`Profiler::region`] starts the
 //! tracing context and its guard stops it again, so warm-up or set-up stays out of the trace.
@@ -36,12 +43,24 @@ use std::path::{Path, PathBuf};
 
 use parking_lot::Mutex;
 
-use crate::backend::amd::{self, Preset};
+use crate::backend::{amd, cupti};
 use crate::config::{self, Compression, Config, Domain, Placeholders, Policy};
-use crate::error::{Error, Result, Status};
-use crate::lifecycle;
+use crate::error::{Error, Result};
+use crate::lifecycle::{self, Backend as _};
 use crate::pipeline::summary::Summary;
-use crate::rocprofiler;
+
+/// The library an in-process [`Profiler`] profiles through.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub enum Backend {
+    /// rocprofiler-sdk where [`ProfilerBuilder::sdk_library`] is given or the SDK loads, else
+    /// CUPTI where the CUDA driver loads, else rocprofiler-sdk (whose error then says why).
+    #[default]
+    Auto,
+    /// AMD's rocprofiler-sdk.
+    RocprofilerSdk,
+    /// NVIDIA's CUPTI.
+    Cupti,
+}
 
 /// Settings for an in-process [`Profiler`]: the `ROCPROF_RS_*` variables under typed names.
 ///
@@ -55,6 +74,7 @@ pub struct ProfilerBuilder {
     ignore_environment: bool,
     paused: bool,
     sdk_library: Option<PathBuf>,
+    backend: Backend,
 }
 
 impl ProfilerBuilder {
@@ -187,9 +207,16 @@ impl ProfilerBuilder {
         self
     }
 
-    /// Load the SDK from this file instead of finding `librocprofiler-sdk.so.1` by SONAME.
+    /// Load the SDK from this file instead of finding `librocprofiler-sdk.so.1` by SONAME
+    /// (rocprofiler-sdk only).
     pub fn sdk_library(mut self, path: impl Into<PathBuf>) -> Self {
         self.sdk_library = Some(path.into());
+        self
+    }
+
+    /// Profile through this library rather than the one present.
+    pub fn backend(mut self, backend: Backend) -> Self {
+        self.backend = backend;
         self
     }
 
@@ -200,38 +227,33 @@ impl ProfilerBuilder {
         Config::from_vars(&vars, &Placeholders::of_this_process(&vars))
     }
 
-    /// Configures the SDK with this tool and starts collecting (unless paused). Call it before
-    /// the first HIP or HSA call.
+    /// Sets the library up with this tool and starts collecting (unless paused). Call it before
+    /// the first HIP, HSA or CUDA call.
     pub fn start(self) -> Result<Profiler> {
         let config = self.config()?;
         if !lifecycle::is_idle() {
             return Err(Error::AlreadyConfigured);
         }
-        let sdk = match &self.sdk_library {
-            Some(path) => crate::sdk::sdk_from(path)?,
-            None => crate::sdk::sdk()?,
-        };
-        crate::compat::abi_checked_version(sdk)?;
         let output_dir = config.output_dir.clone();
-        *amd::PRESET.lock() = Some(Preset { config, paused: self.paused });
-        // The SDK calls our configure (and initialize) before returning.
-        let configured = rocprofiler::force_configure(sdk.api(), Some(amd::rocprofiler_configure));
-        let unused = amd::PRESET.lock().take();
-        match configured {
-            Ok(()) => {}
-            Err(Error::Sdk { status: Status::ConfigurationLocked, .. }) => {
-                return Err(Error::TooLate(Status::ConfigurationLocked));
-            }
-            Err(e) => return Err(e),
-        }
-        if unused.is_some() {
-            // The SDK took the call but never asked us to configure.
-            return Err(Error::Disabled("rocprofiler-sdk did not call the tool's configure".into()));
+        let library = self.sdk_library.as_deref();
+        match self.chosen() {
+            Backend::Cupti => cupti::Cuda::start_in_process(config, self.paused, library)?,
+            Backend::RocprofilerSdk | Backend::Auto => amd::Amd::start_in_process(config, self.paused, library)?,
         }
         if !lifecycle::is_running() {
             return Err(Error::Disabled(lifecycle::disabled_because().unwrap_or_else(|| "it did not start".into())));
         }
         Ok(Profiler { output_dir, collecting: Mutex::new(Collecting { paused: self.paused, regions: 0 }) })
+    }
+
+    /// The library to start: the one asked for, else the first present.
+    fn chosen(&self) -> Backend {
+        match self.backend {
+            Backend::Auto if self.sdk_library.is_some() || amd::sdk::sdk().is_ok() => Backend::RocprofilerSdk,
+            Backend::Auto if cupti::api::driver::present() => Backend::Cupti,
+            Backend::Auto => Backend::RocprofilerSdk,
+            chosen => chosen,
+        }
     }
 }
 
@@ -333,5 +355,20 @@ pub struct Region<'p> {
 impl Drop for Region<'_> {
     fn drop(&mut self) {
         let _ = self.profiler.change(|s| s.regions = s.regions.saturating_sub(1));
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_backend_asked_for_is_kept_and_an_sdk_path_means_amd() {
+        assert_eq!(Profiler::builder().backend(Backend::Cupti).sdk_library("/sdk.so").chosen(), Backend::Cupti);
+        assert_eq!(Profiler::builder().backend(Backend::RocprofilerSdk).chosen(), Backend::RocprofilerSdk);
+        assert_eq!(
+            Profiler::builder().sdk_library("/nowhere/librocprofiler-sdk.so.1").chosen(),
+            Backend::RocprofilerSdk
+        );
     }
 }

@@ -13,8 +13,10 @@ use std::ffi::CString;
 use std::path::{Path, PathBuf};
 use std::sync::OnceLock;
 
-use rocprof_rs::backend::cupti::counting::{choose, profiler};
-use rocprof_rs::counters::{Selection, nvidia, presets};
+use rocprof_rs::backend::cupti::api::profiler;
+use rocprof_rs::backend::cupti::counting::choose;
+use rocprof_rs::backend::cupti::counting::presets as nvidia;
+use rocprof_rs::counters::{Selection, presets};
 use rocprofiler_sdk_sys::cupti::Cupti;
 
 /// The wheel's `lib` folder: `ROCPROF_RS_TEST_CUPTI_LIB`, else where python finds `nvidia`.
@@ -161,7 +163,7 @@ fn images_captured_on_the_h100_decode_to_what_the_kernels_did() {
         };
         let image = zstd::decode_all(std::fs::File::open(&path).unwrap()).unwrap();
         let side: serde_json::Value = serde_json::from_slice(&read(&format!("{stem}.json"))).unwrap();
-        assert_eq!(rocprof_rs::backend::cupti::counting::range::ranges(cupti, &image).unwrap(), 1, "{stem}");
+        assert_eq!(rocprof_rs::backend::cupti::api::range::ranges(cupti, &image).unwrap(), 1, "{stem}");
         let values = host.evaluate(&image, 0, &metrics).unwrap();
         let kernel = side["kernel"].as_str().unwrap();
         passes.insert(side["pass"].as_u64().unwrap());

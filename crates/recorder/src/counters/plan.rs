@@ -6,7 +6,6 @@
 //! fits. A derived counter is configured by its own id, so the SDK places every input of its
 //! expression in the same pass: the inputs can never be split apart.
 
-use super::catalog::NoCounters;
 use super::selection::Selection;
 use super::suggest::suggestions;
 use crate::error::{Error, Result};
@@ -18,6 +17,27 @@ pub struct Offer<'a> {
     pub label: String,
     /// The counter names it supports, or why it has none.
     pub counters: std::result::Result<Vec<&'a str>, NoCounters>,
+}
+
+/// Why an agent has no counters.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum NoCounters {
+    /// The SDK refused the query: its status, without the `ROCPROFILER_STATUS_ERROR_` prefix
+    /// (`AGENT_ARCH_NOT_SUPPORTED` on GPUs the SDK has no counter definitions for).
+    #[error("{0}")]
+    Refused(String),
+    /// The SDK answered with an empty list.
+    #[error("the SDK lists no counters")]
+    NoneListed,
+    /// A CPU: counters are the GPUs'.
+    #[error("a CPU")]
+    Cpu,
+    /// Only the agents were asked for (`avail`'s agent list, the tool's agent table).
+    #[error("not asked")]
+    NotAsked,
+    /// A counter's description could not be read.
+    #[error("{0}")]
+    Unreadable(String),
 }
 
 /// The passes each agent takes, as names: `passes[i]` is a list of groups for agent `i`, each a

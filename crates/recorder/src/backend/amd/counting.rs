@@ -18,17 +18,17 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use rocprofiler_sdk_sys as sys;
 use sys::sdk::SdkApi;
 
+use super::catalog::{self, AgentInfo};
+use super::sdk::calls;
+use super::sdk::handles::{AgentId, BufferId, ContextId, CounterConfigId, CounterId};
 use crate::config::Config;
 use crate::counters::PassMode;
-use crate::counters::catalog::{self, AgentInfo};
 use crate::counters::plan::{self, Group, Offer, Refusal};
 use crate::error::{Error, Result, Status};
-use crate::handles::{AgentId, BufferId, ContextId, CounterConfigId, CounterId};
 use crate::lifecycle::{running, trampoline};
 use crate::pipeline::queue::{Batch, Queue};
 use crate::pipeline::records::{CounterDispatch, CounterValue, Record};
 use crate::pipeline::run::CounterNames;
-use crate::rocprofiler;
 
 /// One agent's groups, as the dispatch callback uses them.
 #[derive(Debug)]
@@ -111,7 +111,7 @@ pub fn setup(api: &SdkApi, config: &Config, context: ContextId, buffer: BufferId
     let _ = rotation();
     // SAFETY: `on_dispatch` has the SDK's signature, cannot unwind, and takes no data.
     unsafe {
-        rocprofiler::configure_buffer_dispatch_counting_service(
+        calls::configure_buffer_dispatch_counting_service(
             api,
             context,
             buffer,
@@ -139,7 +139,7 @@ impl std::fmt::Display for Named {
 fn pack(api: &SdkApi, agent: u64, passes: &[Vec<Named>]) -> Result<Vec<Group<Named>>> {
     let fits = |set: &[Named]| {
         let ids: Vec<CounterId> = set.iter().map(|c| CounterId::from_raw(c.id)).collect();
-        match rocprofiler::create_counter_config(api, AgentId::from_raw(agent), &ids) {
+        match calls::create_counter_config(api, AgentId::from_raw(agent), &ids) {
             Ok(config) => Ok(config.raw()),
             Err(Error::Sdk { status: Status::ExceedsHwLimit, .. }) => Err(Refusal::TooLarge),
             Err(Error::Sdk { status, .. }) => Err(Refusal::Other(status.to_string())),
@@ -147,7 +147,7 @@ fn pack(api: &SdkApi, agent: u64, passes: &[Vec<Named>]) -> Result<Vec<Group<Nam
         }
     };
     let release = |config: u64| {
-        let _ = rocprofiler::destroy_counter_config(api, CounterConfigId::from_raw(config));
+        let _ = calls::destroy_counter_config(api, CounterConfigId::from_raw(config));
     };
     plan::pack(passes, fits, release)
 }
@@ -408,7 +408,7 @@ impl Accumulator {
             sys::ROCPROFILER_COUNTER_RECORD_VALUE => {
                 // SAFETY: as above.
                 let r = unsafe { &*p.cast::<sys::rocprofiler_counter_record_t>() };
-                let Ok(counter) = rocprofiler::record_counter_id(api, r.id) else { return };
+                let Ok(counter) = calls::record_counter_id(api, r.id) else { return };
                 // SAFETY: the group number is what `on_dispatch` stored.
                 let group = unsafe { r.user_data.value } as u32;
                 let value = CounterValue {

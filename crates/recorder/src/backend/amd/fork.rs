@@ -14,24 +14,13 @@
 
 use std::sync::Once;
 
-use parking_lot::Mutex;
-
-use super::session;
+use super::{session, symbols};
 use crate::config::{self, Placeholders};
 use crate::lifecycle::{self, disable, trampoline};
 use crate::pipeline::clock;
-use crate::pipeline::records::{Record, Symbol};
+use crate::pipeline::records::Record;
 use crate::pipeline::rows::Tables;
 use crate::signals;
-
-/// Every kernel symbol the code-object callback has seen: few (one per kernel), and taken on
-/// the rare code-object load, never on a record path.
-static SYMBOLS: Mutex<Vec<Symbol>> = Mutex::new(Vec::new());
-
-/// Keeps `symbol` for a forked child.
-pub(super) fn remember(symbol: &Symbol) {
-    SYMBOLS.lock().push(symbol.clone());
-}
 
 /// Registers the handlers, once.
 pub(super) fn install() {
@@ -52,7 +41,7 @@ extern "C" fn prepare() {
         }
     });
     // Held across the fork, released on both sides (`release`).
-    std::mem::forget(SYMBOLS.lock());
+    symbols::hold_across_fork();
     if let Some(tool) = lifecycle::installed() {
         std::mem::forget(tool.writer.lock());
     }
@@ -62,7 +51,7 @@ extern "C" fn prepare() {
 fn release() {
     // SAFETY: `prepare` locked both and forgot the guards; this thread (the one that forked, or
     // its image in the child) is the owner.
-    unsafe { SYMBOLS.force_unlock() };
+    unsafe { symbols::release_after_fork() };
     if let Some(tool) = lifecycle::installed() {
         // SAFETY: as above.
         unsafe { tool.writer.force_unlock() };
@@ -91,7 +80,7 @@ fn restart() {
     let vars = config::process_vars().unwrap_or_default();
     let config = tool.config.for_forked_child(&Placeholders::of_this_process(&vars));
     let (queue, receiver) = tool.new_queue();
-    let agents = match crate::sdk::sdk().map_err(crate::Error::from).and_then(|sdk| session::agents(sdk.api())) {
+    let agents = match super::sdk::sdk().map_err(crate::Error::from).and_then(|sdk| session::agents(sdk.api())) {
         Ok((agents, _)) => agents,
         Err(e) => {
             disable(&format!("in the forked child {}: {e}", std::process::id()));
@@ -107,12 +96,12 @@ fn restart() {
             return;
         }
     }
-    let symbols = SYMBOLS.lock();
+    let kept = symbols::kept();
     let mut batch = queue.batch();
-    for symbol in symbols.iter() {
+    for symbol in kept.iter() {
         queue.push(&mut batch, Record::Symbol(Box::new(symbol.clone())));
     }
-    drop(symbols);
+    drop(kept);
     queue.send(batch);
     signals::restart_in_child();
 }

@@ -8,7 +8,7 @@ use std::ffi::{CStr, c_void};
 use rocprofiler_sdk_sys as sys;
 
 use super::operations::MARKER_RANGE_KIND;
-use crate::compat;
+use super::sdk::compat;
 use crate::lifecycle::{Tool, running, trampoline};
 use crate::pipeline::clock;
 use crate::pipeline::records::{Allocation, Api, Copy, Kernel, Marker, Record, Scratch, Symbol};
@@ -188,7 +188,7 @@ pub(super) extern "C" fn on_buffer(
             let pair = unsafe { h.__bindgen_anon_1.__bindgen_anon_1 };
             if pair.category == sys::ROCPROFILER_BUFFER_CATEGORY_COUNTERS
                 && !h.payload.is_null()
-                && let Some(sdk) = crate::sdk::loaded()
+                && let Some(sdk) = super::sdk::loaded()
             {
                 // SAFETY: a header of this callback, of the counters category.
                 unsafe { counters.take(sdk.api(), per_instance, h, pair.kind, queue, &mut batch) };
@@ -316,7 +316,7 @@ pub(super) extern "C" fn on_code_object(
             accum_vgpr: s.accum_vgpr_count,
         };
         // Kept for a forked child, whose SDK will not announce the parent's code objects again.
-        super::fork::remember(&symbol);
+        super::symbols::remember(&symbol);
         super::counting::register_kernel(&tool.config, symbol.kernel_id, &symbol.mangled);
         send_one(tool, Record::Symbol(Box::new(symbol)));
     })

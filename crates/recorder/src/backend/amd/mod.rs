@@ -3,13 +3,17 @@
 //! [`counting`]) and starts the pipeline; its buffer callbacks decode records into the queue
 //! ([`ingest`]).
 
+pub mod avail;
+pub mod catalog;
 pub mod counting;
 mod fork;
 /// Public for the fuzz target of its record decoder only.
 #[doc(hidden)]
 pub mod ingest;
 pub mod operations;
+pub mod sdk;
 pub mod session;
+mod symbols;
 
 use std::ffi::{c_char, c_int, c_void};
 use std::sync::OnceLock;
@@ -19,7 +23,7 @@ use parking_lot::Mutex;
 use rocprofiler_sdk_sys as sys;
 
 use crate::config::Config;
-use crate::error::{Error, Result};
+use crate::error::{Error, Result, Status};
 use crate::lifecycle::{self, Backend, Receiving, disable, trampoline};
 use crate::pipeline::rows::Tables;
 use crate::pipeline::run::Seed;
@@ -44,17 +48,17 @@ impl Backend for Amd {
 
     /// Starts or stops the tracing context (the code-object context stays on throughout).
     fn set_collecting(&self, on: bool) -> Result<()> {
-        session::set_tracing(crate::sdk::sdk()?.api(), &self.session, on)
+        session::set_tracing(sdk::sdk()?.api(), &self.session, on)
     }
 
     fn flush(&self) {
-        if let Ok(sdk) = crate::sdk::sdk() {
+        if let Ok(sdk) = sdk::sdk() {
             let _ = session::flush(sdk.api(), &self.session);
         }
     }
 
     fn finish(&self) {
-        if let Ok(sdk) = crate::sdk::sdk() {
+        if let Ok(sdk) = sdk::sdk() {
             let _ = session::set_tracing(sdk.api(), &self.session, false);
             let _ = session::flush(sdk.api(), &self.session);
         }
@@ -62,6 +66,33 @@ impl Backend for Amd {
 
     fn telemetry(&self) -> crate::telemetry::Vendor {
         crate::telemetry::Vendor::Amd(self.gpus.clone())
+    }
+
+    /// Hands the crate's own `rocprofiler_configure` to the SDK through
+    /// `rocprofiler_force_configure`, which configures and initializes the tool at once: only
+    /// before the first HIP or HSA call (after it the SDK is locked, [`Error::TooLate`]).
+    fn start_in_process(config: Config, paused: bool, library: Option<&std::path::Path>) -> Result<()> {
+        let sdk = match library {
+            Some(path) => sdk::sdk_from(path)?,
+            None => sdk::sdk()?,
+        };
+        sdk::compat::abi_checked_version(sdk)?;
+        *PRESET.lock() = Some(Preset { config, paused });
+        // The SDK calls our configure (and initialize) before returning.
+        let configured = sdk::calls::force_configure(sdk.api(), Some(rocprofiler_configure));
+        let unused = PRESET.lock().take();
+        match configured {
+            Ok(()) => {}
+            Err(Error::Sdk { status: Status::ConfigurationLocked, .. }) => {
+                return Err(Error::TooLate(Status::ConfigurationLocked));
+            }
+            Err(e) => return Err(e),
+        }
+        if unused.is_some() {
+            // The SDK took the call but never asked us to configure.
+            return Err(Error::Disabled("rocprofiler-sdk did not call the tool's configure".into()));
+        }
+        Ok(())
     }
 }
 
@@ -85,7 +116,7 @@ pub unsafe extern "C" fn rocprofiler_configure(
 }
 
 fn configure(version: u32, client: *mut sys::rocprofiler_client_id_t) -> *mut sys::rocprofiler_tool_configure_result_t {
-    if !crate::compat::configure_version_supported(version) {
+    if !sdk::compat::configure_version_supported(version) {
         crate::say!(
             "rocprof-rs: rocprofiler-sdk {}.{}.{} is older than 1.0 (ROCm 7.0); not profiling",
             version / 10000,
@@ -128,13 +159,13 @@ fn configure(version: u32, client: *mut sys::rocprofiler_client_id_t) -> *mut sy
 
 /// What an in-process [`crate::Profiler`] hands to `configure` in place of the environment.
 #[derive(Debug)]
-pub(crate) struct Preset {
-    pub config: Config,
+struct Preset {
+    config: Config,
     /// Leave the tracing context stopped until the application starts collecting.
-    pub paused: bool,
+    paused: bool,
 }
 
-pub(crate) static PRESET: Mutex<Option<Preset>> = Mutex::new(None);
+static PRESET: Mutex<Option<Preset>> = Mutex::new(None);
 static START_PAUSED: AtomicBool = AtomicBool::new(false);
 
 /// The queue's two ends, between configure and initialize.
@@ -152,9 +183,9 @@ extern "C" fn tool_initialize(_finalize: sys::rocprofiler_client_finalize_t, _da
 
 fn initialize() -> Result<()> {
     let Some(tool) = lifecycle::configured() else { return Ok(()) };
-    let sdk = crate::sdk::sdk()?;
+    let sdk = sdk::sdk()?;
     let api = sdk.api();
-    let version = crate::compat::abi_checked_version(sdk)?;
+    let version = sdk::compat::abi_checked_version(sdk)?;
     let kinds = session::buffer_kinds(&tool.config);
     let operations = operations::operation_names(api, &kinds);
     let (agents, gpus) = session::agents(api)?;

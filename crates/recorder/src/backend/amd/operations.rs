@@ -6,8 +6,8 @@ use std::sync::Arc;
 use rocprofiler_sdk_sys as sys;
 use sys::sdk::SdkApi;
 
+use super::sdk::calls::{self, Tracing};
 use crate::pipeline::run::{Library, OperationNames};
-use crate::rocprofiler::{self, Tracing};
 use rocprof_rs_format::Table;
 
 /// The key under which callback-tracing ROCTx range operations are named, apart from the
@@ -43,8 +43,8 @@ pub fn library((major, minor, patch): (u32, u32, u32)) -> Library {
 pub fn operation_names(api: &SdkApi, kinds: &[u32]) -> OperationNames {
     let mut names = OperationNames::new();
     let mut add = |tracing: Tracing, kind: u32, key: u32| {
-        for op in rocprofiler::operations(api, tracing, kind, crate::lifecycle::disable) {
-            if let Ok(name) = rocprofiler::operation_name(api, tracing, kind, op) {
+        for op in calls::operations(api, tracing, kind, crate::lifecycle::disable) {
+            if let Ok(name) = calls::operation_name(api, tracing, kind, op) {
                 names.insert((key, op), Arc::from(name.to_string_lossy()));
             }
         }

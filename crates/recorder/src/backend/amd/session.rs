@@ -7,10 +7,10 @@ use sys::sdk::SdkApi;
 
 use super::ingest;
 use super::operations::api_kinds;
+use super::sdk::calls;
+use super::sdk::handles::{BufferId, ContextId};
 use crate::config::{Config, Domain, Policy};
 use crate::error::Result;
-use crate::handles::{BufferId, ContextId};
-use crate::rocprofiler;
 use rocprof_rs_format as tables;
 use rocprof_rs_format::Table;
 
@@ -49,11 +49,11 @@ pub fn create(api: &SdkApi, config: &Config) -> Result<Session> {
         Policy::Lossless => sys::ROCPROFILER_BUFFER_POLICY_LOSSLESS,
         Policy::Drop => sys::ROCPROFILER_BUFFER_POLICY_DISCARD,
     };
-    let code_objects = rocprofiler::create_context(api)?;
+    let code_objects = calls::create_context(api)?;
     // SAFETY: the ingest callbacks have the SDK's signatures, are trampolines that cannot
     // unwind, and take no data (null).
     unsafe {
-        rocprofiler::configure_callback_tracing_service(
+        calls::configure_callback_tracing_service(
             api,
             code_objects,
             sys::ROCPROFILER_CALLBACK_TRACING_CODE_OBJECT,
@@ -61,10 +61,10 @@ pub fn create(api: &SdkApi, config: &Config) -> Result<Session> {
             std::ptr::null_mut(),
         )?;
     }
-    let tracing = rocprofiler::create_context(api)?;
+    let tracing = calls::create_context(api)?;
     // SAFETY: as above.
     let buffer = unsafe {
-        rocprofiler::create_buffer(
+        calls::create_buffer(
             api,
             tracing,
             config.buffer_bytes,
@@ -74,10 +74,10 @@ pub fn create(api: &SdkApi, config: &Config) -> Result<Session> {
             std::ptr::null_mut(),
         )?
     };
-    let thread = rocprofiler::create_callback_thread(api)?;
-    rocprofiler::assign_callback_thread(api, buffer, thread)?;
+    let thread = calls::create_callback_thread(api)?;
+    calls::assign_callback_thread(api, buffer, thread)?;
     for kind in buffer_kinds(config) {
-        if let Err(e) = rocprofiler::configure_buffer_tracing_service(api, tracing, kind, buffer) {
+        if let Err(e) = calls::configure_buffer_tracing_service(api, tracing, kind, buffer) {
             // One kind the SDK cannot trace (an HSA extension table it lacks, say) must not
             // cost the others.
             crate::say!("rocprof-rs: not tracing {}: {e}", kind_name(api, kind));
@@ -86,7 +86,7 @@ pub fn create(api: &SdkApi, config: &Config) -> Result<Session> {
     if config.domains.contains(Domain::Marker) {
         // SAFETY: as above.
         unsafe {
-            rocprofiler::configure_callback_tracing_service(
+            calls::configure_callback_tracing_service(
                 api,
                 tracing,
                 sys::ROCPROFILER_CALLBACK_TRACING_MARKER_CORE_RANGE_API,
@@ -95,7 +95,7 @@ pub fn create(api: &SdkApi, config: &Config) -> Result<Session> {
             )?;
         }
     }
-    rocprofiler::start_context(api, code_objects)?;
+    calls::start_context(api, code_objects)?;
     Ok(Session { tracing, code_objects, buffer })
 }
 
@@ -104,7 +104,7 @@ pub fn create(api: &SdkApi, config: &Config) -> Result<Session> {
 pub fn agents(api: &SdkApi) -> Result<(tables::Agent, Vec<(u64, u64)>)> {
     let mut table = tables::Agent::default();
     let mut gpus = Vec::new();
-    for a in crate::counters::catalog::agents_only(api, crate::lifecycle::disable)? {
+    for a in super::catalog::agents_only(api, crate::lifecycle::disable)? {
         if a.gpu {
             gpus.push((a.pci_bdf, a.id));
         }
@@ -135,16 +135,16 @@ pub fn agents(api: &SdkApi) -> Result<(tables::Agent, Vec<(u64, u64)>)> {
 }
 
 fn kind_name(api: &SdkApi, kind: u32) -> String {
-    rocprofiler::buffer_tracing_kind_name(api, kind)
+    calls::buffer_tracing_kind_name(api, kind)
         .map_or_else(|_| format!("buffer-tracing kind {kind}"), |name| name.to_string_lossy().into_owned())
 }
 
 /// Starts or stops the tracing context.
 pub fn set_tracing(api: &SdkApi, session: &Session, on: bool) -> Result<()> {
-    if on { rocprofiler::start_context(api, session.tracing) } else { rocprofiler::stop_context(api, session.tracing) }
+    if on { calls::start_context(api, session.tracing) } else { calls::stop_context(api, session.tracing) }
 }
 
 /// Flushes the record buffer synchronously.
 pub fn flush(api: &SdkApi, session: &Session) -> Result<()> {
-    rocprofiler::flush_buffer(api, session.buffer)
+    calls::flush_buffer(api, session.buffer)
 }

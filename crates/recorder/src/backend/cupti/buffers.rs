@@ -13,10 +13,11 @@ use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
 
 use crossbeam_queue::ArrayQueue;
 use parking_lot::Mutex;
-use rocprofiler_sdk_sys::cupti as sys;
 
+use super::CUDA;
+use super::api::activity;
+use super::api::load::cupti;
 use super::decode::{self, Activity, CudaKernel, Decoded, Names};
-use super::{CUDA, cupti};
 use crate::lifecycle::{running, trampoline};
 use crate::pipeline::queue::{Batch, Queue};
 use crate::pipeline::records::{Record, Symbol, Tally};
@@ -150,7 +151,8 @@ pub(super) unsafe extern "C" fn completed(
 fn ingest(pool: &Pool, buffer: *mut u8, bytes: &[u8]) {
     let (Some(tool), Some(cupti), Some(cuda)) = (running(), cupti(), CUDA.get()) else { return };
     tool.fault_point();
-    let offsets = record_offsets(cupti, buffer, bytes.len());
+    // SAFETY: the buffer CUPTI completed, still ours, whose first `bytes.len()` bytes are records.
+    let offsets = unsafe { activity::record_offsets(cupti, buffer, bytes.len()) };
     let mut names = pool.names.lock();
     names.recording = pool.dump.is_some();
     names.seen.clear();
@@ -180,10 +182,9 @@ fn ingest(pool: &Pool, buffer: *mut u8, bytes: &[u8]) {
         dump.write(bytes, &offsets, &names.seen);
     }
     drop(names);
-    let mut dropped = 0usize;
-    // SAFETY: a valid out-pointer; a null context and stream 0 ask for the whole process.
-    let rc = unsafe { (cupti.api().cuptiActivityGetNumDroppedRecords)(std::ptr::null_mut(), 0, &mut dropped) };
-    if rc == sys::CUPTI_SUCCESS && dropped > 0 {
+    if let Ok(dropped) = activity::dropped_records(cupti)
+        && dropped > 0
+    {
         queue.add_library_drops(dropped as u64);
     }
     queue.send(batch);
@@ -239,26 +240,6 @@ fn pair(pool: &Pool, queue: &Queue, batch: &mut Batch, edge: &decode::NvtxEdge) 
 /// The NVTX ranges still open, for the run metadata at its end.
 pub(super) fn unclosed_ranges(pool: &Pool) -> Tally {
     Tally { key: UNCLOSED_RANGES, count: pool.nvtx.lock().unclosed() as u64 }
-}
-
-/// Where each record starts, as CUPTI itself walks the buffer: it alone knows its release's
-/// record sizes.
-fn record_offsets(cupti: &rocprofiler_sdk_sys::cupti::Cupti, buffer: *mut u8, valid: usize) -> Vec<usize> {
-    let mut offsets = Vec::new();
-    let mut record: *mut u32 = std::ptr::null_mut();
-    loop {
-        // SAFETY: the buffer CUPTI completed, its valid length, and the cursor CUPTI advances.
-        let rc = unsafe { (cupti.api().cuptiActivityGetNextRecord)(buffer, valid, &mut record) };
-        if rc != sys::CUPTI_SUCCESS || record.is_null() {
-            break;
-        }
-        let at = (record as usize).wrapping_sub(buffer as usize);
-        if at >= valid {
-            break;
-        }
-        offsets.push(at);
-    }
-    offsets
 }
 
 /// Names read from CUPTI's strings, kept by pointer: kernel and domain names repeat on every

@@ -5,11 +5,12 @@
 //! (`cudaGetDevice` included) is what makes tracing tools slow.
 
 use std::cell::Cell;
-use std::ffi::{CStr, c_char, c_void};
+use std::ffi::c_void;
 use std::sync::atomic::{AtomicBool, Ordering};
 
 use rocprofiler_sdk_sys::cupti::{self as sys, Cupti};
 
+use super::api::callback::{self as api, Subscriber};
 use super::error::CuptiError;
 use super::operations::{CUDA_DRIVER_API, CUDA_RUNTIME_API};
 use crate::lifecycle::{running, trampoline};
@@ -18,37 +19,23 @@ use crate::pipeline::records::{Api, Record};
 
 /// Claims CUPTI's single subscriber slot, before anything else: without it, registering buffer
 /// callbacks would silently take another tool's records.
-pub(super) fn subscribe(cupti: &Cupti) -> Result<usize, CuptiError> {
-    let mut handle: sys::CUpti_SubscriberHandle = std::ptr::null_mut();
-    let mut other = [0 as c_char; 64];
-    let rc = match cupti.subscribe_v2 {
-        Some(subscribe_v2) => {
-            let mut params = sys::CUpti_SubscriberParams {
-                structSize: sys::CUpti_SubscriberParams_STRUCT_SIZE,
-                subscriberName: c"rocprof-rs".as_ptr(),
-                oldSubscriberName: other.as_mut_ptr(),
-                oldSubscriberSize: other.len(),
-            };
-            // SAFETY: valid out-pointers and a params struct of the size it declares.
-            unsafe { subscribe_v2(&mut handle, Some(on_callback), std::ptr::null_mut(), &mut params) }
-        }
-        // SAFETY: a valid out-pointer and our callback.
-        None => unsafe { (cupti.api().cuptiSubscribe)(&mut handle, Some(on_callback), std::ptr::null_mut()) },
+pub(super) fn subscribe(cupti: &Cupti) -> Result<Subscriber, CuptiError> {
+    // SAFETY: a trampoline that takes every domain and id, and cannot unwind.
+    let refused = match unsafe { api::subscribe(cupti, on_callback) } {
+        Ok(subscriber) => return Ok(subscriber),
+        Err(refused) => refused,
     };
-    match rc {
-        sys::CUPTI_SUCCESS => Ok(handle as usize),
+    match refused.result {
         sys::CUPTI_ERROR_MULTIPLE_SUBSCRIBERS_NOT_SUPPORTED => {
-            other[63] = 0;
-            // SAFETY: NUL-terminated: zeroed, and its last byte forced to 0.
-            let name = unsafe { CStr::from_ptr(other.as_ptr()) }.to_string_lossy().into_owned();
+            let name = refused.holder;
             let holder = if name.is_empty() { "another CUPTI client".to_owned() } else { format!("`{name}`") };
             Err(CuptiError::SlotTaken { holder })
         }
         sys::CUPTI_ERROR_NOT_INITIALIZED => Err(CuptiError::DriverMismatch { version: cupti.version() }),
         sys::CUPTI_ERROR_INSUFFICIENT_PRIVILEGES | sys::CUPTI_ERROR_VIRTUALIZED_DEVICE_INSUFFICIENT_PRIVILEGES => {
-            Err(CuptiError::Privileges { text: cupti.result_text(rc) })
+            Err(CuptiError::Privileges { text: refused.text })
         }
-        _ => Err(CuptiError::Subscribe { text: cupti.result_text(rc) }),
+        _ => Err(CuptiError::Subscribe { text: refused.text }),
     }
 }
 
@@ -66,18 +53,17 @@ pub(super) fn set_collecting(on: bool) {
 
 /// Turns the callbacks on: always the two that must flush, and the launch calls when traced or
 /// counted.
-pub(super) fn enable(cupti: &Cupti, subscriber: usize, launches: bool) {
+pub(super) fn enable(cupti: &Cupti, subscriber: Subscriber, launches: bool) {
     TRACE_LAUNCHES.store(launches, Ordering::Relaxed);
-    set(cupti, subscriber, 1, launches || super::counting::enabled());
+    set(cupti, subscriber, true, launches || super::counting::enabled());
 }
 
 /// Turns every callback off, at the end of the run.
-pub(super) fn disable(cupti: &Cupti, subscriber: usize) {
-    set(cupti, subscriber, 0, true);
+pub(super) fn disable(cupti: &Cupti, subscriber: Subscriber) {
+    set(cupti, subscriber, false, true);
 }
 
-fn set(cupti: &Cupti, subscriber: usize, on: u32, launches: bool) {
-    let handle = subscriber as sys::CUpti_SubscriberHandle;
+fn set(cupti: &Cupti, subscriber: Subscriber, on: bool, launches: bool) {
     // A context going away (a device reset destroys the primary context too) flushes. The
     // resource domain is off the launch path; a runtime-API callback, even on a call never
     // made, may not be (CUPTI then routes runtime calls through its callback machinery: see
@@ -90,9 +76,8 @@ fn set(cupti: &Cupti, subscriber: usize, on: u32, launches: bool) {
         callbacks.extend(sys::DRIVER_LAUNCH_CBIDS.iter().map(|(cbid, _)| (sys::CUPTI_CB_DOMAIN_DRIVER_API, *cbid)));
     }
     for (domain, cbid) in callbacks {
-        // SAFETY: our subscriber handle and plain ids. An id this release lacks is refused with
-        // INVALID_PARAMETER, which is harmless.
-        unsafe { (cupti.api().cuptiEnableCallback)(on, handle, domain, cbid) };
+        // An id this release lacks is refused, which is harmless.
+        let _ = api::enable_callback(cupti, subscriber, on, domain, cbid);
     }
 }
 

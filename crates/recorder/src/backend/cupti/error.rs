@@ -35,13 +35,24 @@ pub enum CuptiError {
         /// CUPTI's own text.
         text: String,
     },
-    /// A setup call failed.
+    /// Something could not be set up, for a reason of its own (no range profiler in this
+    /// libcupti, a chip CUPTI cannot profile, counters that do not fit).
     #[error("CUPTI refused to set up {what}: {text}")]
     Refused {
         /// What was being set up.
         what: &'static str,
         /// CUPTI's own text.
         text: String,
+    },
+    /// A setup call failed: [`Failed`](super::api::Failed) names it; the line reads as
+    /// [`CuptiError::Refused`]'s.
+    #[error("CUPTI refused to set up {what}: {}", failed.text)]
+    Call {
+        /// What was being set up.
+        what: &'static str,
+        /// The call, its result and CUPTI's text.
+        #[source]
+        failed: super::api::Failed,
     },
     /// CUPTI reported a size or count beyond any it gives, which must not size an allocation.
     #[error("CUPTI reported {value} for {what}, more than the {limit} it may; the library is not trusted")]

@@ -15,10 +15,14 @@
 //!    destruction force a flush. A process that ends without exit handlers (`os._exit`,
 //!    SIGKILL) loses what is not yet in a completed file, as on AMD.
 //!
+//! The in-process profiler runs the same set-up at once, through
+//! [`Backend::start_in_process`], before the application's first CUDA call.
+//!
 //! After `fork`, CUDA and CUPTI are unusable in the child (a flush there hangs: CUPTI's worker
 //! thread did not come along), so the child never calls CUPTI and writes nothing; a child that
 //! execs, or was forked before `cuInit`, injects itself afresh.
 
+pub mod api;
 mod buffers;
 mod callbacks;
 pub mod counting;
@@ -29,12 +33,16 @@ pub mod nvtx;
 pub mod operations;
 
 use std::ffi::{c_int, c_void};
-use std::path::PathBuf;
 use std::sync::OnceLock;
 use std::sync::atomic::{AtomicU64, Ordering};
 
 use parking_lot::Mutex;
 use rocprofiler_sdk_sys::cupti::{self as sys, Cupti};
+
+use api::activity;
+use api::callback::Subscriber;
+pub use api::load::load_for_listing;
+use api::load::{cupti, load};
 
 use crate::config::{Config, Domain};
 use crate::error::Error;
@@ -45,14 +53,10 @@ use crate::pipeline::rows::Tables;
 use crate::pipeline::run::Seed;
 use error::CuptiError;
 use rocprof_rs_format as tables;
-use rocprofiler_sdk_sys::LoadError;
-
-/// The process's CUPTI, once loaded: by whichever of the two injection entries comes first.
-static CUPTI: OnceLock<Result<Cupti, LoadError>> = OnceLock::new();
 
 /// What the backend holds while it runs.
-struct Cuda {
-    subscriber: usize,
+pub(crate) struct Cuda {
+    subscriber: Subscriber,
     /// The process that initialised CUPTI: any other (a forked child) must never call it.
     pid: u32,
     /// Serialises `cuptiActivityFlushAll`, which deadlocks when called concurrently.
@@ -63,45 +67,6 @@ struct Cuda {
 }
 
 static CUDA: OnceLock<Cuda> = OnceLock::new();
-
-fn cupti() -> Option<&'static Cupti> {
-    CUPTI.get().and_then(|c| c.as_ref().ok())
-}
-
-fn load() -> Result<&'static Cupti, CuptiError> {
-    CUPTI.get_or_init(|| Cupti::load(&library_paths())).as_ref().map_err(CuptiError::Load)
-}
-
-/// The process's libcupti for a command-line tool (`avail`): loaded as the injection loads it,
-/// and with `libnvperf_host.so` from its own directory mapped first, which CUPTI's profiler
-/// opens by bare name (a pip wheel's directory is on no search path).
-pub fn load_for_listing() -> Result<&'static Cupti, CuptiError> {
-    let cupti = load()?;
-    if let Some(dir) = cupti.path().as_deref().and_then(std::path::Path::parent)
-        && let Ok(host) = std::ffi::CString::new(dir.join("libnvperf_host.so").display().to_string())
-    {
-        // SAFETY: a NUL-terminated path; NVIDIA's library, whose initialisers need nothing, is
-        // left loaded for the process (its handle is not closed).
-        unsafe { libc::dlopen(host.as_ptr(), libc::RTLD_NOW | libc::RTLD_GLOBAL) };
-    }
-    Ok(cupti)
-}
-
-/// Where libcupti is looked for after the process's own copy and the SONAMEs: the CLI's pick,
-/// then the toolkit's two layouts (the H100 image has it only under `targets/`).
-fn library_paths() -> Vec<PathBuf> {
-    let mut paths: Vec<PathBuf> =
-        std::env::var_os(crate::config::CUPTI_LIBRARY).map(PathBuf::from).into_iter().collect();
-    let homes = [std::env::var_os("CUDA_HOME").map(PathBuf::from), Some(PathBuf::from("/usr/local/cuda"))];
-    for home in homes.into_iter().flatten() {
-        for dir in ["extras/CUPTI/lib64", "targets/x86_64-linux/lib", "lib64"] {
-            for soname in sys::SONAMES {
-                paths.push(home.join(dir).join(soname));
-            }
-        }
-    }
-    paths
-}
 
 /// libcuda's injection entry (`CUDA_INJECTION64_PATH`). Always returns 1: what the driver does
 /// with anything else is undocumented, and the application must run on regardless.
@@ -125,11 +90,8 @@ pub extern "C" fn InitializeInjection() -> c_int {
 pub unsafe extern "C" fn InitializeInjectionNvtx2(get_export_table: *const c_void) -> c_int {
     trampoline("InitializeInjectionNvtx2", 0, || {
         let Ok(cupti) = load() else { return 0 };
-        match cupti.nvtx_injection {
-            // SAFETY: libcupti's own entry, with the argument NVTX gave us.
-            Some(forward) => unsafe { forward(get_export_table) },
-            None => 0,
-        }
+        // SAFETY: the argument NVTX gave us.
+        unsafe { api::load::forward_nvtx_injection(cupti, get_export_table) }
     })
 }
 
@@ -137,7 +99,11 @@ fn initialize() -> Result<(), CuptiError> {
     if !lifecycle::claim() {
         return Ok(());
     }
-    let config = Config::from_process_env()?;
+    set_up(Config::from_process_env()?)
+}
+
+/// Everything after the claim, the same for the injection and the in-process profiler.
+fn set_up(config: Config) -> Result<(), CuptiError> {
     let cupti = load()?;
     let counting = match counting::setup(cupti, &config) {
         Ok(on) => on,
@@ -148,12 +114,9 @@ fn initialize() -> Result<(), CuptiError> {
     };
     let version = cupti.version();
     let subscriber = callbacks::subscribe(cupti)?;
-    let api = cupti.api();
-    // SAFETY: plain enum arguments. Thread ids then are gettid()s, as the AMD tables' are.
-    check(cupti, unsafe { (api.cuptiSetThreadIdType)(sys::CUPTI_ACTIVITY_THREAD_ID_TYPE_SYSTEM) }, "thread ids")?;
-    // SAFETY: a plain `extern "C" fn() -> u64`, registered once, before any kind is enabled
-    // (re-registering later corrupts records).
-    check(cupti, unsafe { (api.cuptiActivityRegisterTimestampCallback)(Some(timestamp)) }, "the clock")?;
+    activity::use_system_thread_ids(cupti).map_err(|f| f.setting_up("thread ids"))?;
+    // SAFETY: a trampoline that cannot unwind, registered once, before any kind is enabled.
+    unsafe { activity::register_timestamp_callback(cupti, timestamp) }.map_err(|f| f.setting_up("the clock"))?;
     let pool = buffers::Pool::new(config.cupti_buffer_bytes, version, flush::Dump::from_config(&config, version));
     let cuda = Cuda {
         subscriber,
@@ -165,9 +128,10 @@ fn initialize() -> Result<(), CuptiError> {
     if CUDA.set(cuda).is_err() {
         return Ok(());
     }
-    // SAFETY: two `extern "C"` trampolines of the declared signatures.
-    let rc = unsafe { (api.cuptiActivityRegisterCallbacks)(Some(buffers::requested), Some(buffers::completed)) };
-    check(cupti, rc, "buffers")?;
+    // SAFETY: two trampolines of the declared signatures that keep CUPTI's buffer contract
+    // (`buffers`) and cannot unwind.
+    unsafe { activity::register_buffer_callbacks(cupti, buffers::requested, buffers::completed) }
+        .map_err(|f| f.setting_up("buffers"))?;
     std::fs::create_dir_all(&config.output_dir)
         .map_err(|source| CuptiError::OutputDir { path: config.output_dir.display().to_string(), source })?;
     let library = cupti.path().map(|p| p.display().to_string()).unwrap_or_default();
@@ -219,11 +183,9 @@ impl Backend for Cuda {
         let cupti = cupti().ok_or(Error::NotRunning)?;
         let mut refused = Vec::new();
         for (name, kind) in collected_kinds() {
-            let switch = if on { cupti.api().cuptiActivityEnable } else { cupti.api().cuptiActivityDisable };
-            // SAFETY: a plain enum argument.
-            let rc = unsafe { switch(kind) };
-            if rc != sys::CUPTI_SUCCESS {
-                refused.push(format!("{name} ({})", cupti.result_text(rc)));
+            let switched = if on { activity::enable(cupti, kind) } else { activity::disable(cupti, kind) };
+            if let Err(failed) = switched {
+                refused.push(format!("{name} ({})", failed.text));
             }
         }
         callbacks::set_collecting(on);
@@ -244,6 +206,21 @@ impl Backend for Cuda {
 
     fn telemetry(&self) -> crate::telemetry::Vendor {
         crate::telemetry::Vendor::Nvidia
+    }
+
+    /// Sets CUPTI up at once, as the injection does inside the driver's first `cuInit`: CUPTI
+    /// takes its subscriber and activity kinds before CUDA starts, so the profiler should start
+    /// before the first CUDA call for every launch to be seen. libcupti is found as the
+    /// injection finds it; `library` is rocprofiler-sdk's alone.
+    fn start_in_process(mut config: Config, paused: bool, _library: Option<&std::path::Path>) -> crate::Result<()> {
+        if !lifecycle::claim() {
+            return Err(Error::AlreadyConfigured);
+        }
+        config.start_paused |= paused;
+        if let Err(reason) = set_up(config) {
+            disable(&reason.to_string());
+        }
+        Ok(())
     }
 }
 
@@ -269,7 +246,7 @@ fn collected_kinds() -> Vec<(&'static str, u32)> {
 /// The activity kinds and callbacks the configuration asks for (the collected kinds only where
 /// `collecting`). DEVICE always: it fills the agent table, which analysis needs to find the
 /// GPU's specs.
-fn enable(cupti: &Cupti, subscriber: usize, collecting: bool) {
+fn enable(cupti: &Cupti, subscriber: Subscriber, collecting: bool) {
     let domains = lifecycle::installed().map(|t| t.config.domains).unwrap_or_default();
     let mut kinds = vec![("DEVICE", sys::CUPTI_ACTIVITY_KIND_DEVICE)];
     if collecting {
@@ -277,10 +254,8 @@ fn enable(cupti: &Cupti, subscriber: usize, collecting: bool) {
     }
     callbacks::set_collecting(collecting);
     for (name, kind) in kinds {
-        // SAFETY: a plain enum argument.
-        let rc = unsafe { (cupti.api().cuptiActivityEnable)(kind) };
-        if rc != sys::CUPTI_SUCCESS {
-            crate::say!("rocprof-rs: CUPTI cannot trace {name} activity ({}); tracing the rest", cupti.result_text(rc));
+        if let Err(failed) = activity::enable(cupti, kind) {
+            crate::say!("rocprof-rs: CUPTI cannot trace {name} activity ({}); tracing the rest", failed.text);
         }
     }
     let unsupported =
@@ -301,9 +276,8 @@ pub(super) fn flush(forced: bool) {
     }
     let guard = if forced { cuda.flush.try_lock_for(std::time::Duration::from_secs(5)) } else { cuda.flush.try_lock() };
     let Some(_guard) = guard else { return };
-    let flag = if forced { sys::CUPTI_ACTIVITY_FLAG_FLUSH_FORCED } else { 0 };
-    // SAFETY: a plain flag; calls are serialised by `flush`.
-    unsafe { (cupti.api().cuptiActivityFlushAll)(flag) };
+    // Serialised by `flush`, as CUPTI needs.
+    let _ = activity::flush_all(cupti, forced);
 }
 
 /// At the end of the run, before the writer stops: stops the flush thread, stops the launch
@@ -318,8 +292,7 @@ pub(super) fn finish() {
         callbacks::disable(cupti, cuda.subscriber);
         // An in-process run can end long before the process: nothing more is traced.
         for (_, kind) in collected_kinds() {
-            // SAFETY: a plain enum argument.
-            unsafe { (cupti.api().cuptiActivityDisable)(kind) };
+            let _ = activity::disable(cupti, kind);
         }
     }
     counting::finish();
@@ -341,8 +314,4 @@ pub(super) fn finish() {
 /// CUPTI's clock callback: CLOCK_BOOTTIME, the clock of every table.
 extern "C" fn timestamp() -> u64 {
     trampoline("the CUPTI clock", 0, clock::now_ns)
-}
-
-fn check(cupti: &Cupti, rc: sys::CUptiResult, what: &'static str) -> Result<(), CuptiError> {
-    if rc == sys::CUPTI_SUCCESS { Ok(()) } else { Err(CuptiError::Refused { what, text: cupti.result_text(rc) }) }
 }

@@ -7,10 +7,12 @@ use std::ffi::CString;
 use rocprofiler_sdk_sys::cupti::Cupti;
 use serde::Serialize;
 
+use super::super::api::driver;
+use super::super::api::profiler::{self, Host};
 use super::super::error::CuptiError;
 use super::choose;
-use super::profiler::{self, Host};
-use crate::counters::{Selection, nvidia, presets};
+use super::presets as nvidia;
+use crate::counters::{Selection, presets};
 
 /// One metric of a chip.
 #[derive(Debug, Clone, Serialize)]
@@ -100,7 +102,7 @@ pub fn chip(cupti: &Cupti, label: String, chip: &str, filter: Option<&str>) -> R
 /// `cuDeviceGetCount` from libcuda (loaded at run time), then CUPTI's profiler, which must be
 /// initialised before it names a chip (asked before, CUPTI 13.0 crashes).
 pub fn gpus(cupti: &Cupti) -> Result<Vec<(String, String)>, CuptiError> {
-    let devices = cuda_devices().ok_or(CuptiError::Refused {
+    let devices = driver::device_count().ok_or(CuptiError::Refused {
         what: "the GPU list",
         text: "no CUDA driver (libcuda.so.1) or it found no GPU".into(),
     })?;
@@ -111,29 +113,4 @@ pub fn gpus(cupti: &Cupti) -> Result<Vec<(String, String)>, CuptiError> {
             Ok((format!("GPU {d} ({chip})"), chip))
         })
         .collect()
-}
-
-/// How many GPUs the CUDA driver has, if it loads and initialises.
-fn cuda_devices() -> Option<u32> {
-    type Init = unsafe extern "C" fn(u32) -> i32;
-    type Count = unsafe extern "C" fn(*mut i32) -> i32;
-    // SAFETY: a NUL-terminated name; the driver stays loaded for the process.
-    let lib = unsafe { libc::dlopen(c"libcuda.so.1".as_ptr(), libc::RTLD_NOW | libc::RTLD_GLOBAL) };
-    if lib.is_null() {
-        return None;
-    }
-    // SAFETY: an open library and a NUL-terminated symbol name.
-    let init = unsafe { libc::dlsym(lib, c"cuInit".as_ptr()) };
-    // SAFETY: as above.
-    let count = unsafe { libc::dlsym(lib, c"cuDeviceGetCount".as_ptr()) };
-    if init.is_null() || count.is_null() {
-        return None;
-    }
-    // SAFETY: the driver API's `CUresult cuInit(unsigned int)`, resolved from libcuda itself.
-    let init = unsafe { std::mem::transmute::<*mut libc::c_void, Init>(init) };
-    // SAFETY: the driver API's `CUresult cuDeviceGetCount(int *)`, likewise.
-    let count = unsafe { std::mem::transmute::<*mut libc::c_void, Count>(count) };
-    let mut n = 0;
-    // SAFETY: as above, with a valid out-pointer.
-    (unsafe { init(0) } == 0 && unsafe { count(&mut n) } == 0 && n > 0).then_some(n as u32)
 }

@@ -1,8 +1,8 @@
 //! From a counter request to the metrics one chip collects: names checked against the chip's
 //! base metrics (with did-you-mean), presets resolved in CUPTI's names.
 
+use super::presets as nvidia;
 use crate::counters::Selection;
-use crate::counters::nvidia;
 use crate::counters::suggest::suggestions;
 
 /// The base metric of a full name: `dram__bytes_read` of `dram__bytes_read.sum`.

@@ -23,23 +23,11 @@
 //!
 //! What could not be counted is counted: `uncounted` in the closing line.
 
-/// A zeroed params struct of CUPTI's profiler API with its `structSize` set.
-macro_rules! params {
-    ($ty:ident, $size:ident) => {{
-        // SAFETY: the profiler's params structs hold integers and raw pointers only, for which
-        // all-zero is a valid value (and what the headers ask callers to start from).
-        let mut p: rocprofiler_sdk_sys::cupti::$ty = unsafe { std::mem::zeroed() };
-        p.structSize = rocprofiler_sdk_sys::cupti::$size;
-        p
-    }};
-}
-
 pub mod avail;
 pub mod choose;
 mod dump;
 pub mod launch;
-pub mod profiler;
-pub mod range;
+pub mod presets;
 pub mod turns;
 
 use std::cell::Cell;
@@ -52,6 +40,9 @@ use std::time::Duration;
 use parking_lot::Mutex;
 use rocprofiler_sdk_sys::cupti::{self as sys, Cupti};
 
+use super::api::profiler::{self, Host};
+use super::api::range::RangeObject;
+use super::api::{self, activity};
 use super::error::CuptiError;
 use crate::config::Config;
 use crate::config::counters::CounterRequest;
@@ -59,8 +50,6 @@ use crate::counters::PassMode;
 use crate::counters::plan::{self, Refusal};
 use crate::lifecycle::running;
 use crate::pipeline::records::{CounterDispatch, CounterPlan, CounterValue, Record, UNTRACED_KERNEL};
-use profiler::Host;
-use range::RangeObject;
 use turns::{Plan, Turns};
 
 /// How long a launch waits for another thread's counted launch before going uncounted.
@@ -297,17 +286,13 @@ pub fn finish() {
 
 /// Turns CONCURRENT_KERNEL activity on or off.
 fn set_kernel_activity(cupti: &Cupti, on: bool) {
-    let api = cupti.api();
     let kind = sys::CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL;
-    let rc = if on {
-        // SAFETY: a plain enum argument.
-        unsafe { (api.cuptiActivityEnable)(kind) }
+    if on {
+        if let Err(failed) = activity::enable(cupti, kind) {
+            crate::say!("rocprof-rs: CUPTI would not turn kernel activity back on: {}", failed.text);
+        }
     } else {
-        // SAFETY: a plain enum argument.
-        unsafe { (api.cuptiActivityDisable)(kind) }
-    };
-    if rc != sys::CUPTI_SUCCESS && on {
-        crate::say!("rocprof-rs: CUPTI would not turn kernel activity back on: {}", cupti.result_text(rc));
+        let _ = activity::disable(cupti, kind);
     }
 }
 
@@ -487,14 +472,17 @@ impl Counting {
 
     /// The context's index, set up at its first counted launch.
     fn context(&self, state: &mut State, ctx: *mut c_void) -> Result<usize, CuptiError> {
-        if let Some(i) = state.contexts.iter().position(|c| c.ctx == ctx as usize) {
+        // SAFETY: the context of the launch CUPTI is calling back for, alive during the call;
+        // the handle does not outlive this function.
+        let ctx = unsafe { api::Context::from_raw(ctx) };
+        if let Some(i) = state.contexts.iter().position(|c| c.ctx == ctx.addr()) {
             return Ok(i);
         }
         if !state.initialized {
             profiler::initialize(self.cupti)?;
             state.initialized = true;
         }
-        let device = device_of(self.cupti, ctx)?;
+        let device = activity::device_of(self.cupti, ctx).map_err(|f| f.setting_up("the context's device"))?;
         if let Some(why) = profiler::unsupported(self.cupti, device) {
             return Err(CuptiError::Refused { what: "counters", text: format!("GPU {device}: {why}") });
         }
@@ -511,15 +499,7 @@ impl Counting {
         let spec = &state.chips[chip];
         let object = RangeObject::enable(self.cupti, ctx, spec.config.clone(), spec.metrics.clone())?;
         let turns = Turns::new(spec.passes);
-        state.contexts.push(Context {
-            ctx: ctx as usize,
-            device,
-            chip,
-            object,
-            turns,
-            after_sass: false,
-            last_shape: 0,
-        });
+        state.contexts.push(Context { ctx: ctx.addr(), device, chip, object, turns, after_sass: false, last_shape: 0 });
         Ok(state.contexts.len() - 1)
     }
 
@@ -622,21 +602,5 @@ impl Counting {
     }
 }
 
-/// A profiler call's result as an error naming what was being done, with CUPTI's own text.
-fn check(cupti: &Cupti, rc: sys::CUptiResult, what: &'static str) -> Result<(), CuptiError> {
-    if rc == sys::CUPTI_SUCCESS { Ok(()) } else { Err(CuptiError::Refused { what, text: cupti.result_text(rc) }) }
-}
-
 /// Dispatch ids the tool gives counted dispatches until their kernel rows are known.
 pub const COUNTED_DISPATCH: u64 = 1 << 62;
-
-fn device_of(cupti: &Cupti, ctx: *mut c_void) -> Result<u32, CuptiError> {
-    let mut device = 0u32;
-    // SAFETY: the context CUPTI reported for the launch, and a valid out-pointer.
-    let rc = unsafe { (cupti.api().cuptiGetDeviceId)(ctx, &mut device) };
-    if rc == sys::CUPTI_SUCCESS {
-        Ok(device)
-    } else {
-        Err(CuptiError::Refused { what: "the context's device", text: cupti.result_text(rc) })
-    }
-}

@@ -11,9 +11,9 @@ use std::ffi::{CStr, c_char, c_void};
 use rocprofiler_sdk_sys as sys;
 use sys::sdk::SdkApi;
 
+use super::handles::{AgentId, BufferId, CallbackThreadId, ContextId, CounterConfigId, CounterId};
 use crate::error::{Result, check};
 use crate::guard::Visit;
-use crate::handles::{AgentId, BufferId, CallbackThreadId, ContextId, CounterConfigId, CounterId};
 
 /// A new context, stopped.
 pub fn create_context(api: &SdkApi) -> Result<ContextId> {

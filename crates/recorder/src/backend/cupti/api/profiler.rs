@@ -2,14 +2,14 @@
 //! catalogue, config images, pass counts, evaluation), and the per-context range profiler.
 //!
 //! Each call zeroes its params struct, sets `structSize` and turns a non-success result into a
-//! [`CuptiError::Refused`] with CUPTI's own text.
+//! [`CuptiError::Call`] naming the call, with CUPTI's own text.
 
-use std::ffi::{CStr, CString, c_char, c_void};
+use std::ffi::{CStr, CString, c_char};
 
 use rocprofiler_sdk_sys::cupti::{self as sys, Cupti, RangeProfilerApi};
 
 use super::super::error::CuptiError;
-use super::check;
+use super::{Context, check};
 
 /// The profiler functions of `cupti`, or why there are none.
 pub fn api(cupti: &Cupti) -> Result<&RangeProfilerApi, CuptiError> {
@@ -27,7 +27,8 @@ pub fn initialize(cupti: &Cupti) -> Result<(), CuptiError> {
     let api = api(cupti)?;
     let mut p = params!(CUpti_Profiler_Initialize_Params, CUpti_Profiler_Initialize_Params_STRUCT_SIZE);
     // SAFETY: a params struct of the size it declares.
-    check(cupti, unsafe { (api.cuptiProfilerInitialize)(&mut p) }, "the profiler")
+    let rc = unsafe { (api.cuptiProfilerInitialize)(&mut p) };
+    check(cupti, "cuptiProfilerInitialize", rc, "the profiler")
 }
 
 /// The chip of CUDA device `device` (`GH100`, `GA100`, ...).
@@ -36,7 +37,8 @@ pub fn chip_name(cupti: &Cupti, device: u32) -> Result<String, CuptiError> {
     let mut p = params!(CUpti_Device_GetChipName_Params, CUpti_Device_GetChipName_Params_STRUCT_SIZE);
     p.deviceIndex = device as usize;
     // SAFETY: as above; CUPTI fills `pChipName` with a static string.
-    check(cupti, unsafe { (api.cuptiDeviceGetChipName)(&mut p) }, "the chip name")?;
+    let rc = unsafe { (api.cuptiDeviceGetChipName)(&mut p) };
+    check(cupti, "cuptiDeviceGetChipName", rc, "the chip name")?;
     if p.pChipName.is_null() {
         return Err(CuptiError::Refused { what: "the chip name", text: "no name returned".into() });
     }
@@ -89,18 +91,20 @@ fn believed(what: &'static str, value: usize, limit: usize) -> Result<usize, Cup
 }
 
 /// The counter availability image of context `ctx` (needs no session active).
-pub fn counter_availability(cupti: &Cupti, ctx: *mut c_void) -> Result<Vec<u8>, CuptiError> {
+pub fn counter_availability(cupti: &Cupti, ctx: Context) -> Result<Vec<u8>, CuptiError> {
     let api = api(cupti)?;
     let mut p =
         params!(CUpti_Profiler_GetCounterAvailability_Params, CUpti_Profiler_GetCounterAvailability_Params_STRUCT_SIZE);
-    p.ctx = ctx;
+    p.ctx = ctx.raw();
     // SAFETY: as above; a null image asks for the size.
-    check(cupti, unsafe { (api.cuptiProfilerGetCounterAvailability)(&mut p) }, "counter availability")?;
+    let rc = unsafe { (api.cuptiProfilerGetCounterAvailability)(&mut p) };
+    check(cupti, "cuptiProfilerGetCounterAvailability", rc, "counter availability")?;
     let mut image =
         vec![0u8; believed("counterAvailabilityImageSize", p.counterAvailabilityImageSize, MAX_IMAGE_BYTES)?];
     p.pCounterAvailabilityImage = image.as_mut_ptr();
     // SAFETY: as above, with a buffer of the size CUPTI asked for.
-    check(cupti, unsafe { (api.cuptiProfilerGetCounterAvailability)(&mut p) }, "counter availability")?;
+    let rc = unsafe { (api.cuptiProfilerGetCounterAvailability)(&mut p) };
+    check(cupti, "cuptiProfilerGetCounterAvailability", rc, "counter availability")?;
     Ok(image)
 }
 
@@ -150,7 +154,8 @@ impl<'a> Host<'a> {
         p.pChipName = chip.as_ptr();
         p.pCounterAvailabilityImage = availability.map_or(std::ptr::null(), <[u8]>::as_ptr);
         // SAFETY: as above; the strings and image outlive the call (CUPTI copies what it keeps).
-        check(cupti, unsafe { (api.cuptiProfilerHostInitialize)(&mut p) }, "a metric host object")?;
+        let rc = unsafe { (api.cuptiProfilerHostInitialize)(&mut p) };
+        check(cupti, "cuptiProfilerHostInitialize", rc, "a metric host object")?;
         Ok(Host { cupti, object: p.pHostObject })
     }
 
@@ -169,7 +174,8 @@ impl<'a> Host<'a> {
             p.pHostObject = self.object;
             p.metricType = kind;
             // SAFETY: as above; CUPTI points `ppMetricNames` at its own array of strings.
-            check(self.cupti, unsafe { (self.api().cuptiProfilerHostGetBaseMetrics)(&mut p) }, "the metric list")?;
+            let rc = unsafe { (self.api().cuptiProfilerHostGetBaseMetrics)(&mut p) };
+            check(self.cupti, "cuptiProfilerHostGetBaseMetrics", rc, "the metric list")?;
             if p.ppMetricNames.is_null() {
                 continue;
             }
@@ -194,7 +200,7 @@ impl<'a> Host<'a> {
         p.pMetricName = name.as_ptr();
         // SAFETY: as above.
         let rc = unsafe { (self.api().cuptiProfilerHostGetMetricProperties)(&mut p) };
-        check(self.cupti, rc, "a metric's properties")?;
+        check(self.cupti, "cuptiProfilerHostGetMetricProperties", rc, "a metric's properties")?;
         Ok(MetricProperties {
             description: text(p.pDescription),
             hw_unit: text(p.pHwUnit),
@@ -214,7 +220,8 @@ impl<'a> Host<'a> {
         p.ppMetricNames = names.as_mut_ptr();
         p.numMetrics = names.len();
         // SAFETY: as above; the names outlive the call.
-        check(self.cupti, unsafe { (self.api().cuptiProfilerHostConfigAddMetrics)(&mut p) }, "the metrics")
+        let rc = unsafe { (self.api().cuptiProfilerHostConfigAddMetrics)(&mut p) };
+        check(self.cupti, "cuptiProfilerHostConfigAddMetrics", rc, "the metrics")
     }
 
     /// The config image of the metrics added so far.
@@ -225,7 +232,8 @@ impl<'a> Host<'a> {
         );
         p.pHostObject = self.object;
         // SAFETY: as above.
-        check(self.cupti, unsafe { (self.api().cuptiProfilerHostGetConfigImageSize)(&mut p) }, "a config image")?;
+        let rc = unsafe { (self.api().cuptiProfilerHostGetConfigImageSize)(&mut p) };
+        check(self.cupti, "cuptiProfilerHostGetConfigImageSize", rc, "a config image")?;
         let mut image = vec![0u8; believed("configImageSize", p.configImageSize, MAX_IMAGE_BYTES)?];
         let mut q =
             params!(CUpti_Profiler_Host_GetConfigImage_Params, CUpti_Profiler_Host_GetConfigImage_Params_STRUCT_SIZE);
@@ -233,7 +241,8 @@ impl<'a> Host<'a> {
         q.configImageSize = image.len();
         q.pConfigImage = image.as_mut_ptr();
         // SAFETY: as above, with a buffer of the size CUPTI gave.
-        check(self.cupti, unsafe { (self.api().cuptiProfilerHostGetConfigImage)(&mut q) }, "a config image")?;
+        let rc = unsafe { (self.api().cuptiProfilerHostGetConfigImage)(&mut q) };
+        check(self.cupti, "cuptiProfilerHostGetConfigImage", rc, "a config image")?;
         Ok(image)
     }
 
@@ -253,7 +262,8 @@ impl<'a> Host<'a> {
         p.numMetrics = names.len();
         p.pMetricValues = values.as_mut_ptr();
         // SAFETY: as above; `values` has room for one value per name.
-        check(self.cupti, unsafe { (self.api().cuptiProfilerHostEvaluateToGpuValues)(&mut p) }, "metric values")?;
+        let rc = unsafe { (self.api().cuptiProfilerHostEvaluateToGpuValues)(&mut p) };
+        check(self.cupti, "cuptiProfilerHostEvaluateToGpuValues", rc, "metric values")?;
         Ok(values)
     }
 }
@@ -277,7 +287,8 @@ pub fn passes(cupti: &Cupti, config: &[u8]) -> Result<usize, CuptiError> {
     p.configImageSize = config.len();
     p.pConfigImage = config.as_mut_ptr();
     // SAFETY: as above.
-    check(cupti, unsafe { (api.cuptiProfilerHostGetNumOfPasses)(&mut p) }, "a pass count")?;
+    let rc = unsafe { (api.cuptiProfilerHostGetNumOfPasses)(&mut p) };
+    check(cupti, "cuptiProfilerHostGetNumOfPasses", rc, "a pass count")?;
     Ok(p.numOfPasses)
 }
 

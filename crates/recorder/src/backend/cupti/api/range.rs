@@ -5,13 +5,13 @@
 //! image initialisation, as CUPTI lays the image out by the last binding
 //! (`bench/gpu/range_probe`, pitfall 1).
 
-use std::ffi::{CString, c_char, c_void};
+use std::ffi::{CString, c_char};
 
 use rocprofiler_sdk_sys::cupti::{self as sys, Cupti};
 
 use super::super::error::CuptiError;
-use super::check;
 use super::profiler::api;
+use super::{Context, check};
 
 /// What a session's Stop said.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -45,15 +45,16 @@ impl RangeObject {
     /// Enables range profiling on `ctx` for `config` (of `metrics`).
     pub fn enable(
         cupti: &'static Cupti,
-        ctx: *mut c_void,
+        ctx: Context,
         config: Vec<u8>,
         metrics: Vec<CString>,
     ) -> Result<RangeObject, CuptiError> {
         let api = api(cupti)?;
         let mut p = params!(CUpti_RangeProfiler_Enable_Params, CUpti_RangeProfiler_Enable_Params_STRUCT_SIZE);
-        p.ctx = ctx;
+        p.ctx = ctx.raw();
         // SAFETY: a params struct of the size it declares, and the context CUPTI reported.
-        check(cupti, unsafe { (api.cuptiRangeProfilerEnable)(&mut p) }, "the range profiler")?;
+        let rc = unsafe { (api.cuptiRangeProfilerEnable)(&mut p) };
+        check(cupti, "cuptiRangeProfilerEnable", rc, "the range profiler")?;
         Ok(RangeObject { cupti, object: p.pRangeProfilerObject, config, metrics, image: Vec::new() })
     }
 
@@ -74,7 +75,8 @@ impl RangeObject {
         size.maxNumOfRanges = 1;
         size.maxNumRangeTreeNodes = 1;
         // SAFETY: as above; the names outlive the call.
-        check(self.cupti, unsafe { (self.api().cuptiRangeProfilerGetCounterDataSize)(&mut size) }, "an image")?;
+        let rc = unsafe { (self.api().cuptiRangeProfilerGetCounterDataSize)(&mut size) };
+        check(self.cupti, "cuptiRangeProfilerGetCounterDataSize", rc, "an image")?;
         self.image.clear();
         self.image.resize(size.counterDataSize, 0);
         let mut init = params!(
@@ -85,7 +87,8 @@ impl RangeObject {
         init.counterDataSize = self.image.len();
         init.pCounterData = self.image.as_mut_ptr();
         // SAFETY: as above, with a buffer of the size CUPTI gave.
-        check(self.cupti, unsafe { (self.api().cuptiRangeProfilerCounterDataImageInitialize)(&mut init) }, "an image")?;
+        let rc = unsafe { (self.api().cuptiRangeProfilerCounterDataImageInitialize)(&mut init) };
+        check(self.cupti, "cuptiRangeProfilerCounterDataImageInitialize", rc, "an image")?;
         let mut set = params!(CUpti_RangeProfiler_SetConfig_Params, CUpti_RangeProfiler_SetConfig_Params_STRUCT_SIZE);
         set.pRangeProfilerObject = self.object;
         set.configSize = self.config.len();
@@ -100,11 +103,13 @@ impl RangeObject {
         set.passIndex = 0;
         set.targetNestingLevel = 1;
         // SAFETY: as above; the config and image live in `self` as long as the session.
-        check(self.cupti, unsafe { (self.api().cuptiRangeProfilerSetConfig)(&mut set) }, "a session")?;
+        let rc = unsafe { (self.api().cuptiRangeProfilerSetConfig)(&mut set) };
+        check(self.cupti, "cuptiRangeProfilerSetConfig", rc, "a session")?;
         let mut start = params!(CUpti_RangeProfiler_Start_Params, CUpti_RangeProfiler_Start_Params_STRUCT_SIZE);
         start.pRangeProfilerObject = self.object;
         // SAFETY: as above.
-        check(self.cupti, unsafe { (self.api().cuptiRangeProfilerStart)(&mut start) }, "a session")
+        let rc = unsafe { (self.api().cuptiRangeProfilerStart)(&mut start) };
+        check(self.cupti, "cuptiRangeProfilerStart", rc, "a session")
     }
 
     /// Ends the session (waiting for its kernel) and decodes its image.
@@ -112,12 +117,14 @@ impl RangeObject {
         let mut stop = params!(CUpti_RangeProfiler_Stop_Params, CUpti_RangeProfiler_Stop_Params_STRUCT_SIZE);
         stop.pRangeProfilerObject = self.object;
         // SAFETY: as above.
-        check(self.cupti, unsafe { (self.api().cuptiRangeProfilerStop)(&mut stop) }, "a session's end")?;
+        let rc = unsafe { (self.api().cuptiRangeProfilerStop)(&mut stop) };
+        check(self.cupti, "cuptiRangeProfilerStop", rc, "a session's end")?;
         let mut decode =
             params!(CUpti_RangeProfiler_DecodeData_Params, CUpti_RangeProfiler_DecodeData_Params_STRUCT_SIZE);
         decode.pRangeProfilerObject = self.object;
         // SAFETY: as above.
-        check(self.cupti, unsafe { (self.api().cuptiRangeProfilerDecodeData)(&mut decode) }, "a session's data")?;
+        let rc = unsafe { (self.api().cuptiRangeProfilerDecodeData)(&mut decode) };
+        check(self.cupti, "cuptiRangeProfilerDecodeData", rc, "a session's data")?;
         Ok(Stopped { next_pass: stop.passIndex, all_passes: stop.isAllPassSubmitted != 0 })
     }
 
@@ -142,7 +149,8 @@ pub fn ranges(cupti: &Cupti, image: &[u8]) -> Result<usize, CuptiError> {
     info.pCounterDataImage = image.as_ptr();
     info.counterDataImageSize = image.len();
     // SAFETY: as above; the image outlives the call.
-    check(cupti, unsafe { (api.cuptiRangeProfilerGetCounterDataInfo)(&mut info) }, "an image's ranges")?;
+    let rc = unsafe { (api.cuptiRangeProfilerGetCounterDataInfo)(&mut info) };
+    check(cupti, "cuptiRangeProfilerGetCounterDataInfo", rc, "an image's ranges")?;
     Ok(info.numTotalRanges)
 }
 

@@ -10,7 +10,7 @@
 //! `sm__inst_executed_pipe_tensor_op_hmma` also counts non-tensor `HFMA2.MMA` and is not used for
 //! FLOPs; `smsp__sass_*` metrics are instrumented and take their own pass.
 
-use super::presets::{Preset, one, optional};
+use crate::counters::presets::{Preset, one, optional};
 
 const SASS_OPS: [&str; 9] = ["dadd", "dmul", "dfma", "fadd", "fmul", "ffma", "hadd", "hmul", "hfma"];
 

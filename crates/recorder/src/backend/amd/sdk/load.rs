@@ -27,7 +27,9 @@ fn load_with(load: impl FnOnce() -> Result<Sdk, sys::LoadError>) -> Result<&'sta
     }
     let sdk = load()?;
     // Two threads may both have loaded it: the same library, so either copy serves.
-    Ok(SDK.get_or_init(|| sdk))
+    let sdk = SDK.get_or_init(|| sdk);
+    crate::error::use_sdk_text(|status| loaded()?.status_string(status));
+    Ok(sdk)
 }
 
 /// The SDK if it has already been loaded; never loads it. Used where loading would be wrong,

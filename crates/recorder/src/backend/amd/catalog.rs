@@ -7,10 +7,11 @@ use rocprofiler_sdk_sys as sys;
 use serde::Serialize;
 use sys::sdk::SdkApi;
 
+use super::sdk::calls;
+use super::sdk::handles::{AgentId, CounterId};
+use crate::counters::plan::NoCounters;
 use crate::error::{Error, Result};
 use crate::guard::Visit;
-use crate::handles::{AgentId, CounterId};
-use crate::rocprofiler;
 
 /// One counter of one agent.
 #[derive(Debug, Clone, Serialize)]
@@ -62,27 +63,6 @@ pub struct AgentInfo {
     /// SDK has no counter definitions for).
     #[serde(serialize_with = "counters_or_reason")]
     pub counters: std::result::Result<Vec<CounterInfo>, NoCounters>,
-}
-
-/// Why an agent has no counters.
-#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-pub enum NoCounters {
-    /// The SDK refused the query: its status, without the `ROCPROFILER_STATUS_ERROR_` prefix
-    /// (`AGENT_ARCH_NOT_SUPPORTED` on GPUs the SDK has no counter definitions for).
-    #[error("{0}")]
-    Refused(String),
-    /// The SDK answered with an empty list.
-    #[error("the SDK lists no counters")]
-    NoneListed,
-    /// A CPU: counters are the GPUs'.
-    #[error("a CPU")]
-    Cpu,
-    /// Only the agents were asked for (`avail`'s agent list, the tool's agent table).
-    #[error("not asked")]
-    NotAsked,
-    /// A counter's description could not be read.
-    #[error("{0}")]
-    Unreadable(String),
 }
 
 fn counters_or_reason<S: serde::Serializer>(
@@ -188,11 +168,11 @@ pub fn agents_only(api: &SdkApi, on_panic: fn(&str)) -> Result<Vec<AgentInfo>> {
     let mut out = Visit::<AgentInfo>::new(on_panic);
     // SAFETY: a visitor that cannot unwind, and a collection that outlives the call.
     unsafe {
-        rocprofiler::query_available_agents(
+        calls::query_available_agents(
             api,
             sys::ROCPROFILER_AGENT_INFO_VERSION_0,
             Some(visit),
-            crate::compat::AGENT_SIZE_1_0,
+            super::sdk::compat::AGENT_SIZE_1_0,
             (&mut out as *mut Visit<AgentInfo>).cast(),
         )?;
     }
@@ -222,7 +202,7 @@ fn counters(api: &SdkApi, agent: u64, on_panic: fn(&str)) -> std::result::Result
     let mut visit = Visit::<u64>::new(on_panic);
     // SAFETY: a visitor that cannot unwind, and a collection that outlives the call.
     let listed = unsafe {
-        rocprofiler::iterate_agent_supported_counters(
+        calls::iterate_agent_supported_counters(
             api,
             AgentId::from_raw(agent),
             Some(collect),
@@ -252,7 +232,7 @@ fn info(api: &SdkApi, id: u64) -> Result<CounterInfo> {
     let mut buffer = [0u64; 64];
     // SAFETY: a zeroed buffer larger than any v1 struct, 8-byte aligned.
     unsafe {
-        rocprofiler::query_counter_info(
+        calls::query_counter_info(
             api,
             CounterId::from_raw(id),
             sys::ROCPROFILER_COUNTER_INFO_VERSION_1,

@@ -13,9 +13,9 @@ use serde::Serialize;
 use sys::sdk::Sdk;
 
 use super::catalog::{self, AgentInfo};
-use super::presets::{PRESETS, Resolved};
+use super::sdk::calls;
+use crate::counters::presets::{PRESETS, Resolved};
 use crate::error::{Error, Result, Status};
-use crate::rocprofiler;
 
 /// Everything `avail` reports.
 #[derive(Debug, Clone, Serialize)]
@@ -53,8 +53,8 @@ static ANSWER: Mutex<Option<Result<Vec<AgentInfo>>>> = Mutex::new(None);
 /// Asks `sdk` for the inventory.
 pub fn inventory(sdk: &Sdk) -> Result<Inventory> {
     let api = sdk.api();
-    let version = crate::compat::abi_checked_version(sdk)?;
-    let configured = rocprofiler::force_configure(api, Some(configure));
+    let version = super::sdk::compat::abi_checked_version(sdk)?;
+    let configured = calls::force_configure(api, Some(configure));
     let agents = match ANSWER.lock().take() {
         Some(answer) => answer?,
         None => match configured {
@@ -120,7 +120,7 @@ extern "C" fn initialize(_finalize: sys::rocprofiler_client_finalize_t, _data: *
         "the avail initialize",
         Err(Error::Internal("the agent query panicked")),
         crate::guard::report_panic,
-        || match crate::sdk::loaded() {
+        || match super::sdk::loaded() {
             Some(sdk) => catalog::agents(sdk.api(), crate::guard::report_panic),
             None => Err(Error::Internal("the SDK called initialize, yet it is not loaded")),
         },

@@ -1,5 +1,5 @@
 //! Newtypes for the SDK's handles, so a buffer cannot be passed where a context is meant: what
-//! [`crate::rocprofiler`] takes and returns.
+//! [`super::calls`] takes and returns.
 //!
 //! Each is `repr(transparent)` over the raw 64-bit value and converts to and from its sys type.
 
