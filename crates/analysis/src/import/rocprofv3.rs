@@ -27,6 +27,7 @@ use csv::StringRecord;
 
 use super::sink::{CounterRow, DispatchRow, Sink};
 use crate::error::{Error, Result};
+use rocprof_rs_format::launch::KernelLaunch;
 
 /// How much of a value error's message (it quotes the value) is kept.
 const MESSAGE_BYTES: usize = 512;
@@ -342,27 +343,41 @@ pub fn read(kind: Kind, path: &Path, default_pid: Option<u32>, ids: DispatchIds,
 fn kernel(t: &Table, ids: DispatchIds, sink: &mut Sink) -> Result<()> {
     let (start_ns, end_ns) = t.span()?;
     let name = sink.name(t.text("Kernel_Name")?);
+    // Read one by one in a fixed order, so of a row's bad values the same one is reported.
+    let grid = [t.i64("Grid_Size_X")?, t.i64("Grid_Size_Y")?, t.i64("Grid_Size_Z")?];
+    let block = [t.i32("Workgroup_Size_X")?, t.i32("Workgroup_Size_Y")?, t.i32("Workgroup_Size_Z")?];
+    // 6.2 to 6.4 give no registers, and the packet's LDS and scratch rather than the
+    // symbol's LDS rounded to its 512-byte blocks.
+    let vgpr = t.i32_or("VGPR_Count")?;
+    let shared_mem = t.i32_either("LDS_Block_Size", "Group_Segment_Size")?;
+    let stream_id = if t.has("Stream_Id") { Some(t.i32("Stream_Id")?) } else { None };
+    let (dispatch_id, correlation_id) = (dispatch_id(t, ids)?, t.u64("Correlation_Id")?);
+    let (kernel_id, agent_id, queue_id) = (t.u64("Kernel_Id")?, t.agent("Agent_Id")?, t.u64("Queue_Id")?);
+    let (thread_id, pid) = (t.u64_or("Thread_Id", 0)?, t.pid()?);
+    let (accum_vgpr, sgpr) = (t.i32_or("Accum_VGPR_Count")?, t.i32_or("SGPR_Count")?);
+    let scratch_size = t.i32_either("Scratch_Size", "Private_Segment_Size")?;
     sink.push_dispatch(DispatchRow {
+        launch: KernelLaunch {
+            start_ns,
+            end_ns,
+            grid,
+            block,
+            shared_mem,
+            stream_id,
+            dispatch_id,
+            correlation_id,
+            kernel_id,
+            agent_id,
+            queue_id,
+            thread_id,
+            scratch_size,
+            ..KernelLaunch::default()
+        },
         name,
-        start_ns,
-        end_ns,
-        grid: [t.i64("Grid_Size_X")?, t.i64("Grid_Size_Y")?, t.i64("Grid_Size_Z")?],
-        workgroup: [t.i32("Workgroup_Size_X")?, t.i32("Workgroup_Size_Y")?, t.i32("Workgroup_Size_Z")?],
-        // 6.2 to 6.4 give no registers, and the packet's LDS and scratch rather than the
-        // symbol's LDS rounded to its 512-byte blocks.
-        vgpr: t.i32_or("VGPR_Count")?,
-        lds: t.i32_either("LDS_Block_Size", "Group_Segment_Size")?,
-        stream: if t.has("Stream_Id") { Some(t.i32("Stream_Id")?) } else { None },
-        dispatch_id: dispatch_id(t, ids)?,
-        correlation_id: t.u64("Correlation_Id")?,
-        kernel_id: t.u64("Kernel_Id")?,
-        agent_id: t.agent("Agent_Id")?,
-        queue_id: t.u64("Queue_Id")?,
-        thread_id: t.u64_or("Thread_Id", 0)?,
-        pid: t.pid()?,
-        accum_vgpr: t.i32_or("Accum_VGPR_Count")?,
-        sgpr: t.i32_or("SGPR_Count")?,
-        scratch: t.i32_either("Scratch_Size", "Private_Segment_Size")?,
+        pid,
+        vgpr,
+        accum_vgpr,
+        sgpr,
         ..DispatchRow::default()
     });
     Ok(())
@@ -490,25 +505,33 @@ fn counter(t: &Table, ids: DispatchIds, sink: &mut Sink) -> Result<()> {
         // A dispatch only the counter file knows: its row carries the dispatch's facts (grid and
         // workgroup as their products), which would otherwise be lost.
         let (start_ns, end_ns) = if timed { t.span()? } else { (0, 0) };
+        let (grid, block) = ([t.i64("Grid_Size")?, 1, 1], [t.i32("Workgroup_Size")?, 1, 1]);
+        let (vgpr, shared_mem) = (t.i32("VGPR_Count")?, t.i32("LDS_Block_Size")?);
+        let (correlation_id, kernel_id) = (t.u64("Correlation_Id")?, t.u64_or("Kernel_Id", 0)?);
+        let (queue_id, thread_id, pid) = (t.u64("Queue_Id")?, t.u64("Thread_Id")?, t.pid()?);
+        let (accum_vgpr, sgpr) = (t.i32_or("Accum_VGPR_Count")?, t.i32("SGPR_Count")?);
+        let scratch_size = t.i32("Scratch_Size")?;
         sink.push_dispatch(DispatchRow {
+            launch: KernelLaunch {
+                start_ns,
+                end_ns,
+                grid,
+                block,
+                shared_mem,
+                dispatch_id: dispatch,
+                correlation_id,
+                kernel_id,
+                agent_id: agent,
+                queue_id,
+                thread_id,
+                scratch_size,
+                ..KernelLaunch::default()
+            },
             name: kernel.clone(),
-            start_ns,
-            end_ns,
-            grid: [t.i64("Grid_Size")?, 1, 1],
-            workgroup: [t.i32("Workgroup_Size")?, 1, 1],
-            vgpr: t.i32("VGPR_Count")?,
-            lds: t.i32("LDS_Block_Size")?,
-            stream: None,
-            dispatch_id: dispatch,
-            correlation_id: t.u64("Correlation_Id")?,
-            kernel_id: t.u64_or("Kernel_Id", 0)?,
-            agent_id: agent,
-            queue_id: t.u64("Queue_Id")?,
-            thread_id: t.u64("Thread_Id")?,
-            pid: t.pid()?,
-            accum_vgpr: t.i32_or("Accum_VGPR_Count")?,
-            sgpr: t.i32("SGPR_Count")?,
-            scratch: t.i32("Scratch_Size")?,
+            pid,
+            vgpr,
+            accum_vgpr,
+            sgpr,
             ..DispatchRow::default()
         });
     }
