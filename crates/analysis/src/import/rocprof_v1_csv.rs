@@ -13,7 +13,7 @@
 use std::path::Path;
 use std::sync::Arc;
 
-use super::rocprofv3::Table;
+use super::csv_table::Table;
 use super::sink::{CounterRow, DispatchRow, Sink};
 use crate::error::{Error, Result};
 use rocprof_rs_format::launch::KernelLaunch;

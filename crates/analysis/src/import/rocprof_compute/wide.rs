@@ -4,7 +4,7 @@
 use std::path::Path;
 use std::sync::Arc;
 
-use super::super::rocprofv3::Table;
+use super::super::csv_table::Table;
 use super::super::sink::{CounterRow, DispatchRow, Sink};
 use super::{Read, Workload};
 use crate::error::Result;
