@@ -32,6 +32,7 @@ pub mod kernel_names;
 pub mod keys;
 pub mod launch;
 pub mod origin;
+pub mod panic;
 pub mod publish;
 pub mod read;
 pub mod terminal;

@@ -61,11 +61,7 @@ pub fn contained<T>(path: &Path, decode: impl FnOnce() -> Result<T>) -> Result<T
     let result = std::panic::catch_unwind(std::panic::AssertUnwindSafe(decode));
     CONTAINING.with(|c| c.set(was));
     result.unwrap_or_else(|payload| {
-        let why = payload
-            .downcast_ref::<&str>()
-            .map(|s| (*s).to_owned())
-            .or_else(|| payload.downcast_ref::<String>().cloned())
-            .unwrap_or_else(|| "a decoder failed".into());
+        let why = crate::panic::text(&*payload).unwrap_or("a decoder failed");
         Err(bad(path, format!("corrupt Parquet file ({why})")))
     })
 }
