@@ -239,16 +239,12 @@ impl Row<'_, '_> {
     fn opt(&self, column: &str) -> Result<Option<i64>> {
         Ok(self.b.col(column)?.opt_i64(self.i))
     }
-    /// An `Int32` column's value (the reader refuses a file whose column has another type).
+    /// An `Int32` column's value.
     fn i32(&self, column: &str) -> Result<i32> {
-        let value = self.i64(column)?;
-        i32::try_from(value).map_err(|_| Error::Invalid(format!("{column}: {value} is beyond 32 bits")))
+        narrow(column, self.i64(column)?)
     }
     fn opt_i32(&self, column: &str) -> Result<Option<i32>> {
-        let value = self.opt(column)?;
-        value
-            .map(|v| i32::try_from(v).map_err(|_| Error::Invalid(format!("{column}: {v} is beyond 32 bits"))))
-            .transpose()
+        self.opt(column)?.map(|v| narrow(column, v)).transpose()
     }
     fn text(&self, column: &str) -> Result<String> {
         Ok(self.b.col(column)?.text(self.i).to_owned())
@@ -256,6 +252,12 @@ impl Row<'_, '_> {
     fn f64(&self, column: &str) -> Result<f64> {
         Ok(self.b.col(column)?.f64(self.i))
     }
+}
+
+/// A value of the `Int32` column `column`: the reader refuses a file whose column has another
+/// type, so it fits; an error rather than a wrapped value if ever it does not.
+fn narrow(column: &str, value: i64) -> Result<i32> {
+    i32::try_from(value).map_err(|_| Error::Invalid(format!("{column}: {value} is beyond 32 bits")))
 }
 
 /// `extdata` text: rocpd's own keys, plus ours under [`EXTRA`] when there are any.
@@ -782,7 +784,7 @@ impl Db {
         self.write_dispatch(&launch, name, extra)
     }
 
-    /// Writes a dispatch; a launch without a stream goes to stream 0, and `extra` says so.
+    /// Writes a dispatch; a launch without a stream is written to stream 0.
     fn write_dispatch(&mut self, d: &KernelLaunch, name: Arc<str>, extra: Map<String, Value>) -> Result<()> {
         let tid = self.thread(d.thread_id)?;
         let stream = i64::from(d.stream_id.unwrap_or(0));
