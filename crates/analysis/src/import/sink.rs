@@ -20,7 +20,8 @@ use rocprof_rs_format::writer::{AnyTableWriter, TableWriter};
 const BATCH_ROWS: usize = 64 * 1024;
 
 /// One kernel dispatch as an importer knows it: the launch, and what the row takes from its
-/// kernel, which an import reads from the same line rather than from a symbol table.
+/// kernel, which an import reads from the same line rather than from a symbol table. What it
+/// does not know is zero or none.
 #[derive(Debug, Default)]
 pub struct DispatchRow {
     pub launch: KernelLaunch,
