@@ -23,6 +23,7 @@ use std::process::Command;
 use std::sync::Arc;
 
 use rocprof_rs_analysis::import::sink::{DispatchRow, Sink};
+use rocprof_rs_format::launch::KernelLaunch;
 
 mod common;
 
@@ -181,20 +182,23 @@ fn dataset(dir: &Path, rows: u64, names: u64) {
         }
         let correlation = n + 1;
         sink.push_dispatch(DispatchRow {
+            launch: KernelLaunch {
+                start_ns: start + 5_000,
+                end_ns: start + 5_000 + duration,
+                grid: [1 << (10 + n % 10), 1, 1],
+                block: [256, 1, 1],
+                shared_mem: 16_384,
+                stream_id: Some(0),
+                dispatch_id: n + 1,
+                correlation_id: correlation,
+                kernel_id: k + 1,
+                agent_id: 1 + n % 2,
+                queue_id: 1 + n % 8,
+                thread_id: 4242 + n % 4,
+                ..KernelLaunch::default()
+            },
             name: cached[slot].clone(),
-            start_ns: start + 5_000,
-            end_ns: start + 5_000 + duration,
-            grid: [1 << (10 + n % 10), 1, 1],
-            workgroup: [256, 1, 1],
             vgpr: 32,
-            lds: 16_384,
-            stream: Some(0),
-            dispatch_id: n + 1,
-            correlation_id: correlation,
-            kernel_id: k + 1,
-            agent_id: 1 + n % 2,
-            queue_id: 1 + n % 8,
-            thread_id: 4242 + n % 4,
             pid: 7,
             ..DispatchRow::default()
         });

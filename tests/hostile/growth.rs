@@ -8,6 +8,7 @@
 use std::sync::Arc;
 
 use rocprof_rs_analysis::import::sink::{DispatchRow, Sink};
+use rocprof_rs_format::launch::KernelLaunch;
 
 use super::*;
 
@@ -25,17 +26,20 @@ fn dataset(dir: &Path, rows: u64, names: u64, name_bytes: usize) {
         start += 2_000;
         let duration = 800 + (n * 7_919 % 50_000) as i64;
         sink.push_dispatch(DispatchRow {
+            launch: KernelLaunch {
+                start_ns: start,
+                end_ns: start + duration,
+                grid: [1 << 16, 1, 1],
+                block: [256, 1, 1],
+                dispatch_id: n + 1,
+                correlation_id: n + 1,
+                kernel_id: k + 1,
+                agent_id: 1 + n % 2,
+                queue_id: 1 + n % 8,
+                ..KernelLaunch::default()
+            },
             name,
-            start_ns: start,
-            end_ns: start + duration,
-            grid: [1 << 16, 1, 1],
-            workgroup: [256, 1, 1],
             vgpr: 32,
-            dispatch_id: n + 1,
-            correlation_id: n + 1,
-            kernel_id: k + 1,
-            agent_id: 1 + n % 2,
-            queue_id: 1 + n % 8,
             pid: 7,
             ..DispatchRow::default()
         });

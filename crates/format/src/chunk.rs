@@ -61,6 +61,17 @@ impl Kind {
     }
 }
 
+/// Parquet page compression.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Compression {
+    /// zstd at the given level (1 to 22).
+    Zstd(i32),
+    /// Snappy.
+    Snappy,
+    /// None.
+    None,
+}
+
 /// The page compression, with its context and output buffer kept from page to page (a fresh
 /// buffer per page is a fresh mapping of a quarter megabyte, and page faults to fill it).
 pub enum Codec {
@@ -81,13 +92,11 @@ impl std::fmt::Debug for Codec {
 
 impl Codec {
     /// The codec for the configured compression.
-    pub fn new(compression: crate::files::Compression) -> std::io::Result<Codec> {
+    pub fn new(compression: Compression) -> std::io::Result<Codec> {
         Ok(match compression {
-            crate::files::Compression::None => Codec::None,
-            crate::files::Compression::Snappy => Codec::Snappy(Box::new(snap::raw::Encoder::new()), Vec::new()),
-            crate::files::Compression::Zstd(level) => {
-                Codec::Zstd(zstd::bulk::Compressor::new(level)?, level, Vec::new())
-            }
+            Compression::None => Codec::None,
+            Compression::Snappy => Codec::Snappy(Box::new(snap::raw::Encoder::new()), Vec::new()),
+            Compression::Zstd(level) => Codec::Zstd(zstd::bulk::Compressor::new(level)?, level, Vec::new()),
         })
     }
 

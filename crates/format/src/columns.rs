@@ -392,12 +392,31 @@ impl Column for OptStr {
 /// struct of column buffers (with its Arrow schema, `len()` and `finish()`), and the row struct
 /// that is the only way to add to them: every column's value in one literal, so a row cannot be
 /// pushed incomplete, and a new column is a compile error at every producer until it fills it.
+///
+/// A run of nullable columns that one value carries whole, from its producer to its readers
+/// (a GPU's readings), may be declared as a group among the columns:
+/// `..field: Group { column: OptF64, ... }`. The group's type is declared with its columns, the
+/// row holds it as one field, the columns keep their place in the schema, and
+/// `Group::columns` and `Group::read` take it back from a batch ([`crate::read::ReadBack`]).
 macro_rules! columns {
-    ($(#[$doc:meta])* $name:ident / $row:ident { $($field:ident: $kind:ident,)* }) => {
+    (
+        $(#[$doc:meta])* $name:ident / $row:ident {
+            $($field:ident: $kind:ident,)*
+            $(
+                $(#[$group_doc:meta])*
+                ..$group:ident: $group_type:ident { $($member:ident: $member_kind:ident,)* }
+                $($after:ident: $after_kind:ident,)*
+            )?
+        }
+    ) => {
         $(#[$doc])*
         #[derive(Debug, Default)]
         pub struct $name {
             $($field: $crate::columns::$kind,)*
+            $(
+                $($member: $crate::columns::$member_kind,)*
+                $($after: $crate::columns::$after_kind,)*
+            )?
             rows: usize,
         }
 
@@ -408,7 +427,49 @@ macro_rules! columns {
                 #[doc = concat!("`", stringify!($field), "`.")]
                 pub $field: <$crate::columns::$kind as $crate::columns::Column>::Value<'a>,
             )*
+            $(
+                #[doc = concat!("The columns of [`", stringify!($group_type), "`].")]
+                pub $group: $group_type,
+                $(
+                    #[doc = concat!("`", stringify!($after), "`.")]
+                    pub $after: <$crate::columns::$after_kind as $crate::columns::Column>::Value<'a>,
+                )*
+            )?
         }
+
+        $(
+            $(#[$group_doc])*
+            #[derive(Debug, Clone, Copy, Default, PartialEq)]
+            pub struct $group_type {
+                $(
+                    #[doc = concat!("`", stringify!($member), "`.")]
+                    pub $member: <$crate::columns::$member_kind as $crate::columns::Column>::Value<'static>,
+                )*
+            }
+
+            impl $group_type {
+                /// The group's columns in batch `b`, in their order, for [`Self::read`]: `None`
+                /// for a column the file lacks (a file older than the column).
+                pub fn columns<'a>(
+                    b: &$crate::read::Batch<'a>,
+                ) -> $crate::Result<Vec<Option<$crate::read::Col<'a>>>> {
+                    Ok(vec![$(b.col_opt(stringify!($member))?,)*])
+                }
+
+                /// Row `i` of the group, from its [`Self::columns`]: null where the file lacks
+                /// the column.
+                pub fn read(columns: &[Option<$crate::read::Col<'_>>], i: usize) -> $group_type {
+                    use $crate::read::ReadBack as _;
+                    let mut columns = columns.iter();
+                    $group_type {
+                        $($member: $crate::columns::$member_kind::read(
+                            columns.next().and_then(Option::as_ref),
+                            i,
+                        ),)*
+                    }
+                }
+            }
+        )?
 
         impl $name {
             /// The Arrow schema of the table: its rows' columns, then the origin's
@@ -421,6 +482,18 @@ macro_rules! columns {
                         <$crate::columns::$kind as $crate::columns::Column>::data_type(),
                         $crate::columns::$kind::NULLABLE,
                     ),)*
+                    $(
+                        $(arrow_schema::Field::new(
+                            stringify!($member),
+                            <$crate::columns::$member_kind as $crate::columns::Column>::data_type(),
+                            $crate::columns::$member_kind::NULLABLE,
+                        ),)*
+                        $(arrow_schema::Field::new(
+                            stringify!($after),
+                            <$crate::columns::$after_kind as $crate::columns::Column>::data_type(),
+                            $crate::columns::$after_kind::NULLABLE,
+                        ),)*
+                    )?
                 ];
                 fields.extend($crate::origin::Origin::fields());
                 arrow_schema::Schema::new(fields)
@@ -432,6 +505,10 @@ macro_rules! columns {
             pub fn push(&mut self, row: $row<'_>) {
                 use $crate::columns::Column as _;
                 $(self.$field.push(row.$field);)*
+                $(
+                    $(self.$member.push(row.$group.$member);)*
+                    $(self.$after.push(row.$after);)*
+                )?
                 self.rows += 1;
             }
 
@@ -445,7 +522,13 @@ macro_rules! columns {
             fn finish(&mut self) -> Vec<arrow_array::ArrayRef> {
                 use $crate::columns::Column as _;
                 self.rows = 0;
-                vec![$(self.$field.finish(),)*]
+                vec![
+                    $(self.$field.finish(),)*
+                    $(
+                        $(self.$member.finish(),)*
+                        $(self.$after.finish(),)*
+                    )?
+                ]
             }
         }
     };

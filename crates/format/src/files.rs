@@ -26,20 +26,11 @@ use parquet::file::writer::SerializedFileWriter;
 use parquet::schema::types::SchemaDescPtr;
 
 use crate::Table;
+// Declared with the codecs it picks; named here too, where a writer's options choose it.
+pub use crate::chunk::Compression;
 use crate::chunk::{Codec, ColumnChunk, Kind};
 use crate::error::{Error, Result};
 use crate::origin::Origin;
-
-/// Parquet page compression.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Compression {
-    /// zstd at the given level (1 to 22).
-    Zstd(i32),
-    /// Snappy.
-    Snappy,
-    /// None.
-    None,
-}
 
 /// Where a dataset's tables go and how their files are cut: what the recorder's settings and
 /// an import each decide, and all that [`TableFiles`] needs of them.

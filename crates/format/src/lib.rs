@@ -32,6 +32,7 @@ pub mod kernel_names;
 pub mod keys;
 pub mod launch;
 pub mod origin;
+pub mod panic;
 pub mod publish;
 pub mod read;
 pub mod terminal;
@@ -316,17 +317,21 @@ columns! {
         device_index: U32,
         device_uuid: Dict,
         library: Dict,
-        power_w: OptF64,
-        power_average_w: OptF64,
-        energy_j: OptF64,
-        sm_clock_mhz: OptU32,
-        memory_clock_mhz: OptU32,
-        memory_used_bytes: OptU64,
-        memory_total_bytes: OptU64,
-        gpu_busy_pct: OptU32,
-        memory_busy_pct: OptU32,
-        temperature_c: OptI32,
-        throttle_reasons: OptU64,
+        /// A GPU's readings, each `None` where the GPU or its library does not report it:
+        /// what the recorder's samplers fill and the readers of the table take back whole.
+        ..readings: Readings {
+            power_w: OptF64,
+            power_average_w: OptF64,
+            energy_j: OptF64,
+            sm_clock_mhz: OptU32,
+            memory_clock_mhz: OptU32,
+            memory_used_bytes: OptU64,
+            memory_total_bytes: OptU64,
+            gpu_busy_pct: OptU32,
+            memory_busy_pct: OptU32,
+            temperature_c: OptI32,
+            throttle_reasons: OptU64,
+        }
         throttle: OptStr,
         pid: SameU32,
     }

@@ -61,11 +61,7 @@ pub fn contained<T>(path: &Path, decode: impl FnOnce() -> Result<T>) -> Result<T
     let result = std::panic::catch_unwind(std::panic::AssertUnwindSafe(decode));
     CONTAINING.with(|c| c.set(was));
     result.unwrap_or_else(|payload| {
-        let why = payload
-            .downcast_ref::<&str>()
-            .map(|s| (*s).to_owned())
-            .or_else(|| payload.downcast_ref::<String>().cloned())
-            .unwrap_or_else(|| "a decoder failed".into());
+        let why = crate::panic::text(&*payload).unwrap_or("a decoder failed");
         Err(bad(path, format!("corrupt Parquet file ({why})")))
     })
 }
@@ -101,6 +97,40 @@ pub enum Col<'a> {
     F64(&'a arrow_array::Float64Array),
     Text(&'a arrow_array::StringArray),
     Dict(&'a arrow_array::DictionaryArray<Int32Type>, &'a arrow_array::StringArray),
+}
+
+/// How a column a table declares is read back from a batch: the value its row struct takes,
+/// so what a reader gets is what the producer put. Nullable columns only, whose value a column
+/// the file lacks reads as (`None`).
+pub trait ReadBack: crate::columns::Column {
+    /// Row `i` of `column`; `None` (null) where the file lacks the column.
+    fn read(column: Option<&Col<'_>>, i: usize) -> Self::Value<'static>;
+}
+
+impl ReadBack for crate::columns::OptF64 {
+    fn read(column: Option<&Col<'_>>, i: usize) -> Option<f64> {
+        column.and_then(|c| c.opt_f64(i))
+    }
+}
+
+impl ReadBack for crate::columns::OptU64 {
+    fn read(column: Option<&Col<'_>>, i: usize) -> Option<u64> {
+        column.and_then(|c| c.opt_u64(i))
+    }
+}
+
+impl ReadBack for crate::columns::OptU32 {
+    fn read(column: Option<&Col<'_>>, i: usize) -> Option<u32> {
+        // The reader refused a file whose column is not `UInt32`: the value fits.
+        column.and_then(|c| c.opt_u64(i)).map(|v| v as u32)
+    }
+}
+
+impl ReadBack for crate::columns::OptI32 {
+    fn read(column: Option<&Col<'_>>, i: usize) -> Option<i32> {
+        // The reader refused a file whose column is not `Int32`: the value fits.
+        column.and_then(|c| c.opt_i64(i)).map(|v| v as i32)
+    }
 }
 
 impl<'a> Batch<'a> {
@@ -256,5 +286,64 @@ impl Col<'_> {
             Col::Dict(d, values) => values.value(d.keys().value(i) as usize),
             _ => "",
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::sync::Arc;
+
+    use super::*;
+    use crate::columns::Rows as _;
+    use crate::{DeviceSample, DeviceSampleRow, Readings};
+
+    /// A batch of `rows` with the columns of `device_sample` named in `keep`.
+    fn batch(rows: &[DeviceSampleRow<'_>], keep: impl Fn(&str) -> bool) -> RecordBatch {
+        let mut table = DeviceSample::default();
+        for &row in rows {
+            table.push(row);
+        }
+        let schema = DeviceSample::schema();
+        let (fields, arrays): (Vec<_>, Vec<_>) = schema
+            .fields()
+            .iter()
+            .zip(table.finish())
+            .filter(|(f, _)| keep(f.name()))
+            .map(|(f, a)| (f.clone(), a))
+            .unzip();
+        RecordBatch::try_new(Arc::new(arrow_schema::Schema::new(fields)), arrays).unwrap()
+    }
+
+    #[test]
+    fn readings_read_back_as_they_were_written_and_a_column_the_file_lacks_as_null() {
+        let (uuid, library): (Arc<str>, Arc<str>) = ("GPU-0".into(), "nvml".into());
+        let readings = Readings {
+            power_w: Some(212.5),
+            energy_j: Some(1e6),
+            sm_clock_mhz: Some(1980),
+            memory_used_bytes: Some(1 << 36),
+            gpu_busy_pct: Some(97),
+            temperature_c: Some(-3),
+            throttle_reasons: Some(4),
+            ..Readings::default()
+        };
+        let row = DeviceSampleRow {
+            time_ns: 1,
+            agent_id: None,
+            device_index: 0,
+            device_uuid: &uuid,
+            library: &library,
+            readings,
+            throttle: None,
+            pid: 7,
+        };
+        let path = PathBuf::from("t.parquet");
+        let whole = batch(&[row, DeviceSampleRow { readings: Readings::default(), ..row }], |_| true);
+        let b = Batch { batch: &whole, path: &path };
+        let columns = Readings::columns(&b).unwrap();
+        assert_eq!((Readings::read(&columns, 0), Readings::read(&columns, 1)), (readings, Readings::default()));
+        let older = batch(&[row], |name| name != "power_w");
+        let b = Batch { batch: &older, path: &path };
+        assert_eq!(Readings::read(&Readings::columns(&b).unwrap(), 0), Readings { power_w: None, ..readings });
     }
 }

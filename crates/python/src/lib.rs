@@ -49,14 +49,7 @@ fn detached(py: Python<'_>, work: impl FnOnce() -> Result<String, NativeError> +
     match outcome {
         Ok(Ok(text)) => Ok(text),
         Ok(Err(error)) => Err(RocprofError::new_err(error.to_string())),
-        Err(payload) => {
-            let what = payload
-                .downcast_ref::<&str>()
-                .map(|s| (*s).to_owned())
-                .or_else(|| payload.downcast_ref::<String>().cloned())
-                .unwrap_or_else(|| "a panic".into());
-            Err(RocprofError::new_err(format!("internal error: {what}")))
-        }
+        Err(payload) => Err(RocprofError::new_err(rocprof_rs_format::panic::internal_error(None, &*payload))),
     }
 }
 

@@ -10,12 +10,7 @@ pub fn catch_panic<R>(entry: &str, fallback: R, on_panic: impl FnOnce(&str), bod
     match catch_unwind(AssertUnwindSafe(body)) {
         Ok(value) => value,
         Err(payload) => {
-            let what = payload
-                .downcast_ref::<&str>()
-                .map(|s| (*s).to_owned())
-                .or_else(|| payload.downcast_ref::<String>().cloned())
-                .unwrap_or_else(|| "a panic".into());
-            on_panic(&format!("internal error in {entry}: {what}"));
+            on_panic(&rocprof_rs_format::panic::internal_error(Some(entry), &*payload));
             fallback
         }
     }

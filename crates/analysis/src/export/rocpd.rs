@@ -26,6 +26,7 @@ use crate::error::{Error, Result};
 use crate::read::{Batch, batches};
 use crate::rocpd::agent::AgentRow;
 use crate::rocpd::{EXTRA, Identity, int};
+use rocprof_rs_format::launch::KernelLaunch;
 
 /// Tables in the order they are read; a dispatch precedes its counters.
 /// Strings whose ids are kept in memory; beyond, the cache starts again.
@@ -238,12 +239,25 @@ impl Row<'_, '_> {
     fn opt(&self, column: &str) -> Result<Option<i64>> {
         Ok(self.b.col(column)?.opt_i64(self.i))
     }
+    /// An `Int32` column's value.
+    fn i32(&self, column: &str) -> Result<i32> {
+        narrow(column, self.i64(column)?)
+    }
+    fn opt_i32(&self, column: &str) -> Result<Option<i32>> {
+        self.opt(column)?.map(|v| narrow(column, v)).transpose()
+    }
     fn text(&self, column: &str) -> Result<String> {
         Ok(self.b.col(column)?.text(self.i).to_owned())
     }
     fn f64(&self, column: &str) -> Result<f64> {
         Ok(self.b.col(column)?.f64(self.i))
     }
+}
+
+/// A value of the `Int32` column `column`: the reader refuses a file whose column has another
+/// type, so it fits; an error rather than a wrapped value if ever it does not.
+fn narrow(column: &str, value: i64) -> Result<i32> {
+    i32::try_from(value).map_err(|_| Error::Invalid(format!("{column}: {value} is beyond 32 bits")))
 }
 
 /// `extdata` text: rocpd's own keys, plus ours under [`EXTRA`] when there are any.
@@ -745,35 +759,38 @@ impl Db {
         if let Some(pipe) = r.opt("pipe_id")? {
             extra.insert("pipe_id".into(), json!(pipe));
         }
-        let stream = r.opt("stream_id")?;
-        if stream.is_none() {
+        let stream_id = r.opt_i32("stream_id")?;
+        if stream_id.is_none() {
             extra.insert("no_stream".into(), json!(true));
         }
         let (start, end) = (r.i64("start_ns")?, r.i64("end_ns")?);
-        let row = DispatchRow {
+        let launch = KernelLaunch {
             dispatch_id: r.u64("dispatch_id")?,
             kernel_id,
-            agent: r.u64("agent_id")?,
-            queue: r.u64("queue_id")?,
-            stream: stream.unwrap_or(0),
-            thread: r.u64("thread_id")?,
-            start,
-            end,
-            lds: r.i64("shared_mem")?,
-            scratch: r.i64("scratch_size")?,
-            workgroup: [r.i64("block_x")?, r.i64("block_y")?, r.i64("block_z")?],
+            agent_id: r.u64("agent_id")?,
+            queue_id: r.u64("queue_id")?,
+            stream_id,
+            thread_id: r.u64("thread_id")?,
+            start_ns: start,
+            end_ns: end,
+            shared_mem: r.i32("shared_mem")?,
+            scratch_size: r.i32("scratch_size")?,
+            block: [r.i32("block_x")?, r.i32("block_y")?, r.i32("block_z")?],
             grid: [r.i64("grid_x")?, r.i64("grid_y")?, r.i64("grid_z")?],
-            correlation: r.u64("correlation_id")?,
-            external: r.u64("external_id")?,
+            correlation_id: r.u64("correlation_id")?,
+            external_id: r.u64("external_id")?,
+            ..KernelLaunch::default()
         };
-        self.write_dispatch(&row, name, extra)
+        self.write_dispatch(&launch, name, extra)
     }
 
-    fn write_dispatch(&mut self, d: &DispatchRow, name: Arc<str>, extra: Map<String, Value>) -> Result<()> {
-        let tid = self.thread(d.thread)?;
-        let (agent, queue, stream) = (self.agent_of(d.agent)?, self.queue(d.queue)?, self.stream(d.stream)?);
+    /// Writes a dispatch; a launch without a stream is written to stream 0.
+    fn write_dispatch(&mut self, d: &KernelLaunch, name: Arc<str>, extra: Map<String, Value>) -> Result<()> {
+        let tid = self.thread(d.thread_id)?;
+        let stream = i64::from(d.stream_id.unwrap_or(0));
+        let (agent, queue, stream) = (self.agent_of(d.agent_id)?, self.queue(d.queue_id)?, self.stream(stream)?);
         let region = self.string("")?;
-        let event = self.event("KERNEL_DISPATCH", d.correlation, d.correlation, d.external, None)?;
+        let event = self.event("KERNEL_DISPATCH", d.correlation_id, d.correlation_id, d.external_id, None)?;
         self.sql(
             "INSERT INTO rocpd_kernel_dispatch{t} (nid, pid, tid, agent_id, kernel_id, dispatch_id, queue_id, stream_id, \
              start, end, private_segment_size, group_segment_size, workgroup_size_x, workgroup_size_y, \
@@ -788,13 +805,13 @@ impl Db {
                 int(d.dispatch_id),
                 queue,
                 stream,
-                d.start,
-                d.end,
-                d.scratch,
-                d.lds,
-                d.workgroup[0],
-                d.workgroup[1],
-                d.workgroup[2],
+                d.start_ns,
+                d.end_ns,
+                d.scratch_size,
+                d.shared_mem,
+                d.block[0],
+                d.block[1],
+                d.block[2],
                 d.grid[0],
                 d.grid[1],
                 d.grid[2],
@@ -803,15 +820,16 @@ impl Db {
                 extdata(Map::new(), extra)
             ],
         )?;
-        if d.end > d.start || d.start != 0 {
-            self.widen(d.start, d.end);
+        if d.end_ns > d.start_ns || d.start_ns != 0 {
+            self.widen(d.start_ns, d.end_ns);
         }
         self.sql(
             "INSERT OR REPLACE INTO dispatches.rocprof_rs_dispatch (dispatch_id, event, kernel_id, name, agent, correlation) \
              VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
-            params![int(d.dispatch_id), event, int(d.kernel_id), &*name, int(d.agent), int(d.correlation)],
+            params![int(d.dispatch_id), event, int(d.kernel_id), &*name, int(d.agent_id), int(d.correlation_id)],
         )?;
-        let dispatch = Dispatch { event, kernel_id: d.kernel_id, name, agent: d.agent, correlation: d.correlation };
+        let dispatch =
+            Dispatch { event, kernel_id: d.kernel_id, name, agent: d.agent_id, correlation: d.correlation_id };
         self.last_dispatch = Some((d.dispatch_id, dispatch));
         Ok(())
     }
@@ -864,10 +882,16 @@ impl Db {
                 };
                 self.symbol(&symbol, true)?;
             }
-            let row = DispatchRow { dispatch_id, kernel_id, agent, correlation, ..DispatchRow::default() };
+            let launch = KernelLaunch {
+                dispatch_id,
+                kernel_id,
+                agent_id: agent,
+                correlation_id: correlation,
+                ..KernelLaunch::default()
+            };
             let mut extra = Map::new();
             extra.insert("synthesized".into(), json!(true));
-            self.write_dispatch(&row, name.as_str().into(), extra)?;
+            self.write_dispatch(&launch, name.as_str().into(), extra)?;
         }
         let d = self
             .dispatch_of(dispatch_id)?
@@ -1165,23 +1189,4 @@ struct Memory<'a> {
     level: &'static str,
     operation: &'a str,
     queue: i64,
-}
-
-/// A dispatch's columns, from the table or made up for counters without one.
-#[derive(Debug, Default)]
-struct DispatchRow {
-    dispatch_id: u64,
-    kernel_id: u64,
-    agent: u64,
-    queue: u64,
-    stream: i64,
-    thread: u64,
-    start: i64,
-    end: i64,
-    lds: i64,
-    scratch: i64,
-    workgroup: [i64; 3],
-    grid: [i64; 3],
-    correlation: u64,
-    external: u64,
 }

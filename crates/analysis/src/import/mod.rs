@@ -7,6 +7,7 @@
 //! SIGINT and SIGHUP; one a SIGKILL left goes with the next import into the same directory.
 
 pub mod aggregate;
+mod csv_table;
 pub mod rocpd;
 pub mod rocprof_compute;
 pub mod rocprof_v1;

@@ -20,6 +20,7 @@ use crate::error::{Error, Result};
 use crate::rocpd::EXTRA;
 use crate::rocpd::agent::{AgentRow, Columns};
 use crate::sqlite::{Refusal, Untrusted};
+use rocprof_rs_format::launch::KernelLaunch;
 
 /// Whether a file's first bytes are SQLite's.
 pub fn looks_like(head: &[u8]) -> bool {
@@ -356,28 +357,31 @@ impl Reader {
                 let stream = (!extra(&data, "no_stream").is_some_and(|v| v == true)).then(|| int(6).map(|s| s as i32));
                 let mangled = sink.name(&text("mangled_name", symbol.map(|s| &s.mangled)));
                 sink.push_dispatch(DispatchRow {
+                    launch: KernelLaunch {
+                        start_ns,
+                        end_ns,
+                        grid: [int(14)?, int(15)?, int(16)?],
+                        block: [int(11)? as i32, int(12)? as i32, int(13)? as i32],
+                        shared_mem: int(10)? as i32,
+                        stream_id: stream.transpose()?,
+                        dispatch_id,
+                        correlation_id: correlation,
+                        kernel_id: kernel_id as u64,
+                        agent_id: agent,
+                        queue_id: int(5)? as u64,
+                        thread_id: int(1)? as u64,
+                        scratch_size: int(9)? as i32,
+                        external_id: int(20)? as u64,
+                        pipe_id: extra(&data, "pipe_id").and_then(Value::as_i64).map(|p| p as i32),
+                        ..KernelLaunch::default()
+                    },
                     mangled: Some(mangled),
                     name,
-                    start_ns,
-                    end_ns,
-                    grid: [int(14)?, int(15)?, int(16)?],
-                    workgroup: [int(11)? as i32, int(12)? as i32, int(13)? as i32],
-                    vgpr: number("regs", symbol.map_or(0, |s| s.vgpr)),
-                    lds: int(10)? as i32,
-                    stream: stream.transpose()?,
-                    dispatch_id,
-                    correlation_id: correlation,
-                    kernel_id: kernel_id as u64,
-                    agent_id: agent,
-                    queue_id: int(5)? as u64,
-                    thread_id: int(1)? as u64,
                     pid,
+                    vgpr: number("regs", symbol.map_or(0, |s| s.vgpr)),
                     accum_vgpr: number("accum_vgpr", symbol.map_or(0, |s| s.accum)),
                     sgpr: number("sgpr", symbol.map_or(0, |s| s.sgpr)),
-                    scratch: int(9)? as i32,
-                    external_id: int(20)? as u64,
                     kernarg: number("kernarg_size", symbol.map_or(0, |s| s.kernarg)),
-                    pipe: extra(&data, "pipe_id").and_then(Value::as_i64).map(|p| p as i32),
                 });
                 written += 1;
                 sink.write_full()?;

@@ -12,6 +12,7 @@ use serde_json::Value;
 
 use super::sink::{DispatchRow, Sink};
 use crate::error::{Error, Result};
+use rocprof_rs_format::launch::KernelLaunch;
 
 /// What a Chrome-trace process of a rocprof v1 trace holds.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -128,12 +129,15 @@ pub fn read(path: &Path, sink: &mut Sink) -> Result<u64> {
             Track::Gpu(gpu) => {
                 let name = sink.name(name);
                 sink.push_dispatch(DispatchRow {
+                    launch: KernelLaunch {
+                        start_ns: start,
+                        end_ns: stop,
+                        dispatch_id: read,
+                        agent_id: gpu,
+                        queue_id: number(field(event, "queue-id")).unwrap_or(0),
+                        ..KernelLaunch::default()
+                    },
                     name,
-                    start_ns: start,
-                    end_ns: stop,
-                    dispatch_id: read,
-                    agent_id: gpu,
-                    queue_id: number(field(event, "queue-id")).unwrap_or(0),
                     pid: process,
                     ..DispatchRow::default()
                 });

@@ -13,9 +13,10 @@
 use std::path::Path;
 use std::sync::Arc;
 
-use super::rocprofv3::Table;
+use super::csv_table::Table;
 use super::sink::{CounterRow, DispatchRow, Sink};
 use crate::error::{Error, Result};
+use rocprof_rs_format::launch::KernelLaunch;
 
 /// The columns rocprof v1 writes that describe a dispatch rather than count something.
 const PROPERTIES: [&str; 23] = [
@@ -78,22 +79,28 @@ pub fn read(path: &Path, sink: &mut Sink) -> Result<u64> {
         let pid = t.u64_or("pid", 0)? as u32;
         let (index, agent) = (t.u64("Index")?, t.u64_or("gpu-id", 0)?);
         let vgpr = if t.has("arch_vgpr") { t.i32("arch_vgpr")? } else { t.i32_or("vgpr")? };
+        let (grid, block, shared_mem) = ([t.i64("grd")?, 1, 1], [t.i32("wgr")?, 1, 1], t.i32_or("lds")?);
+        let (queue_id, thread_id) = (t.u64_or("queue-id", 0)?, t.u64_or("tid", 0)?);
+        let (accum_vgpr, sgpr, scratch_size) = (t.i32_or("accum_vgpr")?, t.i32_or("sgpr")?, t.i32_or("scr")?);
         sink.push_dispatch(DispatchRow {
+            launch: KernelLaunch {
+                start_ns: start,
+                end_ns: end,
+                grid,
+                block,
+                shared_mem,
+                dispatch_id: index,
+                agent_id: agent,
+                queue_id,
+                thread_id,
+                scratch_size,
+                ..KernelLaunch::default()
+            },
             name: name.clone(),
-            start_ns: start,
-            end_ns: end,
-            grid: [t.i64("grd")?, 1, 1],
-            workgroup: [t.i32("wgr")?, 1, 1],
-            vgpr,
-            lds: t.i32_or("lds")?,
-            dispatch_id: index,
-            agent_id: agent,
-            queue_id: t.u64_or("queue-id", 0)?,
-            thread_id: t.u64_or("tid", 0)?,
             pid,
-            accum_vgpr: t.i32_or("accum_vgpr")?,
-            sgpr: t.i32_or("sgpr")?,
-            scratch: t.i32_or("scr")?,
+            vgpr,
+            accum_vgpr,
+            sgpr,
             ..DispatchRow::default()
         });
         for (column, counter, instance) in &counters {

@@ -2,7 +2,7 @@
 //! from ROCm 6.2 to 7.x. Rows become `agent` rows whose id is the logical node id, the id the
 //! other files' `Agent_Id` gives (bare before 7.0, `Agent N` from it).
 
-use super::rocprofv3::Table;
+use super::csv_table::Table;
 use super::sink::Sink;
 use crate::error::Result;
 use crate::rocpd::agent::AgentRow;

@@ -13,37 +13,27 @@ use crate::error::Result;
 use rocprof_rs_format as tables;
 use rocprof_rs_format::files::WriteOptions;
 use rocprof_rs_format::keys;
+use rocprof_rs_format::launch::{KernelFacts, KernelLaunch};
 use rocprof_rs_format::writer::{AnyTableWriter, TableWriter};
 
 /// Rows handed to a table's writer at a time.
 const BATCH_ROWS: usize = 64 * 1024;
 
-/// One kernel dispatch as an importer knows it; what it does not know is zero or none.
+/// One kernel dispatch as an importer knows it: the launch, and what the row takes from its
+/// kernel, which an import reads from the same line rather than from a symbol table. What it
+/// does not know is zero or none.
 #[derive(Debug, Default)]
 pub struct DispatchRow {
-    pub name: std::sync::Arc<str>,
-    pub start_ns: i64,
-    pub end_ns: i64,
-    pub grid: [i64; 3],
-    pub workgroup: [i32; 3],
-    pub vgpr: i32,
-    pub lds: i32,
-    pub stream: Option<i32>,
-    pub dispatch_id: u64,
-    pub correlation_id: u64,
-    pub kernel_id: u64,
-    pub agent_id: u64,
-    pub queue_id: u64,
-    pub thread_id: u64,
-    pub pid: u32,
-    pub accum_vgpr: i32,
-    pub sgpr: i32,
-    pub scratch: i32,
+    pub launch: KernelLaunch,
+    pub name: Arc<str>,
     /// The mangled name where the source has one apart from `name`.
     pub mangled: Option<Arc<str>>,
-    pub external_id: u64,
+    pub pid: u32,
+    /// The row's `regs`: an import has no registers of the launch's own.
+    pub vgpr: i32,
+    pub accum_vgpr: i32,
+    pub sgpr: i32,
     pub kernarg: i32,
-    pub pipe: Option<i32>,
 }
 
 /// One `kernel_symbol` row.
@@ -238,45 +228,19 @@ impl Sink {
 
     /// Adds a `kernel_dispatch` row.
     pub fn push_dispatch(&mut self, r: DispatchRow) {
-        self.agents.insert((r.pid, r.agent_id));
-        self.aggregates.dispatch(r.pid, &r.name, r.agent_id);
-        self.dispatches.insert((r.pid, r.dispatch_id));
-        let d = &mut self.dispatch.rows;
-        d.push(rocprof_rs_format::KernelDispatchRow {
-            kernel_name: &r.name,
-            start_ns: r.start_ns,
-            duration_ns: r.end_ns - r.start_ns,
-            grid_x: r.grid[0],
-            grid_y: r.grid[1],
-            grid_z: r.grid[2],
-            block_x: r.workgroup[0],
-            block_y: r.workgroup[1],
-            block_z: r.workgroup[2],
-            regs: r.vgpr,
-            shared_mem: r.lds,
-            stream_id: r.stream,
-            end_ns: r.end_ns,
-            dispatch_id: r.dispatch_id,
-            correlation_id: r.correlation_id,
-            external_id: r.external_id,
-            kernel_id: r.kernel_id,
-            agent_id: r.agent_id,
-            queue_id: r.queue_id,
-            thread_id: r.thread_id,
-            pid: r.pid,
-            mangled_name: r.mangled.as_ref().unwrap_or(&r.name),
+        let launch = &r.launch;
+        self.agents.insert((r.pid, launch.agent_id));
+        self.aggregates.dispatch(r.pid, &r.name, launch.agent_id);
+        self.dispatches.insert((r.pid, launch.dispatch_id));
+        let kernel = KernelFacts {
+            name: &r.name,
+            mangled: r.mangled.as_ref().unwrap_or(&r.name),
+            vgpr: r.vgpr,
             accum_vgpr: r.accum_vgpr,
             sgpr: r.sgpr,
-            scratch_size: r.scratch,
             kernarg_size: r.kernarg,
-            pipe_id: r.pipe,
-            vendor: &rocprof_rs_format::vendor::AMD,
-            graph_id: 0,
-            graph_node_id: 0,
-            cluster_x: 0,
-            cluster_y: 0,
-            cluster_z: 0,
-        });
+        };
+        self.dispatch.rows.push(launch.row(kernel, r.pid, &rocprof_rs_format::vendor::AMD));
     }
 
     /// Writes tables that have a batch's worth of rows.

@@ -50,53 +50,28 @@ impl Series {
     }
 }
 
+/// `readings` with its power and energy null where not a number (a library's error value): no
+/// figure is made of them.
+fn finite(readings: Readings) -> Readings {
+    let finite = |value: Option<f64>| value.filter(|v| v.is_finite());
+    Readings {
+        power_w: finite(readings.power_w),
+        power_average_w: finite(readings.power_average_w),
+        energy_j: finite(readings.energy_j),
+        ..readings
+    }
+}
+
 /// Every GPU's series in the dataset under `dir` (empty where it has no samples).
 pub fn read(dir: &Path) -> Result<BTreeMap<DeviceKey, Series>> {
     let mut all: BTreeMap<DeviceKey, Series> = BTreeMap::new();
     crate::read::batches(dir, Table::DeviceSample, |b| {
-        let [
-            time,
-            agent,
-            index,
-            uuid,
-            library,
-            power,
-            energy,
-            sm,
-            mem,
-            used,
-            total,
-            busy,
-            mbusy,
-            temp,
-            bits,
-            names,
-            pid,
-        ] = [
-            "time_ns",
-            "agent_id",
-            "device_index",
-            "device_uuid",
-            "library",
-            "power_w",
-            "energy_j",
-            "sm_clock_mhz",
-            "memory_clock_mhz",
-            "memory_used_bytes",
-            "memory_total_bytes",
-            "gpu_busy_pct",
-            "memory_busy_pct",
-            "temperature_c",
-            "throttle_reasons",
-            "throttle",
-            "pid",
-        ]
-        .map(|name| b.col(name));
-        let (host, rank, average) = (b.col_opt("host")?, b.col_opt("rank")?, b.col_opt("power_average_w")?);
-        let (time, agent, index, uuid, library, power, energy) =
-            (time?, agent?, index?, uuid?, library?, power?, energy?);
-        let (sm, mem, used, total, busy, mbusy, temp, bits, names, pid) =
-            (sm?, mem?, used?, total?, busy?, mbusy?, temp?, bits?, names?, pid?);
+        let [time, agent, index, uuid, library, names, pid] =
+            ["time_ns", "agent_id", "device_index", "device_uuid", "library", "throttle", "pid"]
+                .map(|name| b.col(name));
+        let (time, agent, index, uuid, library, names, pid) = (time?, agent?, index?, uuid?, library?, names?, pid?);
+        let readings = Readings::columns(b)?;
+        let (host, rank) = (b.col_opt("host")?, b.col_opt("rank")?);
         for i in 0..b.rows() {
             let key = DeviceKey { pid: pid.u64(i) as u32, device_index: index.u64(i) as u32 };
             let row_host = host.as_ref().and_then(|h| h.opt_text(i));
@@ -120,22 +95,7 @@ pub fn read(dir: &Path) -> Result<BTreeMap<DeviceKey, Series>> {
                 rank: rank.as_ref().and_then(|r| r.opt_i64(i)).map(|r| r as i32),
                 ..Series::default()
             });
-            series.samples.push(Sample {
-                time_ns: time.i64(i),
-                readings: Readings {
-                    power_w: power.opt_f64(i).filter(|w| w.is_finite()),
-                    power_average_w: average.as_ref().and_then(|a| a.opt_f64(i)).filter(|w| w.is_finite()),
-                    energy_j: energy.opt_f64(i).filter(|j| j.is_finite()),
-                    sm_clock_mhz: sm.opt_u64(i).map(|v| v as u32),
-                    memory_clock_mhz: mem.opt_u64(i).map(|v| v as u32),
-                    memory_used_bytes: used.opt_u64(i),
-                    memory_total_bytes: total.opt_u64(i),
-                    gpu_busy_pct: busy.opt_u64(i).map(|v| v as u32),
-                    memory_busy_pct: mbusy.opt_u64(i).map(|v| v as u32),
-                    temperature_c: temp.opt_i64(i).map(|v| v as i32),
-                    throttle_reasons: bits.opt_u64(i),
-                },
-            });
+            series.samples.push(Sample { time_ns: time.i64(i), readings: finite(Readings::read(&readings, i)) });
             series.throttle.push(names.opt_text(i).filter(|t| !t.is_empty()).map(str::to_owned));
         }
         Ok(())

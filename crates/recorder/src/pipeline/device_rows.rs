@@ -54,25 +54,14 @@ impl DeviceRows {
             self.unnamed += 1;
             return;
         };
-        let r = &sample.readings;
-        let throttle = r.throttle_reasons.map(|bits| throttle_names(device.kind, bits));
+        let throttle = sample.readings.throttle_reasons.map(|bits| throttle_names(device.kind, bits));
         self.writer.rows.push(tables::DeviceSampleRow {
             time_ns: sample.time_ns as i64,
             agent_id: device.agent_id,
             device_index: sample.index,
             device_uuid: &device.uuid,
             library: &device.library,
-            power_w: r.power_w,
-            power_average_w: r.power_average_w,
-            energy_j: r.energy_j,
-            sm_clock_mhz: r.sm_clock_mhz,
-            memory_clock_mhz: r.memory_clock_mhz,
-            memory_used_bytes: r.memory_used_bytes,
-            memory_total_bytes: r.memory_total_bytes,
-            gpu_busy_pct: r.gpu_busy_pct,
-            memory_busy_pct: r.memory_busy_pct,
-            temperature_c: r.temperature_c,
-            throttle_reasons: r.throttle_reasons,
+            readings: sample.readings,
             throttle: throttle.as_deref(),
             pid,
         });

@@ -27,9 +27,10 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use super::Read;
-use super::rocprofv3::Table;
+use super::csv_table::Table;
 use super::sink::{CounterRow, DispatchRow, Sink};
 use crate::error::{Error, Result};
+use rocprof_rs_format::launch::KernelLaunch;
 use sysinfo::SysInfo;
 
 /// The layouts of a rocprof-compute CSV file.
@@ -203,7 +204,10 @@ fn read_long(path: &Path, w: &mut Workload, sink: &mut Sink) -> Result<u64> {
                 }
                 wide::Span::Absent => (0, 0),
             };
-            sink.push_dispatch(DispatchRow { start_ns: start, end_ns: end, ..dispatch });
+            sink.push_dispatch(DispatchRow {
+                launch: KernelLaunch { start_ns: start, end_ns: end, ..dispatch.launch },
+                ..dispatch
+            });
             w.dispatches.push((id, name.clone(), gpu));
             w.gpus.insert(gpu);
         }

@@ -7,7 +7,7 @@
 
 use std::path::Path;
 
-use super::super::rocprofv3::Table;
+use super::super::csv_table::Table;
 use crate::error::Result;
 use crate::rocpd::agent::AgentRow;
 

@@ -4,10 +4,11 @@
 use std::path::Path;
 use std::sync::Arc;
 
-use super::super::rocprofv3::Table;
+use super::super::csv_table::Table;
 use super::super::sink::{CounterRow, DispatchRow, Sink};
 use super::{Read, Workload};
 use crate::error::Result;
+use rocprof_rs_format::launch::KernelLaunch;
 
 /// Columns that describe a dispatch rather than count something, in every version's spelling.
 /// The merge of a workload's passes repeats some with a `_N` suffix (`Wave_Size_1`).
@@ -180,22 +181,34 @@ fn normalise(name: &str) -> &str {
 /// The row in hand as a dispatch of `gpu` in `pid`, without its times.
 pub fn dispatch(t: &Table, id: u64, gpu: u64, name: Arc<str>, pid: u32) -> Result<DispatchRow> {
     let grid = whole(t, "Grid_Size")?.unwrap_or(0);
+    let grid = [i64::try_from(grid).map_err(|_| t.error("Grid_Size", format!("{grid} is too large")))?, 1, 1];
+    let (block, vgpr) = ([whole_i32(t, "Workgroup_Size")?, 1, 1], whole_i32(t, "Arch_VGPR")?);
+    let shared_mem = whole_i32(t, "LDS_Per_Workgroup")?;
+    let correlation_id = whole(t, "Correlation_ID")?.unwrap_or(0);
+    let kernel_id = whole(t, "Kernel_ID")?.unwrap_or(0);
+    let queue_id = first_whole(t, &["Queue_ID", "queue-id"])?.unwrap_or(0);
+    let thread_id = first_whole(t, &["TID", "tid"])?.unwrap_or(0);
+    let (accum_vgpr, sgpr) = (whole_i32(t, "Accum_VGPR")?, whole_i32(t, "SGPR")?);
+    let scratch_size = whole_i32(t, "Scratch_Per_Workitem")?;
     Ok(DispatchRow {
+        launch: KernelLaunch {
+            grid,
+            block,
+            shared_mem,
+            dispatch_id: id,
+            correlation_id,
+            kernel_id,
+            agent_id: gpu,
+            queue_id,
+            thread_id,
+            scratch_size,
+            ..KernelLaunch::default()
+        },
         name,
-        grid: [i64::try_from(grid).map_err(|_| t.error("Grid_Size", format!("{grid} is too large")))?, 1, 1],
-        workgroup: [whole_i32(t, "Workgroup_Size")?, 1, 1],
-        vgpr: whole_i32(t, "Arch_VGPR")?,
-        lds: whole_i32(t, "LDS_Per_Workgroup")?,
-        dispatch_id: id,
-        correlation_id: whole(t, "Correlation_ID")?.unwrap_or(0),
-        kernel_id: whole(t, "Kernel_ID")?.unwrap_or(0),
-        agent_id: gpu,
-        queue_id: first_whole(t, &["Queue_ID", "queue-id"])?.unwrap_or(0),
-        thread_id: first_whole(t, &["TID", "tid"])?.unwrap_or(0),
         pid,
-        accum_vgpr: whole_i32(t, "Accum_VGPR")?,
-        sgpr: whole_i32(t, "SGPR")?,
-        scratch: whole_i32(t, "Scratch_Per_Workitem")?,
+        vgpr,
+        accum_vgpr,
+        sgpr,
         ..DispatchRow::default()
     })
 }
@@ -281,7 +294,7 @@ pub fn read_primary(path: &Path, times: Option<&Times>, w: &mut Workload, sink: 
             Span::Absent => (0, 0),
         };
         let d = dispatch(&t, id, gpu, name.clone(), w.pid)?;
-        sink.push_dispatch(DispatchRow { start_ns: start, end_ns: end, ..d });
+        sink.push_dispatch(DispatchRow { launch: KernelLaunch { start_ns: start, end_ns: end, ..d.launch }, ..d });
         push_counters(&t, &columns, (id, &name, gpu, w.pid), sink)?;
         w.dispatches.push((id, name, gpu));
         w.gpus.insert(gpu);

@@ -27,6 +27,7 @@ use super::Read;
 use super::sink::{CounterRow, DispatchRow, Sink, SymbolRow};
 use crate::error::{Error, Result};
 use crate::rocpd::agent::AgentRow;
+use rocprof_rs_format::launch::KernelLaunch;
 
 /// Whether the start of a file looks like rocprofv3's JSON.
 pub fn looks_like(head: &str) -> bool {
@@ -209,33 +210,41 @@ impl<'a> Reader<'a> {
             None => None,
         };
         sink.agent_seen(self.pid, info.agent_id.handle);
+        let name = sink.name(name);
+        let block = [
+            fits("workgroup_size.x", info.workgroup_size.x)?,
+            fits("workgroup_size.y", info.workgroup_size.y)?,
+            fits("workgroup_size.z", info.workgroup_size.z)?,
+        ];
+        let (vgpr, shared_mem) = (fits("arch_vgpr_count", vgpr)?, fits("group_segment_size", info.group_segment_size)?);
+        let (accum_vgpr, sgpr) = (fits("accum_vgpr_count", accum)?, fits("sgpr_count", sgpr)?);
+        let scratch_size = fits("private_segment_size", info.private_segment_size)?;
+        let mangled = symbol.map(|s| sink.name(&s.kernel_name));
         Ok(DispatchRow {
-            name: sink.name(name),
-            start_ns: span.start,
-            end_ns: span.end,
-            grid: [info.grid_size.x.into(), info.grid_size.y.into(), info.grid_size.z.into()],
-            workgroup: [
-                fits("workgroup_size.x", info.workgroup_size.x)?,
-                fits("workgroup_size.y", info.workgroup_size.y)?,
-                fits("workgroup_size.z", info.workgroup_size.z)?,
-            ],
-            vgpr: fits("arch_vgpr_count", vgpr)?,
-            lds: fits("group_segment_size", info.group_segment_size)?,
-            stream,
-            dispatch_id: info.dispatch_id,
-            correlation_id: correlation.internal,
-            kernel_id: info.kernel_id,
-            agent_id: info.agent_id.handle,
-            queue_id: info.queue_id.handle,
-            thread_id,
+            launch: KernelLaunch {
+                start_ns: span.start,
+                end_ns: span.end,
+                grid: [info.grid_size.x.into(), info.grid_size.y.into(), info.grid_size.z.into()],
+                block,
+                shared_mem,
+                stream_id: stream,
+                dispatch_id: info.dispatch_id,
+                correlation_id: correlation.internal,
+                kernel_id: info.kernel_id,
+                agent_id: info.agent_id.handle,
+                queue_id: info.queue_id.handle,
+                thread_id,
+                scratch_size,
+                external_id: correlation.external,
+                ..KernelLaunch::default()
+            },
+            name,
+            mangled,
             pid: self.pid,
-            accum_vgpr: fits("accum_vgpr_count", accum)?,
-            sgpr: fits("sgpr_count", sgpr)?,
-            scratch: fits("private_segment_size", info.private_segment_size)?,
-            mangled: symbol.map(|s| sink.name(&s.kernel_name)),
-            external_id: correlation.external,
+            vgpr,
+            accum_vgpr,
+            sgpr,
             kernarg: fits("kernarg_segment_size", kernarg)?,
-            pipe: None,
         })
     }
 
