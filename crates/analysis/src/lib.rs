@@ -23,6 +23,7 @@ pub mod ranks;
 pub mod read;
 pub mod report;
 pub mod rocpd;
+pub mod sorted_rows;
 pub mod spill;
 pub mod sqlite;
 pub mod stats;

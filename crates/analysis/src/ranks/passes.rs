@@ -14,7 +14,7 @@ use rocprof_rs_format::read::Col;
 use super::collectives::{Arrivals, Numbering, Operation, Source};
 use super::identity::{Hosts, Ranks};
 use super::intervals::{Busy, BusyFigures};
-use super::read::{self, Kind, Rows, Seen};
+use super::read::{self, Kind, RankedBatch, Seen};
 use super::steps::StepRanges;
 use crate::error::{Error, Result};
 use crate::spill::{Sorter, share};
@@ -58,7 +58,12 @@ fn operation_codes(names: &Col<'_>, rows: usize) -> Vec<u8> {
 }
 
 /// Pushes a batch's intervals into `sorter`, whose lock is taken once per batch.
-fn push_intervals(rows: &Rows<'_>, codes: &[u8], keep: impl Fn(u8) -> bool, sorter: &Mutex<Sorter>) -> Result<()> {
+fn push_intervals(
+    rows: &RankedBatch<'_>,
+    codes: &[u8],
+    keep: impl Fn(u8) -> bool,
+    sorter: &Mutex<Sorter>,
+) -> Result<()> {
     let (starts, ends) = (&rows.columns[1], &rows.columns[2]);
     let mut sorter = sorter.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
     for (i, (&rank, &code)) in rows.rank.iter().zip(codes).enumerate() {

@@ -18,7 +18,7 @@ use crate::error::{Error, Result};
 
 /// One batch of a table: the asked columns and each row's rank.
 #[derive(Debug)]
-pub struct Rows<'a> {
+pub struct RankedBatch<'a> {
     /// Each row's rank, an index into [`Ranks`].
     pub rank: &'a [u32],
     /// The asked columns, in the order asked.
@@ -68,7 +68,7 @@ pub fn scan(
     ranks: &Ranks,
     threads: usize,
     what: &str,
-    each: impl Fn(&Rows<'_>) -> Result<()> + Sync,
+    each: impl Fn(&RankedBatch<'_>) -> Result<()> + Sync,
 ) -> Result<Seen> {
     // Each file's footer is read once, here, and shared by the threads reading its row groups.
     let mut footers: Vec<ArrowReaderMetadata> = Vec::new();
@@ -127,7 +127,7 @@ impl RowGroup<'_> {
         columns: &[(&str, Kind)],
         hosts: &Hosts,
         ranks: &Ranks,
-        each: &impl Fn(&Rows<'_>) -> Result<()>,
+        each: &impl Fn(&RankedBatch<'_>) -> Result<()>,
     ) -> Result<()> {
         let path = self.path;
         let file = open_regular(path).map_err(|source| Error::Io { path: path.display().to_string(), source })?;
@@ -165,7 +165,7 @@ impl RowGroup<'_> {
                 .map(|&(name, kind)| typed(&batch, name).and_then(|c| checked(c, name, kind)))
                 .collect::<std::result::Result<Vec<_>, _>>()
                 .map_err(|e| io_error(path, e))?;
-            each(&Rows { rank: &rank, columns })?;
+            each(&RankedBatch { rank: &rank, columns })?;
         }
         Ok(())
     }

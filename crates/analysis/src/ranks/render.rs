@@ -349,8 +349,8 @@ fn collectives_table(
         Ok::<(), Error>(())
     })?;
     writeln!(out, "{t}")?;
-    if rows.omitted > 0 {
-        writeln!(out, "({} more not shown; --top shows more)", rows.omitted)?;
+    if rows.omitted() > 0 {
+        writeln!(out, "({} more not shown; --top shows more)", rows.omitted())?;
     }
     writeln!(out)?;
     Ok(())
