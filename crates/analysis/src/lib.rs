@@ -13,6 +13,7 @@
 //! It reads and writes the tables through [`rocprof_rs_format`], as the recorder writes them.
 
 pub mod analyze;
+pub mod csv_field;
 pub mod error;
 pub mod export;
 pub mod grouped;
@@ -28,7 +29,8 @@ pub mod spill;
 pub mod sqlite;
 pub mod stats;
 pub mod telemetry;
-pub use rocprof_rs_format::terminal;
+pub mod terminal;
+pub mod units;
 
 pub use error::{Error, Result};
 

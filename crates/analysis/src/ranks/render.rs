@@ -8,8 +8,8 @@ use serde::Serialize;
 
 use super::Report;
 use crate::error::Error;
-use crate::stats::render::human_ns;
 use crate::terminal::cell;
+use crate::units::human_ns;
 
 /// A part of the report, with its CSV file.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]

@@ -216,7 +216,7 @@ fn gpus(dir: &Path) -> Result<Vec<GpuInfo>> {
                 agent_id: agent.u64(i),
                 index: index.i64(i) as i32,
                 // A product name is the dataset's: any length, and shown in every GPU's row.
-                name: super::html::cut(label, 120).into_owned(),
+                name: crate::names::ellipsised(label, 120).into_owned(),
                 compute_units: cus.u64(i) as u32,
                 memory_bytes: memory.u64(i),
                 ..GpuInfo::default()

@@ -13,6 +13,7 @@ mod tables;
 use std::fmt::Write as _;
 
 use super::{Part, Report};
+use crate::names::ellipsised;
 
 const STYLE: &str = include_str!("page.css");
 const SCRIPT: &str = include_str!("page.js");
@@ -46,15 +47,6 @@ pub fn escape(text: &str) -> String {
     out
 }
 
-/// `text` cut to `chars` characters, with an ellipsis where it was cut: names come from the
-/// dataset and may be megabytes long.
-pub fn cut(text: &str, chars: usize) -> std::borrow::Cow<'_, str> {
-    match text.char_indices().nth(chars) {
-        Some((at, _)) => std::borrow::Cow::Owned(format!("{}…", &text[..at])),
-        None => std::borrow::Cow::Borrowed(text),
-    }
-}
-
 /// The longest kernel name written whole; longer ones are cut, wherever they appear. C++
 /// template kernels (PyTorch's, CUTLASS's) reach a few thousand characters; a dataset's names
 /// may be megabytes.
@@ -63,7 +55,7 @@ pub const NAME_CHARS: usize = 8192;
 /// A kernel name's cell: the name (cut to [`NAME_CHARS`]) in a span that ellipsises it, the
 /// whole of what is kept as its tooltip.
 pub fn name_cell(name: &str) -> Cell {
-    Cell::Html(format!("<span class=\"name\" title=\"{0}\">{0}</span>", escape(&cut(name, NAME_CHARS))))
+    Cell::Html(format!("<span class=\"name\" title=\"{0}\">{0}</span>", escape(&ellipsised(name, NAME_CHARS))))
 }
 
 /// JSON made safe inside a `<script>` element: no `</script>` or `<!--` can end it early.
@@ -149,29 +141,6 @@ fn header(page: &mut String, report: &Report, title: &str, sections: &[Part<Stri
     page.push_str("</nav>\n</header>\n");
 }
 
-/// A number with thousands separators.
-pub fn grouped(n: u64) -> String {
-    let digits = n.to_string();
-    let mut out = String::with_capacity(digits.len() + digits.len() / 3);
-    for (i, c) in digits.chars().enumerate() {
-        if i > 0 && (digits.len() - i).is_multiple_of(3) {
-            out.push(',');
-        }
-        out.push(c);
-    }
-    out
-}
-
-/// A byte count for people.
-pub fn bytes(n: f64) -> String {
-    match n {
-        n if n < 1024.0 => format!("{n:.0} B"),
-        n if n < 1024.0 * 1024.0 => format!("{:.1} KiB", n / 1024.0),
-        n if n < 1024.0 * 1024.0 * 1024.0 => format!("{:.1} MiB", n / 1024.0 / 1024.0),
-        n => format!("{:.2} GiB", n / 1024.0 / 1024.0 / 1024.0),
-    }
-}
-
 /// A sortable table: each column a heading and whether it sorts as numbers; each cell its text
 /// and the value it sorts by.
 #[derive(Debug)]
@@ -204,13 +173,13 @@ impl Table {
     /// Adds a row; `name` (cut to [`NAME_CHARS`]) goes into its `data-name`.
     pub fn row(&mut self, name: Option<&str>, cells: Vec<Cell>) {
         let mut row = match name {
-            Some(name) => format!("<tr data-name=\"{}\">", escape(&cut(name, NAME_CHARS))),
+            Some(name) => format!("<tr data-name=\"{}\">", escape(&ellipsised(name, NAME_CHARS))),
             None => "<tr>".to_owned(),
         };
         for cell in cells {
             match cell {
                 Cell::Text(text) => {
-                    let _ = write!(row, "<td data-v=\"{0}\">{0}</td>", escape(&cut(&text, NAME_CHARS)));
+                    let _ = write!(row, "<td data-v=\"{0}\">{0}</td>", escape(&ellipsised(&text, NAME_CHARS)));
                 }
                 // A missing figure (NaN) has no sort value: it sorts after every number.
                 Cell::Number(text, value) if !value.is_finite() => {
@@ -252,20 +221,5 @@ mod tests {
     fn text_and_json_cannot_break_out() {
         assert_eq!(escape("<a href=\"x\">&'"), "&lt;a href=&quot;x&quot;&gt;&amp;&#39;");
         assert_eq!(script_json(r#"{"n":"</script><!--"}"#), r#"{"n":"\u003c/script\u003e\u003c!--"}"#);
-    }
-
-    #[test]
-    fn long_text_is_cut_on_a_character() {
-        assert_eq!(cut("abc", 3), "abc");
-        assert_eq!(cut("abcd", 3), "abc…");
-        assert_eq!(cut("ééé", 2), "éé…");
-    }
-
-    #[test]
-    fn numbers_are_grouped() {
-        assert_eq!(grouped(0), "0");
-        assert_eq!(grouped(999), "999");
-        assert_eq!(grouped(1_000), "1,000");
-        assert_eq!(grouped(1_234_567), "1,234,567");
     }
 }
