@@ -17,15 +17,10 @@ use super::intervals::{Busy, BusyFigures};
 use super::read::{self, Kind, RankedBatch, Seen};
 use super::steps::StepRanges;
 use crate::error::{Error, Result};
-use crate::spill::{Sorter, share};
-
-/// An `i64` as 8 bytes that sort as the numbers do.
-pub(super) fn ordered(value: i64) -> [u8; 8] {
-    ((value as u64) ^ (1 << 63)).to_be_bytes()
-}
+use crate::spill::{Sorter, biased, share, unbiased};
 
 fn unordered(bytes: &[u8]) -> i64 {
-    (u64::from_be_bytes(bytes.try_into().expect("8 bytes")) ^ (1 << 63)) as i64
+    unbiased(u64::from_be_bytes(bytes.try_into().expect("8 bytes")))
 }
 
 /// A rank's interval in an external sort: (rank, start, end) as the key, so the sort gives each
@@ -34,8 +29,8 @@ fn unordered(bytes: &[u8]) -> i64 {
 fn interval_key(rank: u32, start: i64, end: i64) -> [u8; 20] {
     let mut key = [0u8; 20];
     key[..4].copy_from_slice(&rank.to_be_bytes());
-    key[4..12].copy_from_slice(&ordered(start));
-    key[12..].copy_from_slice(&ordered(end));
+    key[4..12].copy_from_slice(&biased(start).to_be_bytes());
+    key[12..].copy_from_slice(&biased(end).to_be_bytes());
     key
 }
 

@@ -4,7 +4,7 @@
 
 use std::fmt::Write as _;
 
-use super::{Cell, Table, escape, name_cell};
+use super::table::{Cell, Table, escape, name_cell};
 use crate::report::timeline::Timeline;
 use crate::report::{Device, Roofline};
 use crate::telemetry::series::Series;

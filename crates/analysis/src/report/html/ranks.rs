@@ -3,7 +3,7 @@
 
 use std::fmt::Write as _;
 
-use super::{Cell, Table, escape};
+use super::table::{Cell, Table, escape};
 use crate::ranks::Report;
 use crate::units::{grouped, human_ns};
 

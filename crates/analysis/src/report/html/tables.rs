@@ -2,7 +2,7 @@
 
 use std::fmt::Write as _;
 
-use super::{Cell, Table, escape, name_cell};
+use super::table::{Cell, Table, escape, name_cell};
 use crate::analyze::Analysis;
 use crate::analyze::diff::Verdict;
 use crate::report::coverage::Coverage;
