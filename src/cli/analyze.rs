@@ -13,7 +13,7 @@ use rocprof_rs_analysis::terminal::TABLE_ROWS;
 use rocprof_rs_analysis::units::human_ns;
 use rocprof_rs_format::publish::OutputFile;
 
-use super::stats::Format;
+use super::listing::Format;
 
 /// The options of `rocprof-rs analyze`.
 #[derive(Debug, Args)]

@@ -11,7 +11,7 @@ use rocprof_rs_analysis::analyze::diff::{self, KernelDiff, Options, Report, Verd
 use rocprof_rs_analysis::terminal::TABLE_ROWS;
 use rocprof_rs_analysis::units::human_ns;
 
-use super::stats::Format;
+use super::listing::Format;
 
 /// The options of `rocprof-rs diff`.
 #[derive(Debug, Args)]
