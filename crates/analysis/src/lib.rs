@@ -24,6 +24,7 @@ pub mod ranks;
 pub mod read;
 pub mod report;
 pub mod rocpd;
+pub mod row_groups;
 pub mod sorted_rows;
 pub mod spill;
 pub mod sqlite;
