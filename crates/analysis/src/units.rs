@@ -13,6 +13,16 @@ pub fn human_ns(ns: f64) -> String {
     }
 }
 
+/// A duration in microseconds with one decimal, as `analyze`'s evidence quotes it: `16.2 µs`.
+pub fn micros(ns: f64) -> String {
+    format!("{:.1} µs", ns / 1000.0)
+}
+
+/// A share (1 is the whole) as a whole percentage: `42%`.
+pub fn whole_percent(share: f64) -> String {
+    format!("{:.0}%", 100.0 * share)
+}
+
 /// A byte count for people.
 pub fn bytes(n: f64) -> String {
     match n {
