@@ -49,7 +49,7 @@ pub trait Wording {
 
 /// The options `stats` and `ranks` share, in `W`'s words.
 #[derive(Debug, Args)]
-pub struct ListingArgs<W: Wording + Send + Sync + 'static> {
+pub struct ListingArgs<W: Wording> {
     #[arg(help = W::DIR)]
     pub dir: PathBuf,
     #[arg(long, value_delimiter = ',', help = W::SECTION, display_order = W::ORDER.section)]
@@ -83,7 +83,7 @@ pub struct UnknownSection {
     expected: &'static str,
 }
 
-impl<W: Wording + Send + Sync + 'static> ListingArgs<W> {
+impl<W: Wording> ListingArgs<W> {
     /// Gives the external sorts `--memory`: before anything is read.
     pub fn set_memory(&self) {
         rocprof_rs_analysis::spill::set_memory(self.memory);
