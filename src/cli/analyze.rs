@@ -9,10 +9,11 @@ use clap::Args;
 use comfy_table::{Cell, CellAlignment, ContentArrangement, Table, presets::UTF8_FULL_CONDENSED};
 use rocprof_rs_analysis::analyze::specs::{Level, Pipe, Precision};
 use rocprof_rs_analysis::analyze::{self, Analysis, KernelAnalysis, Options, Streamed};
-use rocprof_rs_analysis::stats::render::{TABLE_ROWS, human_ns};
+use rocprof_rs_analysis::terminal::TABLE_ROWS;
+use rocprof_rs_analysis::units::human_ns;
 use rocprof_rs_format::publish::OutputFile;
 
-use super::stats::Format;
+use super::listing::Format;
 
 /// The options of `rocprof-rs analyze`.
 #[derive(Debug, Args)]

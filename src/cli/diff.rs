@@ -8,9 +8,10 @@ use std::process::ExitCode;
 use clap::Args;
 use comfy_table::{Cell, CellAlignment, ContentArrangement, Table, presets::UTF8_FULL_CONDENSED};
 use rocprof_rs_analysis::analyze::diff::{self, KernelDiff, Options, Report, Verdict};
-use rocprof_rs_analysis::stats::render::{TABLE_ROWS, human_ns};
+use rocprof_rs_analysis::terminal::TABLE_ROWS;
+use rocprof_rs_analysis::units::human_ns;
 
-use super::stats::Format;
+use super::listing::Format;
 
 /// The options of `rocprof-rs diff`.
 #[derive(Debug, Args)]

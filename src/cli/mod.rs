@@ -15,6 +15,7 @@ mod export;
 mod flags;
 mod import;
 mod launch;
+mod listing;
 mod profile;
 mod ranks;
 mod report;

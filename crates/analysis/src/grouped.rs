@@ -140,24 +140,6 @@ impl<V: Partial> GroupReader<'_, V> {
     }
 }
 
-impl Partial for crate::stats::summary::Summary {
-    fn merge(&mut self, later: Self) {
-        crate::stats::summary::Summary::merge(self, &later);
-    }
-
-    fn encode(&self, out: &mut Vec<u8>) {
-        crate::stats::summary::Summary::encode(self, out);
-    }
-
-    fn decode(bytes: &[u8]) -> Option<Self> {
-        crate::stats::summary::Summary::decode(bytes)
-    }
-
-    fn footprint(&self) -> usize {
-        crate::stats::summary::Summary::footprint(self)
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -13,6 +13,7 @@
 //! It reads and writes the tables through [`rocprof_rs_format`], as the recorder writes them.
 
 pub mod analyze;
+pub mod csv_field;
 pub mod error;
 pub mod export;
 pub mod grouped;
@@ -23,11 +24,14 @@ pub mod ranks;
 pub mod read;
 pub mod report;
 pub mod rocpd;
+pub mod row_groups;
+pub mod sorted_rows;
 pub mod spill;
 pub mod sqlite;
 pub mod stats;
 pub mod telemetry;
-pub use rocprof_rs_format::terminal;
+pub mod terminal;
+pub mod units;
 
 pub use error::{Error, Result};
 

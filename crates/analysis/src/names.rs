@@ -41,6 +41,15 @@ pub fn cut_note(count: u64) -> String {
     )
 }
 
+/// `text` cut to `chars` characters, with an ellipsis where it was cut, for a page or a label
+/// that shows a name (or a label built from one) in a bounded width.
+pub fn ellipsised(text: &str, chars: usize) -> Cow<'_, str> {
+    match text.char_indices().nth(chars) {
+        Some((at, _)) => Cow::Owned(format!("{}…", &text[..at])),
+        None => Cow::Borrowed(text),
+    }
+}
+
 /// 64-bit FNV-1a: stable across builds and platforms, as a name's hash must be (two runs of the
 /// same program cut to the same name, so `diff` matches them).
 fn fnv1a(bytes: &[u8]) -> u64 {
@@ -62,5 +71,12 @@ mod tests {
         assert_ne!(bounded(&other), cut, "names that differ past the prefix stay apart");
         assert_eq!(bounded(&long), cut, "the same name cuts the same way");
         assert_eq!(fnv1a(b"a"), 0xaf63_dc4c_8601_ec8c);
+    }
+
+    #[test]
+    fn long_text_is_cut_on_a_character() {
+        assert_eq!(ellipsised("abc", 3), "abc");
+        assert_eq!(ellipsised("abcd", 3), "abc…");
+        assert_eq!(ellipsised("ééé", 2), "éé…");
     }
 }

@@ -90,6 +90,11 @@ impl Key {
         self
     }
 
+    /// Appends a signed integer, so that smaller sorts first.
+    pub fn i64(self, value: i64) -> Key {
+        self.u64(biased(value))
+    }
+
     /// Appends an unsigned 128-bit integer, so that larger sorts first.
     pub fn u128_descending(mut self, value: u128) -> Key {
         self.0.extend_from_slice(&(u128::MAX - value).to_be_bytes());
@@ -101,6 +106,17 @@ impl Key {
         self.0.extend_from_slice(text.as_bytes());
         self
     }
+}
+
+/// `value` as an unsigned integer of the same order (its sign bit flipped), which a key holds
+/// big-endian so that the bytes compare as the numbers do.
+pub fn biased(value: i64) -> u64 {
+    (value as u64) ^ (1 << 63)
+}
+
+/// The signed integer [`biased`] made `value` of.
+pub fn unbiased(value: u64) -> i64 {
+    (value ^ (1 << 63)) as i64
 }
 
 /// A private folder for run files, removed with everything in it when dropped.

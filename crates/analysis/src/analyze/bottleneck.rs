@@ -32,6 +32,7 @@ use serde::Serialize;
 use super::occupancy::{Limiter, Occupancy};
 use super::roofline::{self, Point, ZeroFlops};
 use super::specs::{Device, Level, Pipe};
+use crate::units::{micros, whole_percent};
 
 /// Idle time before dispatches, as a share of their run time, from which the host's launches
 /// bound the kernel: a third of each launch, or more, waits on the host.
@@ -169,14 +170,6 @@ pub struct Diagnosis {
     pub recommendations: Vec<Recommendation>,
 }
 
-fn pct(x: f64) -> String {
-    format!("{:.0}%", 100.0 * x)
-}
-
-fn us(ns: f64) -> String {
-    format!("{:.1} µs", ns / 1000.0)
-}
-
 /// Classifies `k`; `device` gives the matrix peaks for the matrix-core recommendation.
 pub fn diagnose(k: &Kernel, device: Option<&Device<'_>>) -> Diagnosis {
     let mut findings: Vec<Finding> = Vec::new();
@@ -188,7 +181,10 @@ pub fn diagnose(k: &Kernel, device: Option<&Device<'_>>) -> Diagnosis {
     let launches = launches(k);
     latency(k, &launches, efficiency, device, &mut findings, &mut recs);
     let above = efficiency.filter(|&e| e > ABOVE_ROOF).map(|e| {
-        format!("at {} of its roof, above it: the counters, the clock or the device named do not match the run", pct(e))
+        format!(
+            "at {} of its roof, above it: the counters, the clock or the device named do not match the run",
+            whole_percent(e)
+        )
     });
 
     // The roofline: MEMORY, CACHE, LDS or COMPUTE by the roof that binds.
@@ -198,7 +194,7 @@ pub fn diagnose(k: &Kernel, device: Option<&Device<'_>>) -> Diagnosis {
     } else if let Some(z) = &k.zero_flops {
         no_flops(k, z, &mut findings, &mut recs);
     } else if let Some((level, share)) = k.busiest.filter(|&(_, share)| share >= BANDWIDTH_BOUND) {
-        let why = format!("{} at {} of its peak bandwidth (no FLOP counters)", level.name(), pct(share));
+        let why = format!("{} at {} of its peak bandwidth (no FLOP counters)", level.name(), whole_percent(share));
         findings.push(Finding { class: bandwidth_class(k, level), evidence: vec![why.clone()] });
         bandwidth_recs(&why, share, &mut recs);
         bytes_bound = true;
@@ -208,7 +204,7 @@ pub fn diagnose(k: &Kernel, device: Option<&Device<'_>>) -> Diagnosis {
     // they are another finding.
     let mut conflicts = None;
     if let Some(c) = k.lds_conflicts.filter(|&c| c >= LDS_CONFLICTS) {
-        let why = format!("{} of active LDS cycles are bank conflicts", pct(c));
+        let why = format!("{} of active LDS cycles are bank conflicts", whole_percent(c));
         recs.push(rec(Class::Lds, "Pad LDS arrays (one extra element per row)", &why, c));
         recs.push(rec(Class::Lds, "Change the LDS layout (swizzle) so lanes hit distinct banks", &why, c));
         if !findings.iter().any(|f| f.class == Class::Lds) {
@@ -309,8 +305,8 @@ fn undecided(k: &Kernel) -> String {
         Some((level, share)) => format!(
             "{flops}, and its busiest level, {}, at {} of its bandwidth, is under the {} that decides by bytes alone",
             level.name(),
-            pct(share),
-            pct(BANDWIDTH_BOUND)
+            whole_percent(share),
+            whole_percent(BANDWIDTH_BOUND)
         ),
         None => format!("{flops}, and no level with both bytes and a bandwidth"),
     }
@@ -343,30 +339,30 @@ fn launches(k: &Kernel) -> Launches {
         Some(format!(
             "launches not judged: its GPU idles a median {} before each {} dispatch in a run that collected counters \
              per dispatch, which serializes dispatches; take the times from a run without counters (--timings DIR)",
-            us(median),
-            us(k.mean_ns)
+            micros(median),
+            micros(k.mean_ns)
         ))
     } else if gaps < MIN_GAPS {
         Some(format!(
             "launches not judged from {gaps} gap: its GPU ran no kernel for {} before its {} dispatch; one gap \
              cannot tell launch overhead from a pause of the host",
-            us(median),
-            us(k.mean_ns)
+            micros(median),
+            micros(k.mean_ns)
         ))
     } else {
         let measured = format!(
             "its GPU idles a median {} before each {} dispatch ({} of {} dispatches follow another on its queue)",
-            us(median),
-            us(k.mean_ns),
+            micros(median),
+            micros(k.mean_ns),
             gaps,
             k.calls.max(gaps)
         );
         if median >= IDLE_SHARE * k.mean_ns {
             let share = median / (median + k.mean_ns);
-            let said = format!("{measured}: {} of each launch waits on the host", pct(share));
+            let said = format!("{measured}: {} of each launch waits on the host", whole_percent(share));
             return Launches { idle: Some(median), said: Some(said) };
         }
-        Some(format!("not launch-bound: {measured}, under {} of its run time", pct(IDLE_SHARE)))
+        Some(format!("not launch-bound: {measured}, under {} of its run time", whole_percent(IDLE_SHARE)))
     };
     Launches { idle: None, said }
 }
@@ -386,7 +382,7 @@ fn latency(
         latency.push(said.clone());
         // Each launch takes its idle and its run: removing the idle saves its share, at best.
         let gain = idle / (idle + k.mean_ns);
-        let why = format!("{} idle before each {} dispatch, {} dispatches", us(idle), us(k.mean_ns), k.calls);
+        let why = format!("{} idle before each {} dispatch, {} dispatches", micros(idle), micros(k.mean_ns), k.calls);
         recs.push(rec(Class::Latency, "Fuse it with the kernels around it", &why, gain));
         recs.push(rec(Class::Latency, "Make it a persistent kernel that loops over the work", &why, gain));
         let graph = match device.map(|d| d.gpu.vendor.as_str()) {
@@ -406,12 +402,12 @@ fn latency(
             o.waves_per_simd,
             o.max_waves_per_simd,
             o.limiter.name(),
-            pct(e)
+            whole_percent(e)
         ));
         recs.push(occupancy_rec(o, e));
     }
     if let Some(e) = efficiency.filter(|&e| e < NO_ROOF) {
-        latency.push(format!("{} of the roof that binds it: it waits on latency, not throughput", pct(e)));
+        latency.push(format!("{} of the roof that binds it: it waits on latency, not throughput", whole_percent(e)));
     }
     if !latency.is_empty() {
         findings.push(Finding { class: Class::Latency, evidence: latency });
@@ -439,14 +435,14 @@ fn roofline(
         l.ridge,
         p.achieved_tflops,
         l.attainable_tflops,
-        pct(p.achieved_tflops / l.attainable_tflops.max(f64::MIN_POSITIVE))
+        whole_percent(p.achieved_tflops / l.attainable_tflops.max(f64::MIN_POSITIVE))
     )];
     let reach = 1.0 - p.achieved_tflops / l.attainable_tflops.max(f64::MIN_POSITIVE);
     let raise = p.peak_tflops.map_or(0.0, |peak| 1.0 - p.achieved_tflops / peak);
     if l.level == Level::Lds {
         let class = match k.lds_conflicts {
             Some(c) => {
-                evidence.push(format!("LDS bank conflicts: {} of active LDS cycles", pct(c)));
+                evidence.push(format!("LDS bank conflicts: {} of active LDS cycles", whole_percent(c)));
                 if c >= LDS_CONFLICTS { Class::Lds } else { Class::Memory }
             }
             None => {
@@ -459,20 +455,28 @@ fn roofline(
     }
     let cache = k.l2_hit.filter(|&h| h < LOW_L2_HIT && l.level == Level::Dram);
     if let Some(hit) = cache {
-        evidence.push(format!("L2 hit rate {}", pct(hit)));
+        evidence.push(format!("L2 hit rate {}", whole_percent(hit)));
         // Its DRAM bytes kept in the L2, the next roof binds: the lowest of the others.
         if let Some(roof) = roof_without(p, Level::Dram) {
-            let why = format!("L2 hits {}; without its DRAM traffic the next roof is {:.2} TFLOP/s", pct(hit), roof);
+            let why = format!(
+                "L2 hits {}; without its DRAM traffic the next roof is {:.2} TFLOP/s",
+                whole_percent(hit),
+                roof
+            );
             let gain = 1.0 - p.achieved_tflops / roof;
             recs.push(rec(Class::Cache, "Tile or block the loops so each tile's data stays in L2", &why, gain));
         }
         // Prefetching hides latency but moves the same bytes: at best it reaches the DRAM roof.
-        let why =
-            format!("L2 hits {}; {} of the DRAM roof at intensity {:.2}", pct(hit), pct(1.0 - reach), l.intensity);
+        let why = format!(
+            "L2 hits {}; {} of the DRAM roof at intensity {:.2}",
+            whole_percent(hit),
+            whole_percent(1.0 - reach),
+            l.intensity
+        );
         recs.push(rec(Class::Cache, "Prefetch the next tile while computing on this one", &why, reach));
     }
     findings.push(Finding { class: if cache.is_some() { Class::Cache } else { Class::Memory }, evidence });
-    let why = format!("{} of the {} roof at intensity {:.2}", pct(1.0 - reach), l.level.name(), l.intensity);
+    let why = format!("{} of the {} roof at intensity {:.2}", whole_percent(1.0 - reach), l.level.name(), l.intensity);
     recs.push(rec(Class::Memory, "Vectorize loads and stores (16 bytes per lane)", &why, reach));
     recs.push(rec(Class::Memory, "Coalesce accesses: neighbouring lanes, neighbouring addresses", &why, reach));
     let why = format!("intensity {:.2}, ridge {:.2}: fewer bytes per FLOP raise the roof", l.intensity, l.ridge);
@@ -493,7 +497,7 @@ fn compute_bound(p: &Point, device: Option<&Device<'_>>, findings: &mut Vec<Find
         p.pipe.name(),
         p.achieved_tflops,
         p.peak_tflops.unwrap_or(f64::NAN),
-        p.efficiency.map_or(String::new(), |e| format!(" ({})", pct(e)))
+        p.efficiency.map_or(String::new(), |e| format!(" ({})", whole_percent(e)))
     )];
     if let Some((gain, matrix, roof)) = matrix_gain(p, device) {
         evidence.push(format!("the matrix units run {} at {:.1} TFLOP/s", p.precision.name(), matrix));
@@ -509,7 +513,7 @@ fn compute_bound(p: &Point, device: Option<&Device<'_>>, findings: &mut Vec<Find
     // cutting them reaches the peak. Fewer FLOPs (a cheaper algorithm) go further, by how much
     // nothing here measures.
     if let Some(e) = p.efficiency {
-        let why = format!("{} of peak: the rest of its issue is other instructions and stalls", pct(e));
+        let why = format!("{} of peak: the rest of its issue is other instructions and stalls", whole_percent(e));
         let action = "Issue FLOPs closer to the peak: fewer other instructions and stalls between them";
         recs.push(rec(Class::Compute, action, &why, 1.0 - e));
     }
@@ -523,10 +527,10 @@ fn no_flops(k: &Kernel, z: &ZeroFlops, findings: &mut Vec<Finding>, recs: &mut V
         z.level.name(),
         z.achieved_tbps,
         z.bandwidth_tbps,
-        pct(z.efficiency)
+        whole_percent(z.efficiency)
     );
     findings.push(Finding { class: bandwidth_class(k, z.level), evidence: vec![evidence] });
-    let why = format!("{} at {} of its bandwidth", z.level.name(), pct(z.efficiency));
+    let why = format!("{} at {} of its bandwidth", z.level.name(), whole_percent(z.efficiency));
     recs.push(rec(Class::Memory, "Vectorize loads and stores (16 bytes per lane)", &why, 1.0 - z.efficiency));
     recs.push(rec(
         Class::Memory,
@@ -589,7 +593,7 @@ fn occupancy_rec(o: &Occupancy, efficiency: f64) -> Recommendation {
         "{} of {} waves per SIMD at {} of its roof: too few to hide memory latency",
         o.waves_per_simd,
         o.max_waves_per_simd,
-        pct(efficiency)
+        whole_percent(efficiency)
     );
     rec(Class::Latency, &action, &why, 1.0 - efficiency)
 }
@@ -839,7 +843,11 @@ mod tests {
         let d = diagnose(&k, Some(&mi300x()));
         assert_eq!(d.class, Class::Memory, "{d:#?}");
         let share = 16_791_360.0 / 8_653.0 / 5.3e3;
-        assert!(d.evidence[0].contains("zero FLOPs") && d.evidence[0].contains(&pct(share)), "{:?}", d.evidence);
+        assert!(
+            d.evidence[0].contains("zero FLOPs") && d.evidence[0].contains(&whole_percent(share)),
+            "{:?}",
+            d.evidence
+        );
         assert!(d.also.iter().any(|f| f.class == Class::Latency && f.evidence[0].contains("waits on the host")));
         assert_eq!(d.recommendations[0].class, Class::Memory);
     }

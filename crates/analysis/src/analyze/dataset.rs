@@ -23,7 +23,7 @@ use super::specs::Agent;
 use crate::error::Result;
 use crate::grouped::{Finished, Grouped, Partial};
 use crate::read::batches;
-use crate::spill::{Key, Sorter};
+use crate::spill::{Key, Sorter, biased, unbiased};
 use crate::stats::summary::Summary;
 
 /// Which kernel: process, agent, display name.
@@ -319,11 +319,6 @@ pub fn each_kernel(
     Ok(())
 }
 
-/// `value` as an unsigned integer of the same order.
-fn biased(value: i64) -> u64 {
-    (value as u64) ^ (1 << 63)
-}
-
 /// A dispatch as the timeline sort holds it: its GPU (process, agent), start, queue, duration
 /// (ns, saturated at 2^32) and its kernel's hash ([`kernel_key`]).
 struct Slot {
@@ -340,7 +335,7 @@ impl Slot {
         let le64 = |at: usize| Some(u64::from_le_bytes(value.get(at..at + 8)?.try_into().ok()?));
         Some(Slot {
             gpu: ((u64_at(key, 0)? >> 32) as u32, u64_at(key, 8)?),
-            start: (u64_at(key, 16)? ^ (1 << 63)) as i64,
+            start: unbiased(u64_at(key, 16)?),
             queue: le64(0)?,
             duration: u32::from_le_bytes(value.get(8..12)?.try_into().ok()?),
             hash: le64(12)?,

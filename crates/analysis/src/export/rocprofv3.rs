@@ -25,10 +25,11 @@ use std::path::{Path, PathBuf};
 
 use super::agent_info;
 use super::agents::Agents;
+use crate::csv_field::{needs_csv_care, quoted};
 use crate::error::{Error, Result};
 use crate::read::{Batch, batches};
 use crate::spill::{Key, Sorter};
-use crate::stats::render::{c_exp, needs_csv_care, quoted};
+use crate::units::c_exp;
 
 const KERNEL: &str = "\"Kind\",\"Agent_Id\",\"Queue_Id\",\"Stream_Id\",\"Thread_Id\",\"Dispatch_Id\",\"Kernel_Id\",\"Kernel_Name\",\"Correlation_Id\",\"Start_Timestamp\",\"End_Timestamp\",\"LDS_Block_Size\",\"Scratch_Size\",\"VGPR_Count\",\"Accum_VGPR_Count\",\"SGPR_Count\",\"Workgroup_Size_X\",\"Workgroup_Size_Y\",\"Workgroup_Size_Z\",\"Grid_Size_X\",\"Grid_Size_Y\",\"Grid_Size_Z\"";
 const API: &str =

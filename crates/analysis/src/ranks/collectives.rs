@@ -15,7 +15,8 @@ use super::clock::Shifts;
 use super::identity::RankTable;
 pub use super::operation::{Numbering, Operation, Source};
 use crate::error::{Error, Result};
-use crate::spill::{Sorted, Sorter};
+use crate::sorted_rows::{Decode, SortedRows};
+use crate::spill::Sorter;
 
 /// Every rank's arrivals, collected for [`summarise`].
 #[derive(Debug, Default)]
@@ -153,7 +154,7 @@ fn clamp(value: i128) -> i64 {
 #[derive(Debug)]
 struct RowSort {
     sorter: Sorter,
-    count: u64,
+    count: usize,
     top: Option<usize>,
 }
 
@@ -170,13 +171,9 @@ impl RowSort {
     }
 
     fn finish(self, ranks: &RankTable) -> Result<CollectiveRows> {
-        let shown = self.top.map_or(self.count, |n| (n as u64).min(self.count));
-        Ok(CollectiveRows {
-            sorted: self.sorter.finish()?,
-            shown,
-            omitted: self.count - shown,
-            refs: (0..ranks.len() as u32).map(|i| RankRef::of(ranks, i)).collect(),
-        })
+        let shown = self.top.map_or(self.count, |n| n.min(self.count));
+        let refs = (0..ranks.len() as u32).map(|i| RankRef::of(ranks, i)).collect();
+        Ok(SortedRows::new(self.sorter.finish()?, shown, self.count - shown, CollectiveDecoder { refs }))
     }
 }
 
@@ -286,51 +283,19 @@ impl Figures {
     }
 }
 
-/// One source's collectives, from the second sort: read them with [`CollectiveRows::for_each`].
+/// One source's collectives, from the second sort: read them with [`SortedRows::for_each`], in
+/// order of operation and number, or with `--top`, the longest others' wait first.
+pub type CollectiveRows = SortedRows<CollectiveDecoder>;
+
+/// A collective from the second sort: its name from the key's end, its figures from the value.
 #[derive(Debug)]
-pub struct CollectiveRows {
-    sorted: Sorted,
-    shown: u64,
-    /// Left out by `--top`.
-    pub omitted: u64,
+pub struct CollectiveDecoder {
     /// Each rank index's reference.
     refs: Vec<RankRef>,
 }
 
-impl CollectiveRows {
-    /// How many rows are shown.
-    pub fn len(&self) -> u64 {
-        self.shown
-    }
-
-    /// Whether none are.
-    pub fn is_empty(&self) -> bool {
-        self.shown == 0
-    }
-
-    /// Hands each row to `f`: in order of operation and number, or with `--top`, the longest
-    /// others' wait first.
-    pub fn for_each<E: From<Error>>(
-        &self,
-        mut f: impl FnMut(CollectiveRow) -> std::result::Result<(), E>,
-    ) -> std::result::Result<(), E> {
-        let mut reader = self.sorted.reader()?;
-        for _ in 0..self.shown {
-            let Some((key, value)) = reader.next()? else { break };
-            f(self.decode(key, value)?)?;
-        }
-        Ok(())
-    }
-
-    /// Every shown row, in memory: for tests.
-    pub fn to_vec(&self) -> Result<Vec<CollectiveRow>> {
-        let mut rows = Vec::new();
-        self.for_each(|row| {
-            rows.push(row);
-            Ok::<(), Error>(())
-        })?;
-        Ok(rows)
-    }
+impl Decode for CollectiveDecoder {
+    type Row = CollectiveRow;
 
     fn decode(&self, key: &[u8], value: &[u8]) -> Result<CollectiveRow> {
         let broken = || Error::Invalid("ranks: a collective did not come back from the external sort".into());
@@ -352,25 +317,6 @@ impl CollectiveRows {
             first: rank(u32_at(21))?,
             last: rank(u32_at(25))?,
         })
-    }
-}
-
-impl Serialize for CollectiveRows {
-    fn serialize<S: serde::Serializer>(&self, serializer: S) -> std::result::Result<S::Ok, S::Error> {
-        use serde::ser::{Error as _, SerializeSeq};
-        let mut seq = serializer.serialize_seq(Some(self.shown as usize))?;
-        let mut failed = None;
-        let read = self.for_each(|row| {
-            seq.serialize_element(&row).map_err(|e| {
-                failed = Some(e);
-                Error::Invalid(String::new())
-            })
-        });
-        if let Some(e) = failed {
-            return Err(e);
-        }
-        read.map_err(S::Error::custom)?;
-        seq.end()
     }
 }
 
@@ -427,6 +373,6 @@ mod tests {
         }
         let top = summarise(arrivals, &table, &Shifts::default(), Some(1)).unwrap();
         assert_eq!(brief(&top.kernels), [(Operation::AllReduce, 2, 30, "1".into(), 30, true)]);
-        assert_eq!(top.kernels.omitted, 1);
+        assert_eq!(top.kernels.omitted(), 1);
     }
 }

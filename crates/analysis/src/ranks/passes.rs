@@ -14,18 +14,13 @@ use rocprof_rs_format::read::Col;
 use super::collectives::{Arrivals, Numbering, Operation, Source};
 use super::identity::{Hosts, Ranks};
 use super::intervals::{Busy, BusyFigures};
-use super::read::{self, Kind, Rows, Seen};
+use super::read::{self, Kind, RankedBatch, Seen};
 use super::steps::StepRanges;
 use crate::error::{Error, Result};
-use crate::spill::{Sorter, share};
-
-/// An `i64` as 8 bytes that sort as the numbers do.
-pub(super) fn ordered(value: i64) -> [u8; 8] {
-    ((value as u64) ^ (1 << 63)).to_be_bytes()
-}
+use crate::spill::{Sorter, biased, share, unbiased};
 
 fn unordered(bytes: &[u8]) -> i64 {
-    (u64::from_be_bytes(bytes.try_into().expect("8 bytes")) ^ (1 << 63)) as i64
+    unbiased(u64::from_be_bytes(bytes.try_into().expect("8 bytes")))
 }
 
 /// A rank's interval in an external sort: (rank, start, end) as the key, so the sort gives each
@@ -34,8 +29,8 @@ fn unordered(bytes: &[u8]) -> i64 {
 fn interval_key(rank: u32, start: i64, end: i64) -> [u8; 20] {
     let mut key = [0u8; 20];
     key[..4].copy_from_slice(&rank.to_be_bytes());
-    key[4..12].copy_from_slice(&ordered(start));
-    key[12..].copy_from_slice(&ordered(end));
+    key[4..12].copy_from_slice(&biased(start).to_be_bytes());
+    key[12..].copy_from_slice(&biased(end).to_be_bytes());
     key
 }
 
@@ -58,7 +53,12 @@ fn operation_codes(names: &Col<'_>, rows: usize) -> Vec<u8> {
 }
 
 /// Pushes a batch's intervals into `sorter`, whose lock is taken once per batch.
-fn push_intervals(rows: &Rows<'_>, codes: &[u8], keep: impl Fn(u8) -> bool, sorter: &Mutex<Sorter>) -> Result<()> {
+fn push_intervals(
+    rows: &RankedBatch<'_>,
+    codes: &[u8],
+    keep: impl Fn(u8) -> bool,
+    sorter: &Mutex<Sorter>,
+) -> Result<()> {
     let (starts, ends) = (&rows.columns[1], &rows.columns[2]);
     let mut sorter = sorter.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
     for (i, (&rank, &code)) in rows.rank.iter().zip(codes).enumerate() {

@@ -8,8 +8,8 @@ use serde::Serialize;
 
 use super::Report;
 use crate::error::Error;
-use crate::stats::render::human_ns;
 use crate::terminal::cell;
+use crate::units::human_ns;
 
 /// A part of the report, with its CSV file.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
@@ -349,8 +349,8 @@ fn collectives_table(
         Ok::<(), Error>(())
     })?;
     writeln!(out, "{t}")?;
-    if rows.omitted > 0 {
-        writeln!(out, "({} more not shown; --top shows more)", rows.omitted)?;
+    if rows.omitted() > 0 {
+        writeln!(out, "({} more not shown; --top shows more)", rows.omitted())?;
     }
     writeln!(out)?;
     Ok(())

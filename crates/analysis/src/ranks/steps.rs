@@ -10,9 +10,8 @@ use serde::Serialize;
 
 use super::collectives::RankRef;
 use super::identity::RankTable;
-use super::passes::ordered;
 use crate::error::{Error, Result};
-use crate::spill::Sorter;
+use crate::spill::{Sorter, biased};
 
 /// Every rank's step ranges, collected for [`summarise`].
 #[derive(Debug, Default)]
@@ -27,8 +26,8 @@ impl StepRanges {
         self.key.clear();
         self.key.extend_from_slice(&rank.to_be_bytes());
         // Ranges of one start are numbered by their end: a deterministic order for the rare tie.
-        self.key.extend_from_slice(&ordered(start_ns));
-        self.key.extend_from_slice(&ordered(end_ns));
+        self.key.extend_from_slice(&biased(start_ns).to_be_bytes());
+        self.key.extend_from_slice(&biased(end_ns).to_be_bytes());
         self.sorter.push(&self.key, &end_ns.wrapping_sub(start_ns).to_le_bytes())
     }
 }

@@ -333,7 +333,7 @@ fn lane_label(key: &timeline::LaneKey, several: bool, summary: &summary::Summary
         }
         LaneKind::Marker => format!("{process}markers"),
     };
-    html::cut(&label, LABEL_CHARS).into_owned()
+    crate::names::ellipsised(&label, LABEL_CHARS).into_owned()
 }
 
 fn title(dir: &Path, summary: &summary::Summary) -> String {
@@ -350,7 +350,7 @@ fn title(dir: &Path, summary: &summary::Summary) -> String {
         [program, ..] => base(program),
         [] => return name,
     };
-    html::cut(&format!("{name}: {program}"), 200).into_owned()
+    crate::names::ellipsised(&format!("{name}: {program}"), 200).into_owned()
 }
 
 /// Whether the run is the simulator's: its backend or its application says so.

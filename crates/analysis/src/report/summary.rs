@@ -15,7 +15,7 @@ use serde::Serialize;
 use crate::error::Result;
 use crate::ranks::intervals::Union;
 use crate::read::batches;
-use crate::spill::{Key, Sorter};
+use crate::spill::{Key, Sorter, unbiased};
 
 use super::timeline::{Dispatch, Hosts};
 
@@ -216,7 +216,7 @@ fn gpus(dir: &Path) -> Result<Vec<GpuInfo>> {
                 agent_id: agent.u64(i),
                 index: index.i64(i) as i32,
                 // A product name is the dataset's: any length, and shown in every GPU's row.
-                name: super::html::cut(label, 120).into_owned(),
+                name: crate::names::ellipsised(label, 120).into_owned(),
                 compute_units: cus.u64(i) as u32,
                 memory_bytes: memory.u64(i),
                 ..GpuInfo::default()
@@ -272,8 +272,7 @@ impl BusyTimes {
     pub fn add(&mut self, d: Dispatch) -> Result<()> {
         *self.dispatches.entry((d.host, d.pid, d.agent)).or_default() += 1;
         let Some((start, end)) = d.span else { return Ok(()) };
-        // Starts are made unsigned with their order kept: flip the sign bit.
-        let key = Key::new().u64(u64::from(d.host)).u64(u64::from(d.pid)).u64(d.agent).u64((start as u64) ^ (1 << 63));
+        let key = Key::new().u64(u64::from(d.host)).u64(u64::from(d.pid)).u64(d.agent).i64(start);
         self.sorter.push(&key.0, &end.to_le_bytes())
     }
 
@@ -287,7 +286,7 @@ impl BusyTimes {
         while let Some((key, value)) = reader.next()? {
             let word = |at: usize| u64::from_be_bytes(key[at..at + 8].try_into().expect("8 bytes"));
             let gpu = (word(0) as u32, word(8) as u32, word(16));
-            let start = (word(24) ^ (1 << 63)) as i64;
+            let start = unbiased(word(24));
             let end = i64::from_le_bytes(value[..8].try_into().expect("8 bytes"));
             match &mut current {
                 Some(running) if running.gpu == gpu => running.add(start, end),

@@ -16,6 +16,7 @@ use std::path::{Path, PathBuf};
 use serde::Serialize;
 
 use crate::error::{Error, Result};
+use crate::sorted_rows::{Decode, SortedRows};
 use crate::spill::{Key, Sorter};
 use summary::Summary;
 
@@ -262,54 +263,26 @@ impl RowsBuilder {
     /// The section's rows, the largest `top` only if given.
     pub fn finish(self, section: Section, top: Option<usize>) -> Result<SectionStats> {
         let shown = top.map_or(self.len, |n| n.min(self.len));
-        let rows = Rows { sorted: self.sorter.finish()?, shown, total: self.total };
+        let omitted = self.len - shown;
+        let rows = SortedRows::new(self.sorter.finish()?, shown, omitted, RowDecoder { total: self.total });
         let notes = if self.cut > 0 { vec![crate::names::cut_note(self.cut)] } else { Vec::new() };
-        Ok(SectionStats { section, rank: None, rows, omitted: self.len - shown, notes })
+        Ok(SectionStats { section, rank: None, rows, omitted, notes })
     }
 }
 
 /// A section's rows, largest total first, in memory or in an external sort's runs: read them
-/// with [`Rows::for_each`], as many times as needed.
+/// with [`SortedRows::for_each`], as many times as needed.
+pub type Rows = SortedRows<RowDecoder>;
+
+/// A row from the sort: total and name from the key, the rest from the value, and its share of
+/// the section's total.
 #[derive(Debug)]
-pub struct Rows {
-    sorted: crate::spill::Sorted,
-    shown: usize,
+pub struct RowDecoder {
     total: u128,
 }
 
-impl Rows {
-    /// How many rows there are (after `--top`).
-    pub fn len(&self) -> usize {
-        self.shown
-    }
-
-    /// Whether there are none.
-    pub fn is_empty(&self) -> bool {
-        self.shown == 0
-    }
-
-    /// Hands each row to `f`, largest total first.
-    pub fn for_each<E: From<Error>>(
-        &self,
-        mut f: impl FnMut(Row) -> std::result::Result<(), E>,
-    ) -> std::result::Result<(), E> {
-        let mut reader = self.sorted.reader()?;
-        for _ in 0..self.shown {
-            let Some((key, value)) = reader.next()? else { break };
-            f(self.decode(key, value)?)?;
-        }
-        Ok(())
-    }
-
-    /// Every row, in memory: for tests and small sections.
-    pub fn to_vec(&self) -> Result<Vec<Row>> {
-        let mut rows = Vec::with_capacity(self.shown);
-        self.for_each(|row| {
-            rows.push(row);
-            Ok::<(), Error>(())
-        })?;
-        Ok(rows)
-    }
+impl Decode for RowDecoder {
+    type Row = Row;
 
     fn decode(&self, key: &[u8], value: &[u8]) -> Result<Row> {
         let broken = || Error::Invalid("stats: a row did not come back from the external sort".into());
@@ -332,25 +305,6 @@ impl Rows {
             p99_ns: field(7),
             percent: if self.total == 0 { 0.0 } else { total_ns as f64 / self.total as f64 * 100.0 },
         })
-    }
-}
-
-impl Serialize for Rows {
-    fn serialize<S: serde::Serializer>(&self, serializer: S) -> std::result::Result<S::Ok, S::Error> {
-        use serde::ser::{Error as _, SerializeSeq};
-        let mut seq = serializer.serialize_seq(Some(self.shown))?;
-        let mut failed = None;
-        let read = self.for_each(|row| {
-            seq.serialize_element(&row).map_err(|e| {
-                failed = Some(e);
-                Error::Invalid(String::new())
-            })
-        });
-        if let Some(e) = failed {
-            return Err(e);
-        }
-        read.map_err(S::Error::custom)?;
-        seq.end()
     }
 }
 

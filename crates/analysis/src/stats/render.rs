@@ -5,38 +5,13 @@ use std::io::Write;
 use comfy_table::{Cell, CellAlignment, ContentArrangement, Table, presets::UTF8_FULL_CONDENSED};
 
 use super::{Row, SectionStats};
+use crate::csv_field::quoted;
+use crate::terminal::TABLE_ROWS;
+use crate::units::{c_exp, human_ns};
 
 /// rocprofv3's stats header, column for column.
 pub const CSV_HEADER: &str =
     "\"Name\",\"Calls\",\"TotalDurationNs\",\"AverageNs\",\"Percentage\",\"MinNs\",\"MaxNs\",\"StdDev\"";
-
-/// A quoted CSV field as rocprofv3 writes one, in quotes, except that a quote inside is
-/// doubled (RFC 4180): rocprofv3 writes it as it is, which no CSV reader (ours, Python's,
-/// pandas') reads back as the name it was. Commas and line ends inside are the quotes' to hold.
-pub fn quoted(text: &str) -> String {
-    if text.contains('"') { format!("\"{}\"", text.replace('"', "\"\"")) } else { format!("\"{text}\"") }
-}
-
-/// Whether rocprofv3's unescaped quoting and `quoted` differ on `text`, or a line-oriented
-/// reader (`grep`, a script splitting lines) would cut it: a quote or a line end inside.
-pub fn needs_csv_care(text: &str) -> bool {
-    text.contains(['"', '\n', '\r'])
-}
-
-/// C's `%.Ne`: Rust's digits, with C's exponent (a sign and at least two digits).
-pub fn c_exp(value: f64, digits: usize) -> String {
-    let text = format!("{value:.digits$e}");
-    match text.split_once('e') {
-        Some((mantissa, exponent)) => {
-            let (sign, digits) = match exponent.strip_prefix('-') {
-                Some(d) => ('-', d),
-                None => ('+', exponent),
-            };
-            format!("{mantissa}e{sign}{digits:0>2}")
-        }
-        None => text,
-    }
-}
 
 /// AverageNs and StdDev as rocprofv3 1.0 prints them: six decimals above 0.01, else `%.8e`.
 pub fn stat_text(value: f64) -> String {
@@ -72,20 +47,6 @@ pub fn csv(section: &SectionStats, out: &mut impl Write) -> std::io::Result<()> 
         )
     })
 }
-
-/// A duration for people: ns, µs, ms or s with three significant decimals.
-pub fn human_ns(ns: f64) -> String {
-    match ns {
-        n if n < 1e3 => format!("{n:.0} ns"),
-        n if n < 1e6 => format!("{:.2} µs", n / 1e3),
-        n if n < 1e9 => format!("{:.2} ms", n / 1e6),
-        n => format!("{:.3} s", n / 1e9),
-    }
-}
-
-/// Rows per terminal table: a section with more is printed as several tables one after the
-/// other, so a million names print in bounded memory.
-pub const TABLE_ROWS: usize = 10_000;
 
 /// One section as a terminal table, names cut to `width` characters.
 pub fn table(section: &SectionStats, width: usize, out: &mut impl Write) -> std::io::Result<()> {

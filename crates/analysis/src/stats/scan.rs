@@ -5,35 +5,21 @@
 //! few batches per thread whatever the dataset's size.
 
 use std::collections::HashMap;
-use std::path::{Path, PathBuf};
-
+use std::path::PathBuf;
 use std::sync::Mutex;
-use std::sync::atomic::{AtomicUsize, Ordering};
 
 use arrow_array::cast::AsArray;
 use arrow_array::types::{Int32Type, Int64Type, UInt32Type};
 use arrow_array::{Array, ArrayRef, RecordBatch};
 use arrow_schema::DataType;
-use parquet::arrow::ProjectionMask;
-use parquet::arrow::arrow_reader::{ArrowReaderMetadata, ParquetRecordBatchReaderBuilder};
-
-use rocprof_rs_format::input::open_regular;
-use rocprof_rs_format::read::contained;
 
 use super::summary::Summary;
 use crate::error::{Error, Result};
+use crate::row_groups::{RowGroup, RowGroups, file_error};
 use crate::spill::Sorter;
 
 /// Summaries by name.
 pub type ByName = HashMap<String, Summary>;
-
-fn format_error(path: &Path, e: impl std::fmt::Display) -> rocprof_rs_format::Error {
-    rocprof_rs_format::Error::Io { path: path.display().to_string(), source: std::io::Error::other(e.to_string()) }
-}
-
-fn parquet_error(path: &Path, e: impl std::fmt::Display) -> Error {
-    Error::Io { path: path.display().to_string(), source: std::io::Error::other(e.to_string()) }
-}
 
 /// A name's bytes in a thread's map beside its text and its summary's own: the table's slot
 /// (a hash table is up to half empty, so two), and the allocator's header on the name.
@@ -116,40 +102,14 @@ pub fn summarise_within(
     budget: Budget,
     mut each: impl FnMut(&str, Summary) -> Result<()>,
 ) -> Result<()> {
-    // Each file's footer is read once, here, and shared by the threads reading its row groups.
-    let mut footers: Vec<ArrowReaderMetadata> = Vec::new();
-    let mut work: Vec<(usize, usize)> = Vec::new();
-    for (f, path) in files.iter().enumerate() {
-        let footer = rocprof_rs_format::read::footer(path)?;
-        work.extend((0..footer.metadata().num_row_groups()).map(|g| (f, g)));
-        footers.push(footer);
-    }
-    let threads = threads.clamp(1, work.len().max(1));
-    let next = AtomicUsize::new(0);
     let spill = Mutex::new(Sorter::with_budget(budget.sort));
-    let progress = crate::progress::bar(work.len() as u64, &format!("reading {name}"));
-    let results: Vec<Result<()>> = std::thread::scope(|scope| {
-        let handles: Vec<_> = (0..threads)
-            .map(|_| {
-                scope.spawn(|| {
-                    let limit = budget.summaries / threads;
-                    let mut mine = Collector { by_name: ByName::new(), bytes: 0, limit, spill: &spill };
-                    loop {
-                        let i = next.fetch_add(1, Ordering::Relaxed);
-                        let Some(&(f, group)) = work.get(i) else { return mine.spill() };
-                        row_group(&files[f], &footers[f], group, name, pid, &mut mine)?;
-                        progress.inc(1);
-                    }
-                })
-            })
-            .collect();
-        handles
-            .into_iter()
-            .map(|h| h.join().unwrap_or_else(|_| Err(Error::Invalid("a stats thread panicked".into()))))
-            .collect()
-    });
-    progress.finish_and_clear();
-    results.into_iter().collect::<Result<Vec<()>>>()?;
+    RowGroups::of(files)?.read(
+        threads,
+        &format!("reading {name}"),
+        |threads| Collector { by_name: ByName::new(), bytes: 0, limit: budget.summaries / threads, spill: &spill },
+        |mine, group| row_group(group, name, pid, mine),
+        |mut mine| mine.spill(),
+    )?;
     let sorted = spill.into_inner().unwrap_or_else(|poisoned| poisoned.into_inner()).finish()?;
     let mut sorted = sorted.reader()?;
     let mut current: Option<(String, Summary)> = None;
@@ -173,42 +133,12 @@ pub fn summarise_within(
     Ok(())
 }
 
-fn row_group(
-    path: &Path,
-    footer: &ArrowReaderMetadata,
-    group: usize,
-    name: &str,
-    pid: Option<u32>,
-    out: &mut Collector<'_>,
-) -> Result<()> {
-    let file = open_regular(path).map_err(|source| Error::Io { path: path.display().to_string(), source })?;
-    let builder = ParquetRecordBatchReaderBuilder::new_with_metadata(file, footer.clone());
-    let schema = builder.parquet_schema();
+fn row_group(group: &RowGroup<'_>, name: &str, pid: Option<u32>, out: &mut Collector<'_>) -> Result<()> {
     let wanted: Vec<&str> = if pid.is_some() { vec![name, "duration_ns", "pid"] } else { vec![name, "duration_ns"] };
-    let indices: Vec<usize> = wanted
-        .iter()
-        .map(|w| {
-            schema.columns().iter().position(|c| c.name() == *w).ok_or_else(|| {
-                parquet_error(
-                    path,
-                    format!("no column {w} (is this a rocprof-rs dataset? `rocprof-rs import` converts others)"),
-                )
-            })
-        })
-        .collect::<Result<_>>()?;
-    let mask = ProjectionMask::leaves(schema, indices);
-    let mut reader = contained(path, || {
-        builder
-            .with_projection(mask)
-            .with_row_groups(vec![group])
-            .with_batch_size(64 * 1024)
-            .build()
-            .map_err(|e| format_error(path, e))
-    })?;
     let mut slots: HashMap<String, usize> = HashMap::new();
     let mut summaries: Vec<Summary> = Vec::new();
-    while let Some(batch) = contained(path, || reader.next().transpose().map_err(|e| format_error(path, e)))? {
-        add_batch(&batch, name, pid, &mut slots, &mut summaries).map_err(|e| parquet_error(path, e))?;
+    group.batches(&wanted, &[], |batch| {
+        add_batch(batch, name, pid, &mut slots, &mut summaries).map_err(|e| file_error(group.path, e))?;
         // Folded into the thread's summaries at the row group's end, or sooner when the row
         // group's own hold many names or many dense histograms, so they stay within a part of
         // the thread's share.
@@ -216,7 +146,8 @@ fn row_group(
         if slots.len() >= FOLD_NAMES || dense * DENSE_BYTES >= out.limit / 4 {
             fold(&mut slots, &mut summaries, out)?;
         }
-    }
+        Ok(())
+    })?;
     fold(&mut slots, &mut summaries, out)
 }
 
@@ -318,6 +249,7 @@ fn add_batch(
 mod tests {
     use super::*;
     use crate::import::sink::Sink;
+    use std::path::Path;
 
     /// A marker table of `rows` rows over `names` distinct messages, in two files.
     fn markers(dir: &Path, rows: u64, names: u64) -> Vec<PathBuf> {

@@ -11,6 +11,8 @@
 //! a dense histogram costs kilobytes. Beyond, it turns dense, as fast to add to as an array.
 //! Either form gives the same buckets, so the percentiles do not depend on which is used.
 
+use crate::grouped::Partial;
+
 /// Sub-buckets per power of two: relative bucket width 1/256.
 const SUB_BITS: u32 = 8;
 const SUB: usize = 1 << SUB_BITS;
@@ -341,6 +343,25 @@ impl Summary {
             }
         }
         self.max
+    }
+}
+
+/// A name's summary is what [`crate::grouped`] folds per key where `analyze` groups kernels.
+impl Partial for Summary {
+    fn merge(&mut self, later: Self) {
+        Summary::merge(self, &later);
+    }
+
+    fn encode(&self, out: &mut Vec<u8>) {
+        Summary::encode(self, out);
+    }
+
+    fn decode(bytes: &[u8]) -> Option<Self> {
+        Summary::decode(bytes)
+    }
+
+    fn footprint(&self) -> usize {
+        Summary::footprint(self)
     }
 }
 

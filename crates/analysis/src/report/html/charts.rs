@@ -4,11 +4,11 @@
 
 use std::fmt::Write as _;
 
-use super::{Cell, Table, bytes, escape, grouped, name_cell};
+use super::table::{Cell, Table, escape, name_cell};
 use crate::report::timeline::Timeline;
 use crate::report::{Device, Roofline};
-use crate::stats::render::human_ns;
 use crate::telemetry::series::Series;
+use crate::units::{bytes, grouped, human_ns};
 
 /// The timeline's frame: its canvas and controls; its bins are in `#timeline-data`.
 pub fn timeline(t: &Timeline) -> String {

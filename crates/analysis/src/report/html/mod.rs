@@ -8,11 +8,13 @@
 
 mod charts;
 mod ranks;
+mod table;
 mod tables;
 
 use std::fmt::Write as _;
 
 use super::{Part, Report};
+use table::escape;
 
 const STYLE: &str = include_str!("page.css");
 const SCRIPT: &str = include_str!("page.js");
@@ -29,42 +31,6 @@ pub const SECTIONS: [(&str, &str); 9] = [
     ("ranks", "Ranks"),
     ("diff", "Diff against the baseline"),
 ];
-
-/// Text made safe inside HTML elements and attribute values.
-pub fn escape(text: &str) -> String {
-    let mut out = String::with_capacity(text.len());
-    for c in text.chars() {
-        match c {
-            '&' => out.push_str("&amp;"),
-            '<' => out.push_str("&lt;"),
-            '>' => out.push_str("&gt;"),
-            '"' => out.push_str("&quot;"),
-            '\'' => out.push_str("&#39;"),
-            c => out.push(c),
-        }
-    }
-    out
-}
-
-/// `text` cut to `chars` characters, with an ellipsis where it was cut: names come from the
-/// dataset and may be megabytes long.
-pub fn cut(text: &str, chars: usize) -> std::borrow::Cow<'_, str> {
-    match text.char_indices().nth(chars) {
-        Some((at, _)) => std::borrow::Cow::Owned(format!("{}…", &text[..at])),
-        None => std::borrow::Cow::Borrowed(text),
-    }
-}
-
-/// The longest kernel name written whole; longer ones are cut, wherever they appear. C++
-/// template kernels (PyTorch's, CUTLASS's) reach a few thousand characters; a dataset's names
-/// may be megabytes.
-pub const NAME_CHARS: usize = 8192;
-
-/// A kernel name's cell: the name (cut to [`NAME_CHARS`]) in a span that ellipsises it, the
-/// whole of what is kept as its tooltip.
-pub fn name_cell(name: &str) -> Cell {
-    Cell::Html(format!("<span class=\"name\" title=\"{0}\">{0}</span>", escape(&cut(name, NAME_CHARS))))
-}
 
 /// JSON made safe inside a `<script>` element: no `</script>` or `<!--` can end it early.
 fn script_json(json: &str) -> String {
@@ -149,101 +115,6 @@ fn header(page: &mut String, report: &Report, title: &str, sections: &[Part<Stri
     page.push_str("</nav>\n</header>\n");
 }
 
-/// A number with thousands separators.
-pub fn grouped(n: u64) -> String {
-    let digits = n.to_string();
-    let mut out = String::with_capacity(digits.len() + digits.len() / 3);
-    for (i, c) in digits.chars().enumerate() {
-        if i > 0 && (digits.len() - i).is_multiple_of(3) {
-            out.push(',');
-        }
-        out.push(c);
-    }
-    out
-}
-
-/// A byte count for people.
-pub fn bytes(n: f64) -> String {
-    match n {
-        n if n < 1024.0 => format!("{n:.0} B"),
-        n if n < 1024.0 * 1024.0 => format!("{:.1} KiB", n / 1024.0),
-        n if n < 1024.0 * 1024.0 * 1024.0 => format!("{:.1} MiB", n / 1024.0 / 1024.0),
-        n => format!("{:.2} GiB", n / 1024.0 / 1024.0 / 1024.0),
-    }
-}
-
-/// A sortable table: each column a heading and whether it sorts as numbers; each cell its text
-/// and the value it sorts by.
-#[derive(Debug)]
-pub struct Table {
-    id: String,
-    columns: Vec<(&'static str, bool)>,
-    rows: Vec<String>,
-    attributes: String,
-}
-
-/// One cell: what it shows, and its sort value where that is a number.
-#[derive(Debug)]
-pub enum Cell {
-    Text(String),
-    Number(String, f64),
-    /// HTML written as is (already escaped).
-    Html(String),
-}
-
-impl Table {
-    pub fn new(id: &str, columns: &[(&'static str, bool)]) -> Table {
-        Table { id: id.to_owned(), columns: columns.to_vec(), rows: Vec::new(), attributes: String::new() }
-    }
-
-    /// Adds `name="value"` to the table element.
-    pub fn attribute(&mut self, name: &str, value: &str) {
-        let _ = write!(self.attributes, " {name}=\"{}\"", escape(value));
-    }
-
-    /// Adds a row; `name` (cut to [`NAME_CHARS`]) goes into its `data-name`.
-    pub fn row(&mut self, name: Option<&str>, cells: Vec<Cell>) {
-        let mut row = match name {
-            Some(name) => format!("<tr data-name=\"{}\">", escape(&cut(name, NAME_CHARS))),
-            None => "<tr>".to_owned(),
-        };
-        for cell in cells {
-            match cell {
-                Cell::Text(text) => {
-                    let _ = write!(row, "<td data-v=\"{0}\">{0}</td>", escape(&cut(&text, NAME_CHARS)));
-                }
-                // A missing figure (NaN) has no sort value: it sorts after every number.
-                Cell::Number(text, value) if !value.is_finite() => {
-                    let _ = write!(row, "<td class=\"num\" data-v=\"\">{}</td>", escape(&text));
-                }
-                Cell::Number(text, value) => {
-                    let _ = write!(row, "<td class=\"num\" data-v=\"{value}\">{}</td>", escape(&text));
-                }
-                Cell::Html(html) => {
-                    let _ = write!(row, "<td>{html}</td>");
-                }
-            }
-        }
-        row.push_str("</tr>\n");
-        self.rows.push(row);
-    }
-
-    pub fn html(&self) -> String {
-        let mut out = format!(
-            "<div class=\"scroll\"><table class=\"sortable\" id=\"{}\"{}>\n<thead><tr>",
-            self.id, self.attributes
-        );
-        for (heading, numeric) in &self.columns {
-            let kind = if *numeric { "num" } else { "text" };
-            let _ = write!(out, "<th data-type=\"{kind}\" tabindex=\"0\">{}</th>", escape(heading));
-        }
-        out.push_str("</tr></thead>\n<tbody>\n");
-        self.rows.iter().for_each(|r| out.push_str(r));
-        out.push_str("</tbody></table></div>\n");
-        out
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -252,20 +123,5 @@ mod tests {
     fn text_and_json_cannot_break_out() {
         assert_eq!(escape("<a href=\"x\">&'"), "&lt;a href=&quot;x&quot;&gt;&amp;&#39;");
         assert_eq!(script_json(r#"{"n":"</script><!--"}"#), r#"{"n":"\u003c/script\u003e\u003c!--"}"#);
-    }
-
-    #[test]
-    fn long_text_is_cut_on_a_character() {
-        assert_eq!(cut("abc", 3), "abc");
-        assert_eq!(cut("abcd", 3), "abc…");
-        assert_eq!(cut("ééé", 2), "éé…");
-    }
-
-    #[test]
-    fn numbers_are_grouped() {
-        assert_eq!(grouped(0), "0");
-        assert_eq!(grouped(999), "999");
-        assert_eq!(grouped(1_000), "1,000");
-        assert_eq!(grouped(1_234_567), "1,234,567");
     }
 }

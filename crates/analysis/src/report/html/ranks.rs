@@ -3,9 +3,9 @@
 
 use std::fmt::Write as _;
 
-use super::{Cell, Table, escape, grouped};
+use super::table::{Cell, Table, escape};
 use crate::ranks::Report;
-use crate::stats::render::human_ns;
+use crate::units::{grouped, human_ns};
 
 fn time(ns: f64) -> Cell {
     Cell::Number(human_ns(ns), ns)

@@ -2,13 +2,13 @@
 
 use std::fmt::Write as _;
 
-use super::{Cell, Table, bytes, escape, grouped, name_cell};
+use super::table::{Cell, Table, escape, name_cell};
 use crate::analyze::Analysis;
 use crate::analyze::diff::Verdict;
 use crate::report::coverage::Coverage;
 use crate::report::summary::Summary;
 use crate::report::{Diff, Kernels, Report};
-use crate::stats::render::human_ns;
+use crate::units::{bytes, grouped, human_ns};
 
 fn figure(out: &mut String, key: &str, label: &str, shown: &str, value: f64) {
     let _ = writeln!(
