@@ -133,13 +133,8 @@ fn export_into(dir: &Path, staging: &Path, out: &Path) -> Result<Vec<(String, u6
                     Table::MemoryCopy => db.copy(&row),
                     Table::MemoryAllocation => db.allocation(&row),
                     Table::ScratchMemory => db.scratch(&row),
-                    Table::KernelSymbol
-                    | Table::Agent
-                    | Table::KernelCounter
-                    | Table::Process
-                    | Table::DeviceSample => {
-                        unreachable!("not a record table")
-                    }
+                    // Catalogs, aggregates and samples, and any table rocpd has no records of.
+                    _ => unreachable!("{table} is not one of RECORD_TABLES"),
                 }?;
             }
             Ok(())
