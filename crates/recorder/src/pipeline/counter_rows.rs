@@ -360,3 +360,35 @@ impl CounterRows {
 fn json_string(text: &str) -> String {
     serde_json::Value::String(text.to_owned()).to_string()
 }
+
+/// Records for tests of the counter rows, here and in the backends.
+#[cfg(test)]
+pub(crate) mod testing {
+    use crate::pipeline::records::{CounterDispatch, CounterValue, Record};
+
+    /// A counted dispatch of one value, joined by `join`, at `(site, launches so far)`.
+    pub fn counted_at(dispatch_id: u64, join: [u64; 2], value: f64, (site, site_launches): (u64, u64)) -> [Record; 2] {
+        [
+            Record::CounterDispatch(CounterDispatch {
+                dispatch_id,
+                agent_id: 0,
+                kernel_id: 0,
+                correlation_id: join[0],
+                records: 1,
+                join: Some(join),
+                site,
+                shape: site,
+                site_launches,
+            }),
+            Record::CounterValue(CounterValue {
+                dispatch_id,
+                agent_id: 0,
+                counter_id: 0,
+                value,
+                instances: 1,
+                group: 0,
+                instance: None,
+            }),
+        ]
+    }
+}

@@ -660,35 +660,10 @@ mod tests {
         }))
     }
 
+    use super::super::counter_rows::testing::counted_at;
+
     fn counted(dispatch_id: u64, correlation: u64, value: f64) -> [Record; 2] {
         counted_at(dispatch_id, [correlation, correlation + 1000], value, (0, 0))
-    }
-
-    /// A counted dispatch of one value, joined by `join`, at `(site, launches so far)`.
-    fn counted_at(dispatch_id: u64, join: [u64; 2], value: f64, (site, site_launches): (u64, u64)) -> [Record; 2] {
-        use super::super::records::{CounterDispatch, CounterValue};
-        [
-            Record::CounterDispatch(CounterDispatch {
-                dispatch_id,
-                agent_id: 0,
-                kernel_id: 0,
-                correlation_id: join[0],
-                records: 1,
-                join: Some(join),
-                site,
-                shape: site,
-                site_launches,
-            }),
-            Record::CounterValue(CounterValue {
-                dispatch_id,
-                agent_id: 0,
-                counter_id: 0,
-                value,
-                instances: 1,
-                group: 0,
-                instance: None,
-            }),
-        ]
     }
 
     /// Counter records that come before or after the kernel's record: either way the row goes

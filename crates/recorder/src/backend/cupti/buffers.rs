@@ -327,29 +327,12 @@ mod tests {
 
     /// A counted dispatch of one value, joined by the launch's correlation ids.
     fn counted(dispatch_id: u64, correlation: u64, value: f64) -> [Record; 2] {
-        use crate::pipeline::records::{CounterDispatch, CounterValue};
-        [
-            Record::CounterDispatch(CounterDispatch {
-                dispatch_id,
-                agent_id: 0,
-                kernel_id: 0,
-                correlation_id: correlation,
-                records: 1,
-                join: Some([correlation, correlation + 1000]),
-                site: 0,
-                shape: 0,
-                site_launches: 0,
-            }),
-            Record::CounterValue(CounterValue {
-                dispatch_id,
-                agent_id: 0,
-                counter_id: 0,
-                value,
-                instances: 1,
-                group: 0,
-                instance: None,
-            }),
-        ]
+        crate::pipeline::counter_rows::testing::counted_at(
+            dispatch_id,
+            [correlation, correlation + 1000],
+            value,
+            (0, 0),
+        )
     }
 
     /// CUPTI's counter records come before or after the kernel's activity record: either way
