@@ -96,8 +96,8 @@ fn dataset(dir: &Path, rows: u64) {
             thread_id: 4242 + n % 4,
             correlation_id: n + 1,
             external_id: 0,
-            start_ns: start as i64,
-            end_ns: (start + duration) as i64,
+            start_ns: start,
+            end_ns: start + duration,
             agent_id: 1 + n % 2,
             queue_id: 1 + n % 8,
             kernel_id: 1 + (r1 >> 32) % CATALOG.len() as u64,
@@ -105,8 +105,8 @@ fn dataset(dir: &Path, rows: u64) {
             scratch_size: 0,
             shared_mem: 16_384,
             block: [256, 1, 1],
-            grid: [1 << (10 + n % 10), 1, 1],
-            pipe_id: None,
+            grid_x: 1 << (10 + n % 10),
+            grid_yz: [1, 1],
             ..Kernel::default()
         }));
         if batch.len() == 1024 {

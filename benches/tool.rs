@@ -394,8 +394,8 @@ fn writer_throughput(scratch: &Path, compression: &str) -> (f64, f64) {
             thread_id: 4242 + (n % 4) as u64,
             correlation_id: n as u64 + 1,
             external_id: 0,
-            start_ns: start as i64,
-            end_ns: (start + 1_000 + (n as u64 * 7919) % 50_000) as i64,
+            start_ns: start,
+            end_ns: start + 1_000 + (n as u64 * 7919) % 50_000,
             agent_id: 1 + (n % 2) as u64,
             queue_id: 1 + (n % 8) as u64,
             kernel_id: 1 + (n * 31 % CATALOG.len()) as u64,
@@ -403,8 +403,8 @@ fn writer_throughput(scratch: &Path, compression: &str) -> (f64, f64) {
             scratch_size: 0,
             shared_mem: 16_384,
             block: [256, 1, 1],
-            grid: [1 << (10 + n % 10), 1, 1],
-            pipe_id: None,
+            grid_x: 1 << (10 + n % 10),
+            grid_yz: [1, 1],
             ..Kernel::default()
         })
     };

@@ -119,8 +119,8 @@ fn amd_records(n: usize) -> Vec<Record> {
             thread_id: 100 + (i % 3) as u64,
             correlation_id: id,
             external_id: if i % 50 == 0 { id } else { 0 },
-            start_ns: (t + 800) as i64,
-            end_ns: (t + 1_800 + (i as u64 * 7919) % 50_000) as i64,
+            start_ns: t + 800,
+            end_ns: t + 1_800 + (i as u64 * 7919) % 50_000,
             agent_id: 1 + (i % 2) as u64,
             queue_id: 1 + (i % 4) as u64,
             kernel_id: 1 + (i % KERNELS.len()) as u64,
@@ -128,8 +128,10 @@ fn amd_records(n: usize) -> Vec<Record> {
             scratch_size: 0,
             shared_mem: 4096,
             block: [256, 1, 1],
-            grid: [1 << (8 + i % 12), 1 + (i % 3) as i64, 1],
-            pipe_id: (i % 9 == 0).then_some(i as i32 % 4),
+            grid_x: 1 << (8 + i % 12),
+            grid_yz: [1 + (i % 3) as u32, 1],
+            has_pipe: i % 9 == 0,
+            pipe_id: if i % 9 == 0 { i as i16 % 4 } else { 0 },
             ..Kernel::default()
         }));
         if i % 3 == 0 {

@@ -11,7 +11,7 @@ use parquet::file::metadata::KeyValue;
 
 use super::counter_rows::CounterRows;
 use super::kernels::Kernel;
-use super::records::{Api, Kernel as Launch, OwnRow, Record, RowContext, Symbol, Tally};
+use super::records::{Api, OwnRow, Record, RowContext, Symbol, Tally};
 use super::run::OperationNames;
 use super::summary::Summary;
 use crate::config::Config;
@@ -19,7 +19,7 @@ use crate::error::{Error, Result};
 use rocprof_rs_format::columns::AddressHasher;
 use rocprof_rs_format::files::TableFiles;
 use rocprof_rs_format::keys;
-use rocprof_rs_format::launch::KernelFacts;
+use rocprof_rs_format::launch::{KernelFacts, KernelLaunch as Launch};
 use rocprof_rs_format::writer::{AnyTableWriter, TableWriter};
 use rocprof_rs_format::{self as tables, kernel_names};
 
@@ -192,7 +192,7 @@ impl Tables {
                 if self.counters.joins_launches() {
                     self.counters.launched(k.correlation_id, k.dispatch_id, k.kernel_id, &self.kernels);
                 }
-                self.add_dispatch(k);
+                self.add_dispatch(&k.launch());
             }
             Record::Api(a) => self.add_api(a),
             Record::Copy(c) => {
@@ -617,18 +617,20 @@ mod tests {
     }
 
     fn kernel(kernel_id: u64, correlation_id: u64, dispatch_id: u64) -> Record {
-        Record::Kernel(Launch {
-            start_ns: 1_000 * dispatch_id as i64,
-            end_ns: 1_000 * dispatch_id as i64 + 500,
+        Record::Kernel(super::super::records::Kernel {
+            start_ns: 1_000 * dispatch_id,
+            end_ns: 1_000 * dispatch_id + 500,
             correlation_id,
             dispatch_id,
             kernel_id,
             queue_id: 7,
-            stream_id: Some(7),
-            grid: [32, 1, 1],
+            queue_is_stream: true,
+            grid_x: 32,
+            grid_yz: [1, 1],
             block: [32, 1, 1],
-            registers: Some(16),
-            ..Launch::default()
+            registers: 16,
+            has_registers: true,
+            ..Default::default()
         })
     }
 

@@ -11,7 +11,7 @@ use super::operations::MARKER_RANGE_KIND;
 use super::sdk::compat;
 use crate::lifecycle::{Tool, running, trampoline};
 use crate::pipeline::clock;
-use crate::pipeline::records::{Allocation, Api, Copy, Kernel, Marker, Record, Scratch, Symbol};
+use crate::pipeline::records::{Allocation, Api, Copy, Kernel, Marker, Record, Scratch, Symbol, narrow_u16};
 
 /// Decodes one buffer record, or `None` for kinds this tool does not trace.
 ///
@@ -33,22 +33,26 @@ pub unsafe fn decode(header: *const sys::rocprofiler_record_header_t) -> Option<
             // SAFETY: the kind names the payload type, live for the callback.
             let r = unsafe { &*p.cast::<sys::rocprofiler_buffer_tracing_kernel_dispatch_record_t>() };
             let i = &r.dispatch_info;
+            let pipe_id = compat::kernel_dispatch_pipe_id(r);
+            let w = &i.workgroup_size;
             Record::Kernel(Kernel {
                 thread_id: r.thread_id,
                 correlation_id: r.correlation_id.internal,
                 // SAFETY: the external id is plain data in every union member.
                 external_id: unsafe { r.correlation_id.external.value },
-                start_ns: r.start_timestamp as i64,
-                end_ns: r.end_timestamp as i64,
+                start_ns: r.start_timestamp,
+                end_ns: r.end_timestamp,
                 agent_id: i.agent_id.handle,
                 queue_id: i.queue_id.handle,
                 kernel_id: i.kernel_id,
                 dispatch_id: i.dispatch_id,
-                scratch_size: i.private_segment_size as i32,
-                shared_mem: i.group_segment_size as i32,
-                block: [i.workgroup_size.x as i32, i.workgroup_size.y as i32, i.workgroup_size.z as i32],
-                grid: [i64::from(i.grid_size.x), i64::from(i.grid_size.y), i64::from(i.grid_size.z)],
-                pipe_id: compat::kernel_dispatch_pipe_id(r),
+                scratch_size: i.private_segment_size,
+                shared_mem: i.group_segment_size,
+                block: [narrow_u16(w.x), narrow_u16(w.y), narrow_u16(w.z)],
+                grid_x: u64::from(i.grid_size.x),
+                grid_yz: [i.grid_size.y, i.grid_size.z],
+                has_pipe: pipe_id.is_some(),
+                pipe_id: pipe_id.map_or(0, |p| i16::try_from(p).unwrap_or(i16::MAX)),
                 // No streams, graphs or clusters; registers come with the kernel's symbol.
                 ..Kernel::default()
             })

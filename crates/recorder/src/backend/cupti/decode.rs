@@ -14,7 +14,7 @@ use std::sync::Arc;
 use rocprofiler_sdk_sys::cupti as sys;
 
 use super::operations::COPY_KIND;
-use crate::pipeline::records::{Copy, Device, Kernel};
+use crate::pipeline::records::{Copy, Device, Kernel, narrow_u16};
 
 /// A CUDA kernel, from CUPTI's CONCURRENT_KERNEL record, in CUDA's own terms (grid in blocks).
 #[derive(Debug, Clone, Copy)]
@@ -40,18 +40,22 @@ pub struct CudaKernel {
 }
 
 impl CudaKernel {
-    /// The launch in the table's terms: the grid in work-items (blocks times their size), the
-    /// stream as the queue, shared memory static and dynamic together.
+    /// The launch in the pipeline's terms: the grid in work-items (blocks times their size),
+    /// the stream as the queue, shared memory static and dynamic together.
     pub fn launch(&self) -> Kernel {
+        let extent = |i: usize| u64::from(self.grid[i].max(0) as u32) * u64::from(self.block[i].max(0) as u32);
+        let narrow = |v: i32| narrow_u16(v.max(0) as u32);
         Kernel {
-            start_ns: self.start_ns as i64,
-            end_ns: self.end_ns as i64,
-            grid: [0, 1, 2].map(|i| i64::from(self.grid[i]) * i64::from(self.block[i])),
-            block: self.block,
-            registers: Some(self.registers),
-            shared_mem: self.static_shared.max(0) + self.dynamic_shared.max(0),
-            scratch_size: self.local_per_thread as i32,
-            stream_id: Some(self.stream_id as i32),
+            start_ns: self.start_ns,
+            end_ns: self.end_ns,
+            grid_x: extent(0),
+            grid_yz: [1, 2].map(|i| u32::try_from(extent(i)).unwrap_or(u32::MAX)),
+            block: self.block.map(narrow),
+            registers: self.registers,
+            has_registers: true,
+            shared_mem: (self.static_shared.max(0) + self.dynamic_shared.max(0)) as u32,
+            scratch_size: self.local_per_thread,
+            queue_is_stream: true,
             dispatch_id: self.grid_id,
             correlation_id: self.correlation_id,
             external_id: 0,
@@ -59,10 +63,11 @@ impl CudaKernel {
             agent_id: u64::from(self.device_id),
             queue_id: u64::from(self.stream_id),
             thread_id: 0,
-            pipe_id: None,
+            pipe_id: 0,
+            has_pipe: false,
             graph_id: self.graph_id,
             graph_node_id: self.graph_node_id,
-            cluster: self.cluster.map(|c| c as i32),
+            cluster: self.cluster.map(narrow_u16),
         }
     }
 
