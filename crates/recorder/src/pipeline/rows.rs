@@ -260,7 +260,7 @@ impl Tables {
             Record::Tally(Tally { key, count }) => {
                 self.tallies.insert(key, *count);
             }
-            Record::Row(row) => self.add_own_row(&***row),
+            Record::Row(row) => self.add_own_row(row.row()),
         }
     }
 
