@@ -4,7 +4,7 @@
 //!
 //! A batch holds at most [`BATCH_RECORDS`] records, so the channel is touched once per thousand
 //! records rather than once per record, and memory is bounded whatever the library's buffer size:
-//! at most `capacity` batches wait in the channel, 128 KiB each ([`BATCH_BYTES`]), and spent
+//! at most `capacity` batches wait in the channel, under 128 KiB each ([`BATCH_BYTES`]), and spent
 //! ones are kept in the pool for reuse rather than freed.
 //!
 //! - [`Policy::Lossless`]: `send` blocks while the channel is full. On the library's callback
@@ -147,6 +147,7 @@ const _: () = assert!(std::mem::size_of::<Record>() == RECORD_BYTES);
 
 /// The bytes of a full batch: its records, held inline.
 pub const BATCH_BYTES: usize = BATCH_RECORDS * std::mem::size_of::<Record>();
+const _: () = assert!(BATCH_BYTES < 128 << 10, "glibc would map each batch apart (see BATCH_RECORDS)");
 
 /// Buffers whose drop counts are kept apart (the tool creates one per record family).
 const DROP_BUFFERS: usize = 16;
