@@ -27,6 +27,11 @@ struct Args {
     /// Add a gfx1151-like consumer GPU, on which counter collection fails as in SDK 1.0.
     #[arg(long)]
     consumer_gpu: bool,
+    /// The GPUs' architectures in agent order, comma-separated (gfx942: MI300X-like, host trap
+    /// and stochastic PC sampling; gfx90a: MI210-like, host trap only); replaces --agents. Sets
+    /// ROCPROF_SIM_GPU_ARCHS, which the simulated SDK and tools' own processes read.
+    #[arg(long)]
+    gpu_archs: Option<String>,
     /// Kernel mix: default, gemm, pointwise or triton.
     #[arg(long, default_value = "default")]
     mix: String,
@@ -136,6 +141,13 @@ fn fail(message: &str) -> ! {
 
 fn main() {
     let args = Args::parse();
+    if let Some(list) = &args.gpu_archs {
+        // SAFETY: the first thing main does: no other thread exists yet to read the environment.
+        unsafe { std::env::set_var(rocprof_sim::hw::ARCHS_VAR, list) };
+    }
+    if let Ok(list) = std::env::var(rocprof_sim::hw::ARCHS_VAR) {
+        rocprof_sim::hw::parse_archs(&list).unwrap_or_else(|e| fail(&e.to_string()));
+    }
     if args.ranks > 0 {
         ranks::main(&args);
     }
