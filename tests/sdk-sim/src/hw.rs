@@ -499,8 +499,10 @@ pub fn supported(arch: Arch) -> Vec<Counter> {
         .collect()
 }
 
-/// The variable that picks the GPUs' architectures: a comma-separated list of `gfx942` and
-/// `gfx90a`, one per GPU in agent order (`gfx90a` alone: an MI200-only machine).
+/// The variable that picks the GPUs' architectures in a process that does not set up the
+/// machine itself (a tool's own, such as `rocprof-rs avail`), as `rocprof-sim --gpu-archs` does
+/// in the driver: a comma-separated list of `gfx942` and `gfx90a`, one per GPU in agent order
+/// (`gfx90a` alone: an MI200-only machine).
 pub const ARCHS_VAR: &str = "ROCPROF_SIM_GPU_ARCHS";
 
 /// A GPU architecture list that names an architecture the simulator does not model.
@@ -523,18 +525,19 @@ pub fn parse_archs(list: &str) -> Result<Vec<Arch>, UnknownArch> {
         .collect()
 }
 
-/// The architectures [`ARCHS_VAR`] asks for, if it is set and valid (the driver refuses an
-/// invalid list before the simulator reads it).
-pub fn archs_from_env() -> Option<Vec<Arch>> {
-    std::env::var(ARCHS_VAR).ok().and_then(|list| parse_archs(&list).ok())
+/// The architectures [`ARCHS_VAR`] asks for: `None` when it is unset.
+pub fn archs_from_env() -> Option<Result<Vec<Arch>, UnknownArch>> {
+    std::env::var(ARCHS_VAR).ok().map(|list| parse_archs(&list))
 }
 
-/// The GPUs of a simulated machine in agent order: those [`ARCHS_VAR`] lists, else an
-/// MI300X-like gfx942, an MI210-like gfx90a and more gfx942s up to `gpus`; then the gfx1151-like
-/// consumer APU if asked for.
-pub fn machine(gpus: u32, consumer_gpu: bool) -> Vec<Arch> {
-    let mut archs: Vec<Arch> = archs_from_env()
-        .unwrap_or_else(|| (0..gpus).map(|i| if i == 1 { Arch::Gfx90a } else { Arch::Gfx942 }).collect());
+/// The GPUs of a simulated machine in agent order: `archs` if given, else an MI300X-like gfx942,
+/// an MI210-like gfx90a and more gfx942s up to `gpus`; then the gfx1151-like consumer APU if
+/// asked for.
+pub fn machine(gpus: u32, consumer_gpu: bool, archs: Option<&[Arch]>) -> Vec<Arch> {
+    let mut archs: Vec<Arch> = archs.map_or_else(
+        || (0..gpus).map(|i| if i == 1 { Arch::Gfx90a } else { Arch::Gfx942 }).collect(),
+        <[Arch]>::to_vec,
+    );
     if consumer_gpu {
         archs.push(Arch::Gfx1151);
     }

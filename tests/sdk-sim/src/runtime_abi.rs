@@ -247,6 +247,9 @@ crate::sim_api! {
     /// gfx90a, then more gfx942s) and, if `consumer_gpu` is non-zero, a gfx1151-like APU. Call it
     /// before anything else; agents are fixed at their first query.
     fn rocprofiler_sim_configure_machine(gpus: u32, consumer_gpu: u32) -> rocprofiler_status_t;
+    /// Sets the GPUs' architectures in agent order (`gfx942,gfx90a`), replacing the default
+    /// list; call it before `rocprofiler_sim_configure_machine`.
+    fn rocprofiler_sim_configure_archs(archs: *const c_char) -> rocprofiler_status_t;
     /// Marks the runtime as loaded. The first call runs the SDK's initialization: client
     /// discovery, `rocprofiler_configure`, `initialize`.
     fn rocprofiler_sim_register_runtime(name: *const c_char) -> rocprofiler_status_t;

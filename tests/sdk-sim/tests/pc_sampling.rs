@@ -175,7 +175,8 @@ fn stochastic_samples_on_an_mi300_machine_are_exactly_the_truth() {
 fn samples_a_discard_buffer_drops_are_left_out_of_the_truth_and_counted() {
     let dir = scratch("discard");
     let (truth, got) = run(&dir, "host_trap:1", |cmd| {
-        cmd.args(["--gpu-archs", "gfx90a"])
+        // The variable, as a tool's own process would read it, instead of --gpu-archs.
+        cmd.env("ROCPROF_SIM_GPU_ARCHS", "gfx90a")
             .env("ROCPROF_SIM_CHECK_POLICY", "discard")
             .env("ROCPROF_SIM_CHECK_BUFFER", "8192");
     });
@@ -184,5 +185,20 @@ fn samples_a_discard_buffer_drops_are_left_out_of_the_truth_and_counted() {
     let text = std::fs::read_to_string(path_beside(&truth)).unwrap();
     let dropped: u64 = text.lines().find_map(|l| l.strip_prefix("pc_samples_dropped,")).unwrap().parse().unwrap();
     assert!(dropped > 0, "an 8 KiB buffer must drop samples");
+    let queries = notes(&got);
+    assert!(queries.iter().all(|(agent, _, _)| agent != "gfx942"), "an MI200-only machine: {queries:?}");
     std::fs::remove_dir_all(dir).unwrap();
+}
+
+#[test]
+fn an_unknown_gpu_architecture_is_one_clear_error() {
+    let output = Command::new(env!("CARGO_BIN_EXE_rocprof-sim"))
+        .args(["--gpu-archs", "gfx90a,gfx1030", "--no-truth", "--sdk"])
+        .arg(artifact("librocprofiler_sdk_sim.so"))
+        .env_remove("ROCP_TOOL_LIBRARIES")
+        .output()
+        .unwrap();
+    assert_eq!(output.status.code(), Some(2));
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(stderr.contains("`gfx1030` (item 2) is not a modelled GPU architecture"), "{stderr}");
 }

@@ -629,6 +629,27 @@ extern "C" fn rocprofiler_sim_configure_machine(gpus: u32, consumer_gpu: u32) ->
 }
 
 #[unsafe(no_mangle)]
+extern "C" fn rocprofiler_sim_configure_archs(archs: *const c_char) -> rocprofiler_status_t {
+    status("rocprofiler_sim_configure_archs", || {
+        if archs.is_null() {
+            return ROCPROFILER_STATUS_ERROR_INVALID_ARGUMENT;
+        }
+        // SAFETY: non-null, NUL-terminated list from the driver.
+        let list = unsafe { CStr::from_ptr(archs) }.to_string_lossy();
+        match rocprof_sim::hw::parse_archs(&list) {
+            Ok(archs) => {
+                agents::configure_archs(archs);
+                ROCPROFILER_STATUS_SUCCESS
+            }
+            Err(e) => {
+                crate::ffi::log!("{e}");
+                ROCPROFILER_STATUS_ERROR_INVALID_ARGUMENT
+            }
+        }
+    })
+}
+
+#[unsafe(no_mangle)]
 extern "C" fn rocprofiler_sim_register_runtime(name: *const c_char) -> rocprofiler_status_t {
     status("rocprofiler_sim_register_runtime", || {
         if name.is_null() {
@@ -830,6 +851,7 @@ fn _exports_have_the_sdk_signatures() -> (SdkApi, SimRuntimeApi) {
         },
         SimRuntimeApi {
             rocprofiler_sim_configure_machine,
+            rocprofiler_sim_configure_archs,
             rocprofiler_sim_register_runtime,
             rocprofiler_sim_gpu_count,
             rocprofiler_sim_gpu_agent,

@@ -85,17 +85,33 @@ impl Machine {
     /// Opens the simulated SDK at `sdk` (global, so tools find it by SONAME) and sets up its
     /// machine: `agents` GPUs, plus a gfx1151-like APU if `consumer_gpu`.
     pub fn open(sdk: &Path, agents: u32, consumer_gpu: bool) -> Result<Self, String> {
-        if agents == 0 {
+        Self::open_with_archs(sdk, agents, consumer_gpu, None)
+    }
+
+    /// [`Machine::open`], with the GPUs' architectures `archs` (in agent order) instead of the
+    /// default list of `agents`.
+    pub fn open_with_archs(
+        sdk: &Path,
+        agents: u32,
+        consumer_gpu: bool,
+        archs: Option<&[Arch]>,
+    ) -> Result<Self, String> {
+        if agents == 0 || archs.is_some_and(<[Arch]>::is_empty) {
             return Err("a machine needs at least one GPU".into());
         }
         let (library, api) = SimRuntimeApi::open(sdk)?;
         eprintln!("rocprof-sim: {}", crate::SIMULATED_BANNER);
+        if let Some(archs) = archs {
+            let list = CString::new(archs.iter().map(|a| a.name()).collect::<Vec<_>>().join(",")).unwrap();
+            // SAFETY: a NUL-terminated list that outlives the call.
+            check("configure archs", unsafe { (api.rocprofiler_sim_configure_archs)(list.as_ptr()) });
+        }
         // SAFETY: plain integers.
         check("configure machine", unsafe { (api.rocprofiler_sim_configure_machine)(agents, u32::from(consumer_gpu)) });
         Ok(Machine {
             library,
             rt: Runtime { api },
-            archs: hw::machine(agents, consumer_gpu),
+            archs: hw::machine(agents, consumer_gpu, archs),
             head: String::new(),
             code_objects: 0,
             loaded: None,
