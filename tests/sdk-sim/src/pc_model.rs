@@ -7,10 +7,10 @@
 //! agree without exchanging samples.
 //!
 //! A kernel's [`Program`] follows its instruction mix (VALU, SALU, VMEM, LDS, MFMA per work-item):
-//! a prologue of scalar loads, a body with one instruction per unit of mix, and `s_endpgm`. One
-//! instruction is the known hot spot: the first memory instruction of the dominant kind (a global
-//! load, else an LDS access, else an MFMA, else a VALU op), holding as many samples as all others
-//! together. Each instruction has an issue rate and a not-issued reason mix typical of its kind
+//! a prologue of scalar loads, a shuffled body of about 24 instructions in the mix's proportions,
+//! and `s_endpgm`. One instruction is the known hot spot, holding as many samples as all others
+//! together: the first of the kind that dominates the mix among global loads, LDS accesses, MFMA
+//! and VALU ops (the first three counting four times a VALU op, as they cost more). Each instruction has an issue rate and a not-issued reason mix typical of its kind
 //! (loads wait on `s_waitcnt` dependencies, MFMA on ALU dependencies, conflicted LDS on the pipe).
 //!
 //! Samples come at the configured interval over the dispatch (host trap: microseconds; stochastic:
