@@ -159,6 +159,21 @@ dynamic_api! {
         record_callback: rocprofiler_dispatch_counting_record_cb_t,
         record_callback_args: *mut c_void,
     ) -> rocprofiler_status_t;
+
+    fn rocprofiler_query_pc_sampling_agent_configurations(
+        agent_id: rocprofiler_agent_id_t,
+        cb: rocprofiler_available_pc_sampling_configurations_cb_t,
+        user_data: *mut c_void,
+    ) -> rocprofiler_status_t;
+    fn rocprofiler_configure_pc_sampling_service(
+        context_id: rocprofiler_context_id_t,
+        agent_id: rocprofiler_agent_id_t,
+        method: rocprofiler_pc_sampling_method_t,
+        unit: rocprofiler_pc_sampling_unit_t,
+        interval: u64,
+        buffer_id: rocprofiler_buffer_id_t,
+        flags: c_int,
+    ) -> rocprofiler_status_t;
 }
 
 /// The loaded SDK: its functions and where they came from.

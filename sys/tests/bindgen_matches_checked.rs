@@ -110,6 +110,15 @@ fn structs_and_unions_have_the_generated_layout() {
         rocprofiler_counter_record_t { id, counter_value, dispatch_id, user_data, agent_id },
         rocprofiler_dispatch_counting_service_data_t { size, correlation_id, start_timestamp, end_timestamp, dispatch_info },
         rocprofiler_dispatch_counting_service_record_t { size, num_records, correlation_id, start_timestamp, end_timestamp, dispatch_info },
+        rocprofiler_pc_sampling_configuration_t { size, method, unit, min_interval, max_interval, flags },
+        rocprofiler_pc_t { code_object_id, code_object_offset },
+        rocprofiler_pc_sampling_hw_id_v0_t { _bitfield_1 },
+        rocprofiler_pc_sampling_record_host_trap_v0_t { size, hw_id, pc, exec_mask, timestamp, dispatch_id, correlation_id, workgroup_id, _bitfield_1 },
+        rocprofiler_pc_sampling_record_stochastic_header_t { _bitfield_1 },
+        rocprofiler_pc_sampling_snapshot_v0_t { _bitfield_1 },
+        rocprofiler_pc_sampling_memory_counters_t { _bitfield_1 },
+        rocprofiler_pc_sampling_record_stochastic_v0_t { size, flags, wave_in_group, _bitfield_1, hw_id, pc, exec_mask, workgroup_id, wave_count, timestamp, dispatch_id, correlation_id, snapshot, memory_counters },
+        rocprofiler_pc_sampling_record_invalid_t { size },
     }
 }
 
@@ -163,6 +172,9 @@ fn typedefs_have_the_generated_width_and_signedness() {
         rocprofiler_dispatch_id_t,
         rocprofiler_counter_instance_id_t,
         rocprofiler_counter_dimension_id_t,
+        rocprofiler_pc_sampling_configuration_flags_t,
+        rocprofiler_pc_sampling_instruction_type_t,
+        rocprofiler_pc_sampling_instruction_not_issued_reason_t,
         HSAuint32,
     }
 }
@@ -172,6 +184,13 @@ fn enumerators_have_the_generated_values() {
     same_value! {
         ROCPROFILER_STATUS_SUCCESS,
         ROCPROFILER_STATUS_ERROR,
+        ROCPROFILER_PC_SAMPLING_CONFIGURATION_FLAGS_INTERVAL_POW2,
+        ROCPROFILER_PC_SAMPLING_INSTRUCTION_TYPE_LDS,
+        ROCPROFILER_PC_SAMPLING_INSTRUCTION_TYPE_DUAL_VALU,
+        ROCPROFILER_PC_SAMPLING_INSTRUCTION_TYPE_LAST,
+        ROCPROFILER_PC_SAMPLING_INSTRUCTION_NOT_ISSUED_REASON_WAITCNT,
+        ROCPROFILER_PC_SAMPLING_INSTRUCTION_NOT_ISSUED_REASON_SLEEP_WAIT,
+        ROCPROFILER_PC_SAMPLING_INSTRUCTION_NOT_ISSUED_REASON_LAST,
         ROCPROFILER_STATUS_ERROR_CONTEXT_NOT_FOUND,
         ROCPROFILER_STATUS_ERROR_BUFFER_NOT_FOUND,
         ROCPROFILER_STATUS_ERROR_KIND_NOT_FOUND,

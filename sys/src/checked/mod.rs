@@ -16,6 +16,7 @@ mod bitfield;
 mod callback;
 mod counters;
 mod enums;
+mod pc_sampling;
 mod records;
 mod types;
 
@@ -24,6 +25,7 @@ pub use bitfield::*;
 pub use callback::*;
 pub use counters::*;
 pub use enums::*;
+pub use pc_sampling::*;
 pub use records::*;
 pub use types::*;
 

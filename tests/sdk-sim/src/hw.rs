@@ -499,10 +499,45 @@ pub fn supported(arch: Arch) -> Vec<Counter> {
         .collect()
 }
 
-/// The GPUs of a simulated machine in agent order: an MI300X-like gfx942, an MI210-like gfx90a,
-/// more gfx942s, then the gfx1151-like consumer APU if asked for.
-pub fn machine(gpus: u32, consumer_gpu: bool) -> Vec<Arch> {
-    let mut archs: Vec<Arch> = (0..gpus).map(|i| if i == 1 { Arch::Gfx90a } else { Arch::Gfx942 }).collect();
+/// The variable that picks the GPUs' architectures in a process that does not set up the
+/// machine itself (a tool's own, such as `rocprof-rs avail`), as `rocprof-sim --gpu-archs` does
+/// in the driver: a comma-separated list of `gfx942` and `gfx90a`, one per GPU in agent order
+/// (`gfx90a` alone: an MI200-only machine).
+pub const ARCHS_VAR: &str = "ROCPROF_SIM_GPU_ARCHS";
+
+/// A GPU architecture list that names an architecture the simulator does not model.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("ROCPROF_SIM_GPU_ARCHS: `{name}` (item {position}) is not a modelled GPU architecture (gfx942, gfx90a)")]
+pub struct UnknownArch {
+    pub name: String,
+    pub position: usize,
+}
+
+/// Parses a list as [`ARCHS_VAR`] holds it.
+pub fn parse_archs(list: &str) -> Result<Vec<Arch>, UnknownArch> {
+    list.split(',')
+        .enumerate()
+        .map(|(i, name)| match name.trim() {
+            "gfx942" => Ok(Arch::Gfx942),
+            "gfx90a" => Ok(Arch::Gfx90a),
+            other => Err(UnknownArch { name: other.to_owned(), position: i + 1 }),
+        })
+        .collect()
+}
+
+/// The architectures [`ARCHS_VAR`] asks for: `None` when it is unset.
+pub fn archs_from_env() -> Option<Result<Vec<Arch>, UnknownArch>> {
+    std::env::var(ARCHS_VAR).ok().map(|list| parse_archs(&list))
+}
+
+/// The GPUs of a simulated machine in agent order: `archs` if given, else an MI300X-like gfx942,
+/// an MI210-like gfx90a and more gfx942s up to `gpus`; then the gfx1151-like consumer APU if
+/// asked for.
+pub fn machine(gpus: u32, consumer_gpu: bool, archs: Option<&[Arch]>) -> Vec<Arch> {
+    let mut archs: Vec<Arch> = archs.map_or_else(
+        || (0..gpus).map(|i| if i == 1 { Arch::Gfx90a } else { Arch::Gfx942 }).collect(),
+        <[Arch]>::to_vec,
+    );
     if consumer_gpu {
         archs.push(Arch::Gfx1151);
     }
@@ -636,6 +671,9 @@ mod tests {
         assert!(supported(Arch::Gfx1151).is_empty());
         assert!(by_name(Arch::Gfx942, "SQ_WAIT_INST_VALU").is_none(), "not on gfx942, as madengine notes");
         assert!(by_name(Arch::Gfx942, "L2CacheHit").is_none(), "SDK 1.0 defines it up to gfx90a only");
+        assert_eq!(parse_archs("gfx90a, gfx942"), Ok(vec![Arch::Gfx90a, Arch::Gfx942]));
+        let bad = parse_archs("gfx90a,gfx1030").unwrap_err();
+        assert_eq!((bad.name.as_str(), bad.position), ("gfx1030", 2));
         assert!(by_name(Arch::Gfx942, "TCC_EA_RDREQ").is_none() && by_name(Arch::Gfx90a, "TCC_EA0_RDREQ").is_none());
     }
 }

@@ -12,6 +12,8 @@
 //! - [`kernels`], [`hw`]: the kernel catalog (names, descriptors, durations) and the counter
 //!   model (catalog, dimensions, hardware limits, per-instance values).
 //! - [`workload`]: a deterministic plan of API calls, dispatches, copies and markers per thread.
+//! - [`pc_model`]: each kernel's instruction stream and the PC samples taken from it.
+//! - [`pc_truth`]: the PC-sample truth table beside the truth CSV.
 //! - [`truth`]: the ground-truth CSV, and the comparison tests use.
 //! - [`ranks`]: N ranks of a training job as N processes, their shared board of arrivals, and
 //!   the launcher's `ranks-truth.json`.
@@ -23,6 +25,8 @@ pub mod app;
 pub mod hw;
 pub mod kernels;
 pub mod ops;
+pub mod pc_model;
+pub mod pc_truth;
 pub mod ranks;
 pub mod rng;
 pub mod runtime_abi;

@@ -135,6 +135,14 @@ pub struct SimDispatchResult {
     pub scratch_bytes: u64,
     pub scratch_start_ns: u64,
     pub scratch_end_ns: u64,
+    /// The PC sampling method of the dispatch's agent (`ROCPROFILER_PC_SAMPLING_METHOD_NONE`:
+    /// not sampled) and its interval; the samples themselves follow from
+    /// [`crate::pc_model::samples`].
+    pub pc_sampling_method: u32,
+    pub pc_sampling_interval: u64,
+    /// The kernel's code object and the offset of its code there.
+    pub code_object_id: u64,
+    pub kernel_offset: u64,
 }
 
 impl Default for SimDispatchResult {
@@ -152,6 +160,10 @@ impl Default for SimDispatchResult {
             scratch_bytes: 0,
             scratch_start_ns: 0,
             scratch_end_ns: 0,
+            pc_sampling_method: 0,
+            pc_sampling_interval: 0,
+            code_object_id: 0,
+            kernel_offset: 0,
         }
     }
 }
@@ -235,6 +247,9 @@ crate::sim_api! {
     /// gfx90a, then more gfx942s) and, if `consumer_gpu` is non-zero, a gfx1151-like APU. Call it
     /// before anything else; agents are fixed at their first query.
     fn rocprofiler_sim_configure_machine(gpus: u32, consumer_gpu: u32) -> rocprofiler_status_t;
+    /// Sets the GPUs' architectures in agent order (`gfx942,gfx90a`), replacing the default
+    /// list; call it before `rocprofiler_sim_configure_machine`.
+    fn rocprofiler_sim_configure_archs(archs: *const c_char) -> rocprofiler_status_t;
     /// Marks the runtime as loaded. The first call runs the SDK's initialization: client
     /// discovery, `rocprofiler_configure`, `initialize`.
     fn rocprofiler_sim_register_runtime(name: *const c_char) -> rocprofiler_status_t;
@@ -275,6 +290,15 @@ crate::sim_api! {
     /// next buffer callback, so drops after the last callback never reach a tool; a test reads
     /// the full count here to check that nothing is lost uncounted.
     fn rocprofiler_sim_buffer_drop_count(buffer: rocprofiler_buffer_id_t, count: *mut u64) -> rocprofiler_status_t;
+    /// Which PC samples of dispatch `dispatch_id` its buffer dropped: their indices in
+    /// [`crate::pc_model::samples`] order, the first `capacity` written to `indices`, the count
+    /// to `count`. Valid once the dispatch completed (`rocprofiler_sim_synchronize`).
+    fn rocprofiler_sim_pc_samples_dropped(
+        dispatch_id: u64,
+        indices: *mut u64,
+        capacity: u64,
+        count: *mut u64,
+    ) -> rocprofiler_status_t;
     /// Counters of what the simulator did so far.
     fn rocprofiler_sim_stats(stats: *mut SimStats) -> rocprofiler_status_t;
 }

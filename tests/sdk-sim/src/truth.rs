@@ -158,7 +158,7 @@ fn for_each_row(path: &Path, mut f: impl FnMut(&str)) -> std::io::Result<()> {
     let reader = BufReader::with_capacity(1 << 20, File::open(path)?);
     for line in reader.lines() {
         let line = line?;
-        if line.starts_with('#') || line == HEADER || line.is_empty() {
+        if line.starts_with('#') || line == HEADER || line == crate::pc_truth::PC_HEADER || line.is_empty() {
             continue;
         }
         f(&line);

@@ -5,8 +5,8 @@
 //! Agent handles are the addresses of the agent structs, as in the real SDK.
 
 use std::ffi::CString;
-use std::sync::OnceLock;
 use std::sync::atomic::{AtomicBool, AtomicU32, Ordering};
+use std::sync::{Mutex, OnceLock};
 
 use rocprof_sim::hw::Arch;
 use rocprofiler_sdk_sys::*;
@@ -26,6 +26,13 @@ static GPUS: AtomicU32 = AtomicU32::new(2);
 static CONSUMER: AtomicU32 = AtomicU32::new(0);
 static CONFIGURED: AtomicBool = AtomicBool::new(false);
 static AGENTS: OnceLock<Vec<&'static Agent>> = OnceLock::new();
+/// The GPUs' architectures, when the driver or `ROCPROF_SIM_GPU_ARCHS` chose them.
+static ARCHS: Mutex<Option<Vec<Arch>>> = Mutex::new(None);
+
+/// Sets the GPUs' architectures before anything queries the agents.
+pub fn configure_archs(archs: Vec<Arch>) {
+    *ARCHS.lock().unwrap() = Some(archs);
+}
 
 /// Sets the machine before anything queries it; later calls have no effect.
 pub fn configure(gpus: u32, consumer_gpu: bool) {
@@ -112,16 +119,26 @@ fn make(node: u32, arch: Option<Arch>, gpu_index: i32) -> &'static Agent {
 }
 
 /// Every agent, CPU first; fixed at first use. A process that never configures the machine
-/// (a tool's own process, such as `rocprof-rs avail`) reads `ROCPROF_SIM_GPUS` and
-/// `ROCPROF_SIM_CONSUMER_GPU=1`.
+/// (a tool's own process, such as `rocprof-rs avail`) reads `ROCPROF_SIM_GPUS`,
+/// `ROCPROF_SIM_GPU_ARCHS` and `ROCPROF_SIM_CONSUMER_GPU=1`.
 pub fn all() -> &'static [&'static Agent] {
     AGENTS.get_or_init(|| {
         if !CONFIGURED.load(Ordering::Acquire) {
             let gpus = std::env::var("ROCPROF_SIM_GPUS").ok().and_then(|v| v.parse().ok()).unwrap_or(2);
             configure(gpus, std::env::var("ROCPROF_SIM_CONSUMER_GPU").is_ok_and(|v| v == "1"));
+            match rocprof_sim::hw::archs_from_env() {
+                Some(Ok(archs)) => configure_archs(archs),
+                Some(Err(e)) => crate::ffi::log!("{e}; using the default machine"),
+                None => {}
+            }
         }
         let mut agents = vec![make(0, None, -1)];
-        let archs = rocprof_sim::hw::machine(GPUS.load(Ordering::Acquire), CONSUMER.load(Ordering::Acquire) == 1);
+        let chosen = ARCHS.lock().unwrap().clone();
+        let archs = rocprof_sim::hw::machine(
+            GPUS.load(Ordering::Acquire),
+            CONSUMER.load(Ordering::Acquire) == 1,
+            chosen.as_deref(),
+        );
         for (i, arch) in archs.into_iter().enumerate() {
             agents.push(make(i as u32 + 1, Some(arch), i as i32));
         }

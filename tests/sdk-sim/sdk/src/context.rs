@@ -50,6 +50,8 @@ pub struct Services {
     pub buffer: Vec<BufferService>,
     pub callback: Vec<CallbackService>,
     pub counting: Option<Counting>,
+    /// PC sampling, one service per agent.
+    pub pc_sampling: Vec<crate::pc_sampling::Service>,
 }
 
 /// One context.
@@ -141,6 +143,11 @@ impl Context {
     /// The buffer of the service for `kind` and `op`, if configured.
     pub fn buffer_for(&self, kind: rocprofiler_buffer_tracing_kind_t, op: i32) -> Option<&'static Buffer> {
         self.services()?.buffer.iter().find(|s| s.kind == kind && wants(&s.ops, op)).map(|s| s.buffer)
+    }
+
+    /// The PC sampling service of `agent`, if configured.
+    pub fn pc_sampling_for(&self, agent: u64) -> Option<crate::pc_sampling::Service> {
+        self.services()?.pc_sampling.iter().find(|s| s.agent == agent).copied()
     }
 
     /// The dispatch counting service, if configured.

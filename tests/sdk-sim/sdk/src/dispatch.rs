@@ -16,7 +16,8 @@ use crate::buffer::{Buffer, Item, POISON, bytes_of};
 use crate::context::{self, Counting};
 use crate::ffi::log;
 use crate::runtime::{LAUNCH_LATENCY_NS, buffers_for, current_correlation};
-use crate::{agents, clock, counters, gpu};
+use crate::{agents, clock, counters, gpu, pc_samples, pc_sampling, runtime};
+use rocprof_sim::pc_model::{DispatchInput, Sampling};
 
 static NEXT_DISPATCH: AtomicU64 = AtomicU64::new(1);
 static NEXT_QUEUE: AtomicU64 = AtomicU64::new(1);
@@ -48,6 +49,9 @@ struct Pending {
     targets: Vec<&'static Buffer>,
     counting: Vec<(Counting, &'static counters::Config, rocprofiler_user_data_t)>,
     activity: SimActivity,
+    /// The agent's PC sampling service and the dispatch as the sample model sees it (its end
+    /// filled in when known).
+    pc_sampling: Option<(pc_sampling::Service, DispatchInput)>,
 }
 
 thread_local! {
@@ -202,6 +206,32 @@ pub fn dispatch(d: &SimDispatch, result: &mut SimDispatchResult) -> rocprofiler_
     result.queue_id = queue_id;
     result.correlation_id = correlation.internal;
     result.start_ns = start;
+    // Collectives (open ends) are not sampled: their samples would need an end the driver
+    // learns only later.
+    let pc_sampling = pc_sampling::active_for(agent.info.id.handle)
+        .filter(|_| d.open_end == 0)
+        .zip(agent.arch)
+        .and_then(|(service, arch)| {
+            let (code_object_id, kernel_offset) = runtime::kernel_code(d.kernel_id)?;
+            result.pc_sampling_method = service.method;
+            result.pc_sampling_interval = service.interval;
+            result.code_object_id = code_object_id;
+            result.kernel_offset = kernel_offset;
+            let input = DispatchInput {
+                arch,
+                kernel_id: d.kernel_id,
+                code_object_id,
+                kernel_offset,
+                dispatch_id,
+                correlation_id: correlation.internal,
+                start_ns: start,
+                end_ns: start,
+                grid: d.grid,
+                workgroup: d.workgroup,
+                activity: d.activity,
+            };
+            Some((service, input))
+        });
     let pending = Pending {
         gpu: d.gpu,
         stream: d.stream,
@@ -211,6 +241,7 @@ pub fn dispatch(d: &SimDispatch, result: &mut SimDispatchResult) -> rocprofiler_
         targets,
         counting,
         activity: d.activity,
+        pc_sampling,
     };
     if d.open_end != 0 {
         // The queue keeps the kernel until its end is known: nothing after it can start.
@@ -239,11 +270,15 @@ pub fn dispatch_end(dispatch_id: u64, end_ns: u64) -> Result<u64, rocprofiler_st
 /// Ends a dispatch at `end_ns` (never before its start): the queue moves on, and its records go
 /// to the completion thread. Returns the end.
 fn finish(pending: Pending, end_ns: u64) -> u64 {
-    let Pending { gpu, stream, scratch, agent_tail, mut record, targets, counting, activity } = pending;
+    let Pending { gpu, stream, scratch, agent_tail, mut record, targets, counting, activity, mut pc_sampling } =
+        pending;
     let end = end_ns.max(record.start_timestamp + 1);
     record.end_timestamp = end;
     agent_tail.fetch_max(end, Ordering::AcqRel);
     set_queue(gpu, stream, Tail::At(end), scratch);
+    if let Some((_, input)) = pc_sampling.as_mut() {
+        input.end_ns = end;
+    }
     let payload = gpu::Plain((record, counting));
     gpu::complete(gpu::Completion {
         end_ns: end,
@@ -258,6 +293,10 @@ fn finish(pending: Pending, end_ns: u64) -> u64 {
             }
             for (service, config, user_data) in counting {
                 deliver_counters(service, config, &record, &activity, user_data);
+            }
+            if let Some((service, input)) = pc_sampling {
+                let sampling = Sampling { method: service.method, interval: service.interval };
+                pc_samples::deliver(service.buffer, &input, sampling);
             }
         }),
     });

@@ -13,7 +13,7 @@ use rocprofiler_sdk_sys::*;
 
 use crate::context::Counting;
 use crate::ffi::status;
-use crate::{agents, buffer, clock, context, counters, dispatch, names, registration, runtime, threads};
+use crate::{agents, buffer, clock, context, counters, dispatch, names, pc_sampling, registration, runtime, threads};
 
 macro_rules! out {
     ($ptr:expr, $value:expr) => {{
@@ -577,8 +577,44 @@ fn set_counting(ctx: &context::Context, counting: Counting) -> rocprofiler_statu
         if s.counting.is_some() {
             return ROCPROFILER_STATUS_ERROR_SERVICE_ALREADY_CONFIGURED;
         }
+        // 1.0 keeps PC sampling and counter collection out of one context, either order.
+        if !s.pc_sampling.is_empty() {
+            return ROCPROFILER_STATUS_ERROR_CONTEXT_CONFLICT;
+        }
         s.counting = Some(counting);
         ROCPROFILER_STATUS_SUCCESS
+    })
+}
+
+#[unsafe(no_mangle)]
+extern "C" fn rocprofiler_query_pc_sampling_agent_configurations(
+    agent: rocprofiler_agent_id_t,
+    callback: rocprofiler_available_pc_sampling_configurations_cb_t,
+    data: *mut c_void,
+) -> rocprofiler_status_t {
+    status("rocprofiler_query_pc_sampling_agent_configurations", || pc_sampling::query(agent.handle, callback, data))
+}
+
+#[unsafe(no_mangle)]
+extern "C" fn rocprofiler_configure_pc_sampling_service(
+    ctx: rocprofiler_context_id_t,
+    agent: rocprofiler_agent_id_t,
+    method: rocprofiler_pc_sampling_method_t,
+    unit: rocprofiler_pc_sampling_unit_t,
+    interval: u64,
+    buffer: rocprofiler_buffer_id_t,
+    _flags: c_int,
+) -> rocprofiler_status_t {
+    status("rocprofiler_configure_pc_sampling_service", || {
+        let request = pc_sampling::Request {
+            context: ctx.handle,
+            agent: agent.handle,
+            method,
+            unit,
+            interval,
+            buffer: buffer.handle,
+        };
+        pc_sampling::configure(&request, !locked())
     })
 }
 
@@ -589,6 +625,27 @@ extern "C" fn rocprofiler_sim_configure_machine(gpus: u32, consumer_gpu: u32) ->
     status("rocprofiler_sim_configure_machine", || {
         agents::configure(gpus, consumer_gpu != 0);
         ROCPROFILER_STATUS_SUCCESS
+    })
+}
+
+#[unsafe(no_mangle)]
+extern "C" fn rocprofiler_sim_configure_archs(archs: *const c_char) -> rocprofiler_status_t {
+    status("rocprofiler_sim_configure_archs", || {
+        if archs.is_null() {
+            return ROCPROFILER_STATUS_ERROR_INVALID_ARGUMENT;
+        }
+        // SAFETY: non-null, NUL-terminated list from the driver.
+        let list = unsafe { CStr::from_ptr(archs) }.to_string_lossy();
+        match rocprof_sim::hw::parse_archs(&list) {
+            Ok(archs) => {
+                agents::configure_archs(archs);
+                ROCPROFILER_STATUS_SUCCESS
+            }
+            Err(e) => {
+                crate::ffi::log!("{e}");
+                ROCPROFILER_STATUS_ERROR_INVALID_ARGUMENT
+            }
+        }
     })
 }
 
@@ -718,6 +775,25 @@ extern "C" fn rocprofiler_sim_buffer_drop_count(
 }
 
 #[unsafe(no_mangle)]
+extern "C" fn rocprofiler_sim_pc_samples_dropped(
+    dispatch_id: u64,
+    indices: *mut u64,
+    capacity: u64,
+    count: *mut u64,
+) -> rocprofiler_status_t {
+    status("rocprofiler_sim_pc_samples_dropped", || {
+        let dropped = crate::pc_samples::dropped(dispatch_id);
+        if !indices.is_null() {
+            let n = dropped.len().min(capacity as usize);
+            // SAFETY: the driver passes room for `capacity` indices at `indices`.
+            unsafe { std::ptr::copy_nonoverlapping(dropped.as_ptr(), indices, n) };
+        }
+        out!(count, dropped.len() as u64);
+        ROCPROFILER_STATUS_SUCCESS
+    })
+}
+
+#[unsafe(no_mangle)]
 extern "C" fn rocprofiler_sim_stats(stats: *mut SimStats) -> rocprofiler_status_t {
     status("rocprofiler_sim_stats", || {
         out!(stats, crate::stats::snapshot());
@@ -770,9 +846,12 @@ fn _exports_have_the_sdk_signatures() -> (SdkApi, SimRuntimeApi) {
             rocprofiler_destroy_counter_config,
             rocprofiler_configure_buffer_dispatch_counting_service,
             rocprofiler_configure_callback_dispatch_counting_service,
+            rocprofiler_query_pc_sampling_agent_configurations,
+            rocprofiler_configure_pc_sampling_service,
         },
         SimRuntimeApi {
             rocprofiler_sim_configure_machine,
+            rocprofiler_sim_configure_archs,
             rocprofiler_sim_register_runtime,
             rocprofiler_sim_gpu_count,
             rocprofiler_sim_gpu_agent,
@@ -785,6 +864,7 @@ fn _exports_have_the_sdk_signatures() -> (SdkApi, SimRuntimeApi) {
             rocprofiler_sim_memory_allocation,
             rocprofiler_sim_synchronize,
             rocprofiler_sim_buffer_drop_count,
+            rocprofiler_sim_pc_samples_dropped,
             rocprofiler_sim_stats,
         },
     )

@@ -30,6 +30,8 @@ mod exports;
 mod ffi;
 mod gpu;
 mod names;
+mod pc_samples;
+mod pc_sampling;
 mod registration;
 mod runtime;
 mod stats;

@@ -6,6 +6,7 @@ use std::ffi::{CStr, CString, c_char};
 use std::sync::Mutex;
 use std::sync::atomic::{AtomicU64, Ordering};
 
+use rocprof_sim::pc_model;
 use rocprof_sim::runtime_abi::*;
 use rocprofiler_sdk_sys::*;
 
@@ -362,7 +363,8 @@ pub fn load_code_object(gpu: u32, uri: &CStr, symbols: &[SimKernelSymbol], ids: 
         .map(|(i, (s, out))| {
             let kernel_id = NEXT_KERNEL.fetch_add(1, Ordering::Relaxed);
             *out = kernel_id;
-            let kernel_object = base + 0x1000 + i as u64 * 0x100;
+            // Each kernel gets its own 4 KiB, so PC samples fall inside exactly one kernel's code.
+            let kernel_object = base + pc_model::kernel_code_offset(i as u64) - pc_model::ENTRY_OFFSET;
             rocprofiler_callback_tracing_code_object_kernel_symbol_register_data_t {
                 size: std::mem::size_of::<rocprofiler_callback_tracing_code_object_kernel_symbol_register_data_t>()
                     as u64,
@@ -377,8 +379,8 @@ pub fn load_code_object(gpu: u32, uri: &CStr, symbols: &[SimKernelSymbol], ids: 
                 sgpr_count: s.sgpr_count,
                 arch_vgpr_count: s.arch_vgpr_count,
                 accum_vgpr_count: s.accum_vgpr_count,
-                kernel_code_entry_byte_offset: 256,
-                kernel_address: rocprofiler_address_t { value: kernel_object + 256 },
+                kernel_code_entry_byte_offset: pc_model::ENTRY_OFFSET as i64,
+                kernel_address: rocprofiler_address_t { value: kernel_object + pc_model::ENTRY_OFFSET },
             }
         })
         .collect();
@@ -386,6 +388,14 @@ pub fn load_code_object(gpu: u32, uri: &CStr, symbols: &[SimKernelSymbol], ids: 
     code_object_callbacks(&object, ROCPROFILER_CALLBACK_PHASE_LOAD);
     CODE_OBJECTS.lock().unwrap().push(object);
     ROCPROFILER_STATUS_SUCCESS
+}
+
+/// The code object holding kernel `kernel_id` and the offset of the kernel's code in it.
+pub fn kernel_code(kernel_id: u64) -> Option<(u64, u64)> {
+    let objects = CODE_OBJECTS.lock().unwrap();
+    let (object, index) =
+        objects.iter().find_map(|o| o.symbols.iter().position(|s| s.kernel_id == kernel_id).map(|i| (o, i)))?;
+    Some((object.id, pc_model::kernel_code_offset(index as u64)))
 }
 
 /// Finalization: unload callbacks, code object before its symbols.

@@ -10,6 +10,7 @@ mod rank;
 use std::ffi::CString;
 use std::io::Write;
 use std::path::{Path, PathBuf};
+use std::sync::Mutex;
 use std::time::{Duration, Instant};
 
 use libloading::os::unix::Library;
@@ -17,6 +18,7 @@ use rocprofiler_sdk_sys::*;
 
 use crate::hw::{self, Arch};
 use crate::kernels::{CATALOG, KernelSpec};
+use crate::pc_model::{DispatchInput, Sampling};
 use crate::runtime_abi::*;
 use crate::truth::{HEADER, Row, banner_line};
 use crate::workload::Workload;
@@ -36,6 +38,9 @@ struct Runtime {
 /// What each GPU was set up with: the kernel id of every catalog kernel.
 struct Loaded {
     kernel_ids: Vec<Vec<u64>>,
+    archs: Vec<Arch>,
+    /// The dispatches the SDK took PC samples of, for the PC-sample truth.
+    pc_sampled: Mutex<Vec<(DispatchInput, Sampling)>>,
 }
 
 /// The simulated SDK next to the running executable (or in `deps/` below it, where cargo leaves
@@ -80,17 +85,33 @@ impl Machine {
     /// Opens the simulated SDK at `sdk` (global, so tools find it by SONAME) and sets up its
     /// machine: `agents` GPUs, plus a gfx1151-like APU if `consumer_gpu`.
     pub fn open(sdk: &Path, agents: u32, consumer_gpu: bool) -> Result<Self, String> {
-        if agents == 0 {
+        Self::open_with_archs(sdk, agents, consumer_gpu, None)
+    }
+
+    /// [`Machine::open`], with the GPUs' architectures `archs` (in agent order) instead of the
+    /// default list of `agents`.
+    pub fn open_with_archs(
+        sdk: &Path,
+        agents: u32,
+        consumer_gpu: bool,
+        archs: Option<&[Arch]>,
+    ) -> Result<Self, String> {
+        if agents == 0 || archs.is_some_and(<[Arch]>::is_empty) {
             return Err("a machine needs at least one GPU".into());
         }
         let (library, api) = SimRuntimeApi::open(sdk)?;
         eprintln!("rocprof-sim: {}", crate::SIMULATED_BANNER);
+        if let Some(archs) = archs {
+            let list = CString::new(archs.iter().map(|a| a.name()).collect::<Vec<_>>().join(",")).unwrap();
+            // SAFETY: a NUL-terminated list that outlives the call.
+            check("configure archs", unsafe { (api.rocprofiler_sim_configure_archs)(list.as_ptr()) });
+        }
         // SAFETY: plain integers.
         check("configure machine", unsafe { (api.rocprofiler_sim_configure_machine)(agents, u32::from(consumer_gpu)) });
         Ok(Machine {
             library,
             rt: Runtime { api },
-            archs: hw::machine(agents, consumer_gpu),
+            archs: hw::machine(agents, consumer_gpu, archs),
             head: String::new(),
             code_objects: 0,
             loaded: None,
@@ -118,7 +139,7 @@ impl Machine {
             let uri = format!("memory://{}#offset=0x{:x}&size=1048576", std::process::id(), 0x1000 * (gpu + 1));
             kernel_ids.push(self.load_code_object(gpu, &uri, CATALOG));
         }
-        self.loaded = Some(Loaded { kernel_ids });
+        self.loaded = Some(Loaded { kernel_ids, archs: self.archs.clone(), pc_sampled: Mutex::new(Vec::new()) });
     }
 
     /// Loads a code object holding `kernels` on GPU `gpu`, with its truth rows; returns the
@@ -211,8 +232,46 @@ impl Machine {
             let parts: Vec<PathBuf> = parts.into_iter().flatten().collect();
             write_truth(path, &self.head, about, &parts)
                 .map_err(|e| format!("cannot write {}: {e}", path.display()))?;
+            let sampled = std::mem::take(&mut *loaded.pc_sampled.lock().unwrap());
+            if !sampled.is_empty() {
+                let pc_path = crate::pc_truth::path_beside(path);
+                self.write_pc_truth(&pc_path, &sampled)
+                    .map_err(|e| format!("cannot write {}: {e}", pc_path.display()))?;
+            }
         }
         Ok(elapsed)
+    }
+
+    /// Writes the PC-sample truth of `sampled`: every sample of each dispatch but those the SDK
+    /// reports its buffer dropped, then their count.
+    fn write_pc_truth(&self, path: &Path, sampled: &[(DispatchInput, Sampling)]) -> std::io::Result<()> {
+        let mut out = crate::pc_truth::file_head();
+        let mut dropped_total = 0;
+        for (input, sampling) in sampled {
+            let mut count = 0u64;
+            // SAFETY: a null index array asks for the count only.
+            check("pc samples dropped", unsafe {
+                (self.rt.api.rocprofiler_sim_pc_samples_dropped)(input.dispatch_id, std::ptr::null_mut(), 0, &mut count)
+            });
+            let mut dropped = vec![0u64; count as usize];
+            // SAFETY: room for `count` indices.
+            check("pc samples dropped", unsafe {
+                (self.rt.api.rocprofiler_sim_pc_samples_dropped)(
+                    input.dispatch_id,
+                    dropped.as_mut_ptr(),
+                    count,
+                    &mut count,
+                )
+            });
+            dropped_total += dropped.len() as u64;
+            for (index, sample) in crate::pc_model::samples(input, *sampling).iter().enumerate() {
+                if !dropped.contains(&(index as u64)) {
+                    crate::pc_truth::sample_row(sample, &mut out);
+                }
+            }
+        }
+        crate::pc_truth::dropped_row(dropped_total, &mut out);
+        std::fs::write(path, out)
     }
 
     /// What the simulated SDK has done so far.

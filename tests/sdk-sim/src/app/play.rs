@@ -11,6 +11,7 @@ use super::{Loaded, Runtime, check};
 use crate::hw;
 use crate::kernels::{CATALOG, Launch, MEMSET_KERNEL};
 use crate::ops::{MARKER_CORE, MEMORY_COPY, hip_name};
+use crate::pc_model::{DispatchInput, Sampling};
 use crate::runtime_abi::*;
 use crate::truth::Row;
 use crate::workload::{Step, Workload};
@@ -282,6 +283,23 @@ pub(super) fn dispatch(
     // SAFETY: valid structs.
     check("dispatch", unsafe { (rt.api.rocprofiler_sim_dispatch)(&d, &mut r) });
     dispatch_rows(out, tid, &d, &r);
+    if r.pc_sampling_method != ROCPROFILER_PC_SAMPLING_METHOD_NONE {
+        let input = DispatchInput {
+            arch: loaded.archs[gpu as usize],
+            kernel_id: d.kernel_id,
+            code_object_id: r.code_object_id,
+            kernel_offset: r.kernel_offset,
+            dispatch_id: r.dispatch_id,
+            correlation_id: r.correlation_id,
+            start_ns: r.start_ns,
+            end_ns: r.end_ns,
+            grid,
+            workgroup,
+            activity: d.activity,
+        };
+        let sampling = Sampling { method: r.pc_sampling_method, interval: r.pc_sampling_interval };
+        loaded.pc_sampled.lock().unwrap().push((input, sampling));
+    }
 }
 
 /// The truth rows of dispatch `d`, which the SDK recorded as `r`: the dispatch, the counters

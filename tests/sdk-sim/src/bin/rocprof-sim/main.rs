@@ -27,6 +27,11 @@ struct Args {
     /// Add a gfx1151-like consumer GPU, on which counter collection fails as in SDK 1.0.
     #[arg(long)]
     consumer_gpu: bool,
+    /// The GPUs' architectures in agent order, comma-separated (gfx942: MI300X-like, host trap
+    /// and stochastic PC sampling; gfx90a: MI210-like, host trap only); replaces --agents.
+    /// Default: ROCPROF_SIM_GPU_ARCHS, which tools' own processes read too.
+    #[arg(long)]
+    gpu_archs: Option<String>,
     /// Kernel mix: default, gemm, pointwise or triton.
     #[arg(long, default_value = "default")]
     mix: String,
@@ -134,6 +139,15 @@ fn fail(message: &str) -> ! {
     std::process::exit(2)
 }
 
+/// The GPUs' architectures `--gpu-archs` (else `ROCPROF_SIM_GPU_ARCHS`) asks for, if any.
+fn gpu_archs(args: &Args) -> Option<Vec<rocprof_sim::hw::Arch>> {
+    let parsed = match &args.gpu_archs {
+        Some(list) => Some(rocprof_sim::hw::parse_archs(list)),
+        None => rocprof_sim::hw::archs_from_env(),
+    };
+    parsed.map(|archs| archs.unwrap_or_else(|e| fail(&e.to_string())))
+}
+
 fn main() {
     let args = Args::parse();
     if args.ranks > 0 {
@@ -146,7 +160,9 @@ fn main() {
         fail("--threads and --agents must be at least 1");
     }
     let path = args.sdk.clone().map_or_else(default_sdk_path, Ok).unwrap_or_else(|e| fail(&e));
-    let mut machine = Machine::open(&path, args.agents, args.consumer_gpu).unwrap_or_else(|e| fail(&e));
+    let archs = gpu_archs(&args);
+    let mut machine =
+        Machine::open_with_archs(&path, args.agents, args.consumer_gpu, archs.as_deref()).unwrap_or_else(|e| fail(&e));
     if let Some(tool) = &args.force_configure {
         force_configure(machine.library(), tool);
     }

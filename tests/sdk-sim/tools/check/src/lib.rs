@@ -8,6 +8,8 @@
 //! - `ROCPROF_SIM_CHECK_BUFFER`: buffer bytes (default 1 MiB); the watermark is 7/8 of it;
 //! - `ROCPROF_SIM_CHECK_COUNTERS`: counters to collect on every dispatch (comma-separated), through
 //!   the buffer dispatch counting service into the same buffer;
+//! - `ROCPROF_SIM_CHECK_PC_SAMPLING`: `host_trap:US` or `stochastic:CYCLES` (see [`pc`]);
+//!   `ROCPROF_SIM_CHECK_PC_PROBE=1` adds the invalid configure calls;
 //! - `ROCPROF_SIM_CHECK_RETAIN=1`: a deliberately broken tool that keeps record pointers and reads
 //!   them one callback late, to show the simulator's poisoning catches it.
 //!
@@ -23,6 +25,7 @@ use std::sync::Mutex;
 use std::sync::atomic::{AtomicU64, Ordering};
 
 mod counting;
+mod pc;
 
 use rocprof_sim::truth::{HEADER, Row, banner_line};
 use rocprofiler_sdk_sys::sdk::Sdk;
@@ -30,6 +33,8 @@ use rocprofiler_sdk_sys::*;
 
 struct State {
     sdk: Sdk,
+    /// The output file (the PC-sample rows go beside it).
+    path: std::path::PathBuf,
     out: Mutex<std::io::BufWriter<std::fs::File>>,
     buffer: Mutex<rocprofiler_buffer_id_t>,
     retain: bool,
@@ -400,6 +405,10 @@ extern "C" fn tool_init(_fini: rocprofiler_client_finalize_t, _data: *mut c_void
                 counting::configure(ctx, buffer, &wanted);
             }
             check("start_context", (api.rocprofiler_start_context)(ctx));
+            if let Some(spec) = env("ROCPROF_SIM_CHECK_PC_SAMPLING") {
+                let probe = env("ROCPROF_SIM_CHECK_PC_PROBE").as_deref() == Some("1");
+                pc::configure(api, &spec, &state().path, size, policy, probe);
+            }
         }
         *state().buffer.lock().unwrap() = buffer;
         0
@@ -412,6 +421,7 @@ extern "C" fn tool_fini(_data: *mut c_void) {
         let buffer = *state.buffer.lock().unwrap();
         // SAFETY: flushing our own buffer during finalize, as the SDK allows.
         check("flush_buffer", unsafe { (state.sdk.api().rocprofiler_flush_buffer)(buffer) });
+        pc::finish(state.sdk.api());
         let mut late = rocprofiler_context_id_t { handle: 0 };
         // SAFETY: configuration is locked after initialize; the SDK must refuse this.
         let status = unsafe { (state.sdk.api().rocprofiler_create_context)(&mut late) };
@@ -471,6 +481,7 @@ pub unsafe extern "C" fn rocprofiler_configure(
     let retain = std::env::var("ROCPROF_SIM_CHECK_RETAIN").is_ok_and(|v| v == "1");
     let _ = STATE.set(State {
         sdk,
+        path: path.clone(),
         out: Mutex::new(out),
         buffer: Mutex::new(rocprofiler_buffer_id_t { handle: 0 }),
         retain,
