@@ -194,7 +194,7 @@ fn mix(
         .into_iter()
         .map(|((reason, category), samples)| ReasonShare { reason, category, samples, share: ratio(samples, total) })
         .collect();
-    shares.sort_by(|a, b| b.samples.cmp(&a.samples));
+    shares.sort_by_key(|s| std::cmp::Reverse(s.samples));
     shares
 }
 
