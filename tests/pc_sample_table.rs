@@ -157,6 +157,25 @@ fn samples_are_summed_per_kernel_pc_and_reason_and_come_back_through_rocprofv3s_
     let lds = &hotspots::hotspots(&rows, 5)[0];
     assert_eq!((lds.kernel_name.as_str(), lds.samples, lds.instructions[0].pc_offset), ("lds", 60, 0x40));
 
+    // The commands: `hotspots` lists the hot instruction with its reasons and source line, and
+    // `analyze` says the stall mix beside the class.
+    let cli = |args: &[&str]| {
+        let output = std::process::Command::new(env!("CARGO_BIN_EXE_rocprof-rs")).args(args).output().unwrap();
+        assert!(output.status.success(), "{args:?}: {}", common::stderr(&output));
+        String::from_utf8(output.stdout).unwrap()
+    };
+    let text = cli(&["hotspots", run.to_str().unwrap(), "--top", "1"]);
+    assert!(text.contains("lds — 60 samples (94% of all)"), "{text}");
+    assert!(text.contains("ds_read_b32 v1, v2 at /src/lds.cpp:12"), "{text}");
+    assert!(text.contains("[ROCPROFILER_PC_SAMPLING_INSTRUCTION_NOT_ISSUED_REASON_WAITCNT 91%"), "{text}");
+    let analysis: serde_json::Value =
+        serde_json::from_str(&cli(&["analyze", run.to_str().unwrap(), "--format", "json"])).unwrap();
+    let evidence = analysis["kernels"][0]["diagnosis"]["evidence"].to_string();
+    assert!(
+        evidence.contains("PC samples: 57 stalled of 60, 91% memory_dependency, 9% execution_dependency"),
+        "{evidence}"
+    );
+
     // Out as rocprofv3's CSV, a line per sample, and back.
     let csv = dir.join("csv");
     rocprof_rs_analysis::export::rocprofv3::export(&run, &csv).unwrap();
