@@ -75,6 +75,10 @@ enum Command {
     /// with their expected gain; --svg writes the roofline chart. Reads a dataset, or a
     /// kernel-optimisation results JSON.
     Analyze(cli::AnalyzeArgs),
+    /// Where inside each kernel the time goes, from its PC samples: per kernel, its share of
+    /// the samples and its stall mix, then its hottest instructions, each with its reasons
+    /// (the vendor's names) and source line where known.
+    Hotspots(cli::HotspotsArgs),
     /// One fitness number for an evolutionary optimiser (OpenEvolve's evaluator):
     /// latency against --target-us, judged by the median plus its standard error so noise and
     /// few repeats do not flatter a candidate; correctness as a gate; roofline efficiency where
@@ -131,6 +135,7 @@ fn main() -> ExitCode {
         Command::Export(args) => cli::export(args),
         Command::Diff(args) => cli::diff(args),
         Command::Analyze(args) => cli::analyze(args),
+        Command::Hotspots(args) => cli::hotspots(args),
         Command::Score(args) => cli::score(args),
         Command::Ranks(args) => cli::ranks(args),
         Command::Report(args) => cli::report(args),

@@ -29,9 +29,10 @@ use parquet::file::statistics::Statistics;
 use rocprof_rs_format::Table;
 
 /// Tables no run here writes: the simulator has no HSA API, and RCCL calls only with `--ranks`.
-const UNWRITTEN: [(&str, &str); 2] = [
+const UNWRITTEN: [(&str, &str); 3] = [
     ("hsa_api", "the simulator emits no HSA API records"),
     ("rccl_api", "only `rocprof-sim --ranks` makes RCCL calls"),
+    ("pc_sample", "the runs here do not sample PCs"),
 ];
 
 /// The dataset the tool wrote on an H100 (format 2), the one with `cuda_api`.

@@ -103,7 +103,18 @@ fn assert_sound_page(dir: &Path, seen: &Value) -> Value {
     assert!(facts.is_object(), "facts: {seen:#}");
     assert_eq!(facts["external"], serde_json::json!([]), "no reference outside the page");
     let sections: BTreeMap<String, String> = serde_json::from_value(facts["sections"].clone()).unwrap();
-    let expected = ["summary", "kernels", "timeline", "roofline", "bottlenecks", "coverage", "device", "ranks", "diff"];
+    let expected = [
+        "summary",
+        "kernels",
+        "timeline",
+        "roofline",
+        "bottlenecks",
+        "hotspots",
+        "coverage",
+        "device",
+        "ranks",
+        "diff",
+    ];
     assert_eq!(sections.keys().map(String::as_str).collect::<Vec<_>>(), {
         let mut sorted = expected.to_vec();
         sorted.sort_unstable();

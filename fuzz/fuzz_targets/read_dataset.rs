@@ -1,5 +1,5 @@
 //! Any bytes as a table's Parquet file, through every reader of a dataset: `stats`, the typed
-//! batch reader every export uses, and the health check. A corrupt footer, page or schema may
+//! batch reader every export uses, the health check, and the PC samples' reader and hotspots. A corrupt footer, page or schema may
 //! be refused with an error naming the file, never panic.
 #![no_main]
 
@@ -10,7 +10,7 @@ use rocprof_rs_format::Table;
 fuzz_target!(|data: &[u8]| {
     let dir = std::env::temp_dir().join(format!("rocprof-rs-fuzz-dataset-{}", std::process::id()));
     let _ = std::fs::remove_dir_all(&dir);
-    for table in [Table::KernelDispatch, Table::Marker] {
+    for table in [Table::KernelDispatch, Table::Marker, Table::PcSample] {
         std::fs::create_dir_all(dir.join(table.name())).unwrap();
         std::fs::write(dir.join(table.name()).join("fuzz-00000.parquet"), data).unwrap();
     }
@@ -24,5 +24,8 @@ fuzz_target!(|data: &[u8]| {
         }
         Ok::<(), rocprof_rs_format::Error>(())
     });
+    if let Ok(rows) = rocprof_rs_analysis::hotspots::read_pc_samples(&dir) {
+        std::hint::black_box(rocprof_rs_analysis::hotspots::hotspots(&rows, 10));
+    }
     let _ = std::fs::remove_dir_all(&dir);
 });

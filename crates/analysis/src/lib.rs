@@ -3,6 +3,7 @@
 //!
 //! - [`stats`]: per-kernel and per-API summaries, streamed a row group at a time;
 //! - [`analyze`]: the roofline, bottleneck classes, occupancy, `diff` and `score`;
+//! - [`hotspots`]: PC samples per kernel and instruction, with their stall mix;
 //! - [`ranks`]: a distributed job's ranks compared: busy and idle time, stragglers, collectives;
 //! - [`import`]: rocprofv3's CSV and JSON, rocprof v1's CSV and JSON, and rocpd databases, into
 //!   the dataset's own tables;
@@ -17,6 +18,7 @@ pub mod csv_field;
 pub mod error;
 pub mod export;
 pub mod grouped;
+pub mod hotspots;
 pub mod import;
 pub mod names;
 pub mod progress;

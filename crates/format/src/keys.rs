@@ -69,3 +69,12 @@ pub const METADATA_FILE_SUFFIX: &str = ".metadata.json";
 /// In the run-metadata file: counted launches that ran with kernel activity off (CUPTI's SASS
 /// passes), which have counter rows but no `kernel_dispatch` row.
 pub const COUNTER_DISPATCHES_UNTRACED: &str = "counter_dispatches_untraced";
+
+/// In the run-metadata file: PC samples taken (the sum of `pc_sample`'s `samples`, with those
+/// no kernel was found for).
+pub const PC_SAMPLES: &str = "pc_samples";
+/// In the run-metadata file: PC samples the sampling library or the tool lost.
+pub const PC_SAMPLES_DROPPED: &str = "pc_samples_dropped";
+/// In the run-metadata file: PC samples whose dispatch named no kernel the writer knew (their
+/// rows have kernel id 0).
+pub const PC_SAMPLES_UNRESOLVED: &str = "pc_samples_unresolved";

@@ -33,6 +33,7 @@ pub mod keys;
 pub mod launch;
 pub mod origin;
 pub mod panic;
+pub mod pc_sample;
 pub mod publish;
 pub mod read;
 pub mod terminal;
@@ -337,6 +338,43 @@ columns! {
     }
 }
 
+columns! {
+    /// `pc_sample`: program-counter samples, aggregated as they arrive: one row per kernel,
+    /// PC and reason (and agent, method and instruction type) per flush of the writer, with
+    /// `samples` the count, so a long run stays small; a PC's rows over a run are summed by
+    /// the readers. `code_object_id` and `pc_offset` (bytes from the code object's start; on
+    /// NVIDIA, the function's cubin and the offset in its SASS) place the instruction;
+    /// `instruction` is its text and `source_file` and `source_line` where it came from, each
+    /// null when unknown. `reason` is the vendor's own name for what the wave (warp) was
+    /// doing (CUPTI's stall reason, the SDK's not-issued reason; null where the method
+    /// reports none, as host-trap does), `category` its one name for both vendors
+    /// ([`pc_sample::ReasonCategory`], mapped by [`pc_sample::VENDOR_REASONS`]);
+    /// `instruction_type` is the SDK's (null elsewhere); `method` is `host_trap`,
+    /// `stochastic` or `cupti` ([`pc_sample::SampleMethod`]). `dispatch_id` and
+    /// `correlation_id` are those of the first sample of the row (0 where unknown): a
+    /// dispatch of the kernel, not the only one. The run's metadata file says how many
+    /// samples were taken (`pc_samples`) and lost (`pc_samples_dropped`).
+    PcSample / PcSampleRow {
+        kernel_name: Dict,
+        kernel_id: U64,
+        agent_id: U64,
+        dispatch_id: U64,
+        correlation_id: U64,
+        code_object_id: U64,
+        pc_offset: U64,
+        instruction: OptStr,
+        source_file: OptStr,
+        source_line: OptU32,
+        reason: OptStr,
+        category: Str,
+        instruction_type: OptStr,
+        method: Str,
+        samples: U64,
+        pid: SameU32,
+        vendor: Dict,
+    }
+}
+
 /// Declares the [`Table`] enum from one list: each table's variant, folder name and row
 /// buffers (several tables may share a schema, as the API tables do).
 macro_rules! tables {
@@ -412,6 +450,8 @@ tables! {
     Process => "process", Process;
     /// `device_sample`: [`DeviceSample`].
     DeviceSample => "device_sample", DeviceSample;
+    /// `pc_sample`: [`PcSample`].
+    PcSample => "pc_sample", PcSample;
 }
 
 impl Table {

@@ -289,6 +289,8 @@ struct Judge {
     db: &'static Database,
     forced: Option<&'static Gpu>,
     agents: Agents,
+    /// The kernels' PC samples, by name: their stall mix is evidence beside the class.
+    hotspots: std::collections::HashMap<String, crate::hotspots::KernelHotspots>,
 }
 
 impl Judge {
@@ -365,6 +367,10 @@ impl Judge {
         if let Some(b) = &busy {
             diagnosis.evidence.push(b.how.clone());
         }
+        let stalls = self.hotspots.get(name.as_str());
+        if let Some(said) = stalls.and_then(|h| crate::hotspots::evidence::stall_evidence(diagnosis.class, h)) {
+            diagnosis.evidence.extend(said);
+        }
         let total_ns = if busy.is_some() { mean_ns * rows.durations.count as f64 } else { rows.durations.sum as f64 };
         KernelAnalysis {
             name: name.clone(),
@@ -424,7 +430,9 @@ fn dataset(dir: &Path, db: &'static Database, forced: Option<&'static Gpu>, opti
         return Err(Error::Invalid(format!("{}: neither a dataset directory nor a results JSON file", dir.display())));
     }
     rocprof_rs_format::dataset::require_tables(dir)?;
-    let judge = Judge { db, forced, agents: dataset::agents(dir)? };
+    let hotspots = crate::hotspots::hotspots(&crate::hotspots::read_pc_samples(dir)?, 0);
+    let hotspots = hotspots.into_iter().map(|k| (k.kernel_name.clone(), k)).collect();
+    let judge = Judge { db, forced, agents: dataset::agents(dir)?, hotspots };
     let mut notes = Vec::new();
     let mut devices: BTreeMap<String, Ceilings> = BTreeMap::new();
     // Agents the database does not know, in the order of the kernels they ran (process, agent).

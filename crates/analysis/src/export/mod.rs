@@ -5,6 +5,7 @@
 mod agent_info;
 mod agents;
 pub mod madengine;
+pub mod pc_sampling;
 pub mod perfetto;
 pub mod proto;
 pub mod results_json;

@@ -13,7 +13,7 @@
 //! kernel symbols (and so the dispatches' mangled names and kernarg sizes), copies' bytes,
 //! addresses and threads, allocations' threads, scratch sizes and correlation ids, marker
 //! depth and operation (the CSV has the domain and the message), and counter instance counts
-//! (rows are sums).
+//! (rows are sums). PC samples go to rocprofv3's `pc_sampling_*.csv` ([`super::pc_sampling`]).
 
 use rocprof_rs_format::Table;
 use std::collections::HashMap;
@@ -324,6 +324,7 @@ fn export_into(dir: &Path, out: &Path) -> Result<Exported> {
     })?;
     progress.inc(1);
     counter_rows(dir, dispatches, &agents, &mut files)?;
+    super::pc_sampling::write(dir, |pid, kind, header, line| files.row(pid, kind, header, line))?;
     progress.finish_and_clear();
     Ok(Exported { files: files.finish()?, warning: files.warning() })
 }

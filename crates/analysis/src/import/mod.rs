@@ -15,6 +15,7 @@ pub mod rocprof_v1_csv;
 pub mod rocprofv3;
 mod rocprofv3_agents;
 pub mod rocprofv3_json;
+mod rocprofv3_pc;
 pub mod sink;
 
 use rocprof_rs_format::publish::OutputDir;

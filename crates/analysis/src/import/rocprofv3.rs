@@ -1,8 +1,9 @@
 //! rocprofv3's CSV output directories: `kernel_trace.csv`, `hip_api_trace.csv` (or 0.x's
 //! `hip_trace.csv`), `hsa_api_trace.csv`, `memory_copy_trace.csv`, `marker_api_trace.csv`,
 //! `memory_allocation_trace.csv` (6.3's `memory_allocation.csv`), `scratch_memory_trace.csv`,
-//! `counter_collection.csv` and `agent_info.csv`, each optionally prefixed with the process id
-//! (`1234_kernel_trace.csv`).
+//! `counter_collection.csv`, `agent_info.csv` and the PC sampling files
+//! (`pc_sampling_host_trap.csv`, `pc_sampling_stochastic.csv`: [`super::rocprofv3_pc`]), each
+//! optionally prefixed with the process id (`1234_kernel_trace.csv`).
 //!
 //! Every generation from ROCm 6.2 (SDK 0.4) to 7.x is read; the README's table lists them.
 //! Columns are found by name, so their order does not matter and columns a later rocprofv3
@@ -26,6 +27,7 @@ use super::csv_table::{Table, prefix_pid};
 use super::sink::{CounterRow, DispatchRow, Sink};
 use crate::error::{Error, Result};
 use rocprof_rs_format::launch::KernelLaunch;
+use rocprof_rs_format::pc_sample::SampleMethod;
 
 /// The CSV files of a rocprofv3 output directory that this reads, by kind.
 pub fn files(dir: &Path) -> Result<Vec<(Kind, PathBuf)>> {
@@ -58,10 +60,12 @@ pub enum Kind {
     ScratchMemory,
     Counter,
     AgentInfo,
+    PcHostTrap,
+    PcStochastic,
 }
 
 impl Kind {
-    const ALL: [Kind; 9] = [
+    const ALL: [Kind; 11] = [
         Kind::Kernel,
         Kind::HipApi,
         Kind::HsaApi,
@@ -71,6 +75,8 @@ impl Kind {
         Kind::ScratchMemory,
         Kind::Counter,
         Kind::AgentInfo,
+        Kind::PcHostTrap,
+        Kind::PcStochastic,
     ];
 
     fn suffixes(self) -> &'static [&'static str] {
@@ -84,6 +90,8 @@ impl Kind {
             Kind::ScratchMemory => &["scratch_memory_trace.csv"],
             Kind::Counter => &["counter_collection.csv"],
             Kind::AgentInfo => &["agent_info.csv"],
+            Kind::PcHostTrap => &["pc_sampling_host_trap.csv"],
+            Kind::PcStochastic => &["pc_sampling_stochastic.csv"],
         }
     }
 }
@@ -150,6 +158,8 @@ pub fn read(kind: Kind, path: &Path, default_pid: Option<u32>, ids: DispatchIds,
             Kind::ScratchMemory => scratch(&t, sink)?,
             Kind::Counter => counter(&t, ids, sink)?,
             Kind::AgentInfo => super::rocprofv3_agents::agent(&t, sink)?,
+            Kind::PcHostTrap => sink.pc_sums.read(&t, SampleMethod::HostTrap, &sink.dispatch_kernels)?,
+            Kind::PcStochastic => sink.pc_sums.read(&t, SampleMethod::Stochastic, &sink.dispatch_kernels)?,
         }
         sink.write_full()?;
     }

@@ -86,6 +86,12 @@ pub struct Sink {
     process: TableWriter<tables::Process>,
     /// No import fills it yet (rocprofv3 samples no device); held so every table is written.
     device_sample: TableWriter<tables::DeviceSample>,
+    /// rocprofv3's PC sampling CSVs, aggregated as the tool aggregates them.
+    pub pc_sample: TableWriter<tables::PcSample>,
+    /// The PC samples read so far, summed until [`Sink::finish`].
+    pub(crate) pc_sums: super::rocprofv3_pc::PcSums,
+    /// Each dispatch's kernel, for the PC samples that name only their dispatch.
+    pub(crate) dispatch_kernels: super::rocprofv3_pc::DispatchKernels,
     /// What the import came from, for the process rows.
     source: String,
     /// (process, agent id) of every agent rows refer to, for the agent table.
@@ -134,6 +140,9 @@ impl Sink {
             kernel_counter: TableWriter::new(&options, Table::KernelCounter, metadata.clone()),
             process: TableWriter::new(&options, Table::Process, metadata.clone()),
             device_sample: TableWriter::new(&options, Table::DeviceSample, metadata.clone()),
+            pc_sample: TableWriter::new(&options, Table::PcSample, metadata.clone()),
+            pc_sums: Default::default(),
+            dispatch_kernels: Default::default(),
             source: source.to_owned(),
             agents: BTreeSet::new(),
             described: BTreeSet::new(),
@@ -232,6 +241,8 @@ impl Sink {
         self.agents.insert((r.pid, launch.agent_id));
         self.aggregates.dispatch(r.pid, &r.name, launch.agent_id);
         self.dispatches.insert((r.pid, launch.dispatch_id));
+        let kernel = (r.name.clone(), launch.kernel_id, launch.agent_id);
+        self.dispatch_kernels.insert((r.pid, launch.dispatch_id), kernel);
         let kernel = KernelFacts {
             name: &r.name,
             mangled: r.mangled.as_ref().unwrap_or(&r.name),
@@ -266,7 +277,7 @@ impl Sink {
     }
 
     /// Every table, in the order the import's report lists them.
-    fn writers_mut(&mut self) -> [&mut dyn AnyTableWriter; 15] {
+    fn writers_mut(&mut self) -> [&mut dyn AnyTableWriter; 16] {
         [
             &mut self.dispatch,
             &mut self.hip_api,
@@ -283,6 +294,7 @@ impl Sink {
             &mut self.kernel_counter,
             &mut self.process,
             &mut self.device_sample,
+            &mut self.pc_sample,
         ]
     }
 
@@ -314,6 +326,7 @@ impl Sink {
     /// the files.
     pub fn finish(mut self) -> Result<Vec<(Table, u64)>> {
         std::mem::take(&mut self.aggregates).finish(&mut self.kernel_counter.rows);
+        std::mem::take(&mut self.pc_sums).finish(&mut self.pc_sample.rows);
         self.push_processes();
         let undescribed: Vec<(u32, u64)> = self.agents.difference(&self.described).copied().collect();
         for (pid, id) in undescribed {

@@ -45,6 +45,9 @@ impl Default for Options {
     }
 }
 
+/// Instructions listed per kernel in the hotspots section.
+const HOTSPOT_INSTRUCTIONS: usize = 10;
+
 /// A section's content, or why it has none.
 #[derive(Debug, Clone)]
 pub enum Part<T> {
@@ -127,6 +130,8 @@ pub struct Report {
     pub timeline: Part<timeline::Timeline>,
     pub roofline: Part<Vec<Roofline>>,
     pub bottlenecks: Part<Analysis>,
+    /// The sampled kernels' hottest instructions.
+    pub hotspots: Part<Vec<crate::hotspots::KernelHotspots>>,
     pub coverage: Part<coverage::Coverage>,
     pub device: Part<Device>,
     pub ranks: Part<crate::ranks::Report>,
@@ -186,6 +191,15 @@ pub fn build(dir: &Path, options: &Options) -> Result<Report> {
         Err(e) => (Part::Empty(format!("no analysis: {e}")), Part::Empty(format!("no analysis: {e}"))),
     };
 
+    let hotspots = Part::from_result(
+        crate::hotspots::read_pc_samples(dir).map(|rows| {
+            let mut kernels = crate::hotspots::hotspots(&rows, HOTSPOT_INSTRUCTIONS);
+            kernels.truncate(options.top.max(1));
+            Some(kernels).filter(|k| !k.is_empty())
+        }),
+        "no PC samples (run with --pc-sampling-beta-enabled)",
+        "cannot read the PC samples",
+    );
     let coverage = Part::from_result(
         counted.map(|c| c.map(|c| c.finish(&calls, names))),
         "no hardware counters collected (run with --pmc or --preset roofline)",
@@ -215,6 +229,7 @@ pub fn build(dir: &Path, options: &Options) -> Result<Report> {
         timeline,
         roofline,
         bottlenecks,
+        hotspots,
         coverage,
         device,
         ranks,

@@ -9,6 +9,7 @@ pub mod clock;
 pub mod counter_rows;
 pub mod device_rows;
 pub mod kernels;
+pub mod pc_rows;
 mod process_row;
 pub mod queue;
 pub mod records;

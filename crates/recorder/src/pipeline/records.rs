@@ -14,7 +14,7 @@
 //! named in [`own_records!`]'s list and travels as [`Record::Row`], and the writer holds a
 //! writer for every table of the format.
 //! (The kinds above `Row` in [`Record`] are the ones the writer resolves names or joins for,
-//! or that come often enough to travel unboxed.)
+//! aggregates (PC samples), or that come often enough to travel unboxed.)
 
 use std::sync::Arc;
 
@@ -322,6 +322,60 @@ pub struct DeviceSample {
     pub readings: rocprof_rs_format::device::Readings,
 }
 
+/// A program-counter sample, or a count of like ones (a library may report a count per PC
+/// and reason): what the backend decoded, names kept as the vendor's codes. The writer
+/// aggregates them per kernel, PC and reason ([`super::pc_rows`]); a backend that samples
+/// sends its [`PcSampleNames`] before its first dispatch, which is what turns on the
+/// writer's map of dispatches to kernels.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct PcSample {
+    pub agent_id: u64,
+    /// The dispatch sampled (0 where the library does not say).
+    pub dispatch_id: u64,
+    pub correlation_id: u64,
+    /// The kernel, where the backend placed the PC itself (by its code object's symbols);
+    /// 0 leaves it to the writer, which finds it from `dispatch_id`.
+    pub kernel_id: u64,
+    pub code_object_id: u64,
+    /// Bytes from the code object's start (or from the function's, where the library places
+    /// PCs by function).
+    pub pc_offset: u64,
+    /// The vendor's reason code, named by [`PcSampleNames::reasons`]; `None` where the method
+    /// reports no reason (host trap).
+    pub reason: Option<u32>,
+    /// The vendor's instruction-type code, named by [`PcSampleNames::instruction_types`].
+    pub instruction_type: Option<u32>,
+    /// The reason's category ([`rocprof_rs_format::pc_sample::ReasonCategory::of_vendor_reason`]
+    /// of its name, or `Issued` where the library says the wave issued).
+    pub category: rocprof_rs_format::pc_sample::ReasonCategory,
+    pub method: rocprof_rs_format::pc_sample::SampleMethod,
+    /// Samples this record counts (1 for a library that reports each one).
+    pub samples: u32,
+}
+
+/// The names of a sampling method's reason and instruction-type codes, told to the writer
+/// once before the method's first sample (a library may know its reasons only once the
+/// application made a context, so they cannot be in the [`super::run::Seed`]).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct PcSampleNames {
+    pub method: rocprof_rs_format::pc_sample::SampleMethod,
+    pub reasons: Vec<(u32, Box<str>)>,
+    pub instruction_types: Vec<(u32, Box<str>)>,
+}
+
+/// What a backend knows of one instruction: its text and where in the source it came from,
+/// told once per (code object, offset) before or after the samples that land on it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct PcInstruction {
+    pub code_object_id: u64,
+    pub pc_offset: u64,
+    /// The disassembled instruction, where a disassembler was at hand.
+    pub text: Option<Box<str>>,
+    /// Shared: the instructions of one source file name it once.
+    pub source_file: Option<Arc<str>>,
+    pub source_line: Option<u32>,
+}
+
 /// A count a backend keeps of its own, for the run's metadata under `key`: the latest value
 /// told is the one written.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -421,6 +475,9 @@ pub enum Record {
     CounterSites(Box<Vec<(u64, u64, u64)>>),
     SampledDevice(Box<SampledDevice>),
     DeviceSample(Box<DeviceSample>),
+    PcSample(PcSample),
+    PcSampleNames(Box<PcSampleNames>),
+    PcInstruction(Box<PcInstruction>),
     Tally(Tally),
     /// Any other kind: one row of its own table ([`Record::row`] makes one).
     Row(OwnRecord),
@@ -447,6 +504,8 @@ impl Record {
                 | Record::CounterPlan(_)
                 | Record::CounterSites(_)
                 | Record::SampledDevice(_)
+                | Record::PcSampleNames(_)
+                | Record::PcInstruction(_)
                 | Record::Tally(_)
         ) || matches!(self, Record::Row(row) if row.row().must_keep())
     }
@@ -475,6 +534,9 @@ impl Record {
             | Record::CounterPlan(_)
             | Record::CounterSites(_)
             | Record::SampledDevice(_)
+            | Record::PcSample(_)
+            | Record::PcSampleNames(_)
+            | Record::PcInstruction(_)
             | Record::Tally(_) => None,
         }
     }

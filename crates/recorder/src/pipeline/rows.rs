@@ -42,6 +42,7 @@ macro_rules! every_writer {
             &$($mutable)? t.counters.values,
             &$($mutable)? t.counters.kernels,
             &$($mutable)? t.devices.writer,
+            &$($mutable)? t.pc.writer,
         ];
         for api in &$($mutable)? t.apis {
             all.push(api);
@@ -87,6 +88,7 @@ pub struct Tables {
     process: TableWriter<tables::Process>,
     counters: CounterRows,
     devices: super::device_rows::DeviceRows,
+    pc: super::pc_rows::PcRows,
 }
 
 impl std::fmt::Debug for Tables {
@@ -146,6 +148,7 @@ impl Tables {
             counters: CounterRows::new(&config, counters.names, &metadata)
                 .deferred(counters.deferred, counters.join_launches),
             devices: super::device_rows::DeviceRows::new(&options, &metadata),
+            pc: super::pc_rows::PcRows::new(&options, &metadata),
             operations,
             kernels: HashMap::default(),
             iterations: HashMap::new(),
@@ -189,6 +192,9 @@ impl Tables {
         let pid = self.pid;
         match record {
             Record::Kernel(k) => {
+                if self.pc.enabled() {
+                    self.pc.launched(k.dispatch_id, k.kernel_id);
+                }
                 if self.counters.joins_launches() {
                     self.counters.launched(k.correlation_id, k.dispatch_id, k.kernel_id, &self.kernels);
                 }
@@ -257,6 +263,13 @@ impl Tables {
             Record::CounterSites(sites) => self.counters.site_launches(sites),
             Record::SampledDevice(device) => self.devices.name(device),
             Record::DeviceSample(sample) => self.devices.add(sample, pid),
+            Record::PcSample(sample) => {
+                if self.pc.add(sample) {
+                    self.pc.flush(&self.kernels, pid, &self.vendor, false);
+                }
+            }
+            Record::PcSampleNames(names) => self.pc.name(names),
+            Record::PcInstruction(instruction) => self.pc.instruction(instruction),
             Record::Tally(Tally { key, count }) => {
                 self.tallies.insert(key, *count);
             }
@@ -422,6 +435,10 @@ impl Tables {
     }
 
     fn write_tables(&mut self, all: bool, closing: &[KeyValue]) -> Result<()> {
+        if all {
+            // A flush: the PC samples' sums so far become rows.
+            self.pc.flush(&self.kernels, self.pid, &self.vendor, false);
+        }
         // Rows go to the Parquet writer in small batches, which it encodes and compresses into
         // the open row group at once: memory holds a row group compressed, not as raw arrays.
         let limit = if all { 1 } else { self.config.row_group_rows.min(WRITE_ROWS) };
@@ -450,6 +467,7 @@ impl Tables {
     /// aggregates, the process's row), then every buffered row, and every file completed.
     pub fn finish(&mut self, closing: &[KeyValue], summary: &Summary) -> Result<()> {
         self.counters.finish(&self.kernels);
+        self.pc.flush(&self.kernels, self.pid, &self.vendor, true);
         let end_ns = super::clock::now_ns();
         let json = self.run_metadata_json(summary, end_ns);
         super::process_row::push(&mut self.process, &self.static_metadata, &json, summary, end_ns);
@@ -496,6 +514,7 @@ impl Tables {
             // The process's own row is no record of the run.
             Table::Process => false,
             Table::DeviceSample => self.config.device_sample_ms > 0,
+            Table::PcSample => self.pc.enabled(),
             _ => self.config.domains.iter().any(|d| d.table() == table),
         };
         // A table of `Record::Row`s is reported once it has any.
@@ -537,10 +556,18 @@ impl Tables {
                 fields.push(format!("\"{}\":{}", keys::COUNTER_DISPATCHES_UNTRACED, self.counters.untraced));
             }
         }
+        if self.pc.enabled() {
+            fields.push(format!("\"{}\":{}", keys::PC_SAMPLES, self.pc.taken));
+            fields.push(format!("\"{}\":{}", keys::PC_SAMPLES_UNRESOLVED, self.pc.unresolved));
+            // The library's losses, which its backend tallies; zero said rather than left out.
+            let dropped = self.tallies.get(keys::PC_SAMPLES_DROPPED).copied().unwrap_or(0);
+            fields.push(format!("\"{}\":{dropped}", keys::PC_SAMPLES_DROPPED));
+        }
         if self.devices.unnamed > 0 {
             fields.push(format!("\"device_samples_unnamed\":{}", self.devices.unnamed));
         }
-        for (key, count) in self.tallies.iter().filter(|(_, count)| **count > 0) {
+        let said = |key: &str| self.pc.enabled() && key == keys::PC_SAMPLES_DROPPED;
+        for (key, count) in self.tallies.iter().filter(|&(&key, &count)| count > 0 && !said(key)) {
             fields.push(format!("{}:{count}", json_string(Some(key))));
         }
         if self.born_ns > 0 {

@@ -7,6 +7,7 @@
 //! attributes, unformatted, which is what sorting and the browser test read.
 
 mod charts;
+mod hotspots;
 mod ranks;
 mod table;
 mod tables;
@@ -20,12 +21,13 @@ const STYLE: &str = include_str!("page.css");
 const SCRIPT: &str = include_str!("page.js");
 
 /// The sections in page order: id, heading.
-pub const SECTIONS: [(&str, &str); 9] = [
+pub const SECTIONS: [(&str, &str); 10] = [
     ("summary", "Summary"),
     ("kernels", "Top kernels"),
     ("timeline", "Timeline"),
     ("roofline", "Roofline"),
     ("bottlenecks", "Bottlenecks"),
+    ("hotspots", "Hotspots"),
     ("coverage", "Counter coverage"),
     ("device", "Device telemetry"),
     ("ranks", "Ranks"),
@@ -81,6 +83,7 @@ fn sections(report: &Report) -> Vec<Part<String>> {
             "timeline" => report.timeline.map(charts::timeline),
             "roofline" => report.roofline.map(|r| charts::rooflines(r)),
             "bottlenecks" => report.bottlenecks.map(|a| tables::bottlenecks(a, &report.summary, report.top)),
+            "hotspots" => report.hotspots.map(|h| hotspots::hotspots(h)),
             "coverage" => report.coverage.map(tables::coverage),
             "device" => report.device.map(charts::device),
             "ranks" => report.ranks.map(ranks::ranks),
