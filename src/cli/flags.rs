@@ -181,6 +181,24 @@ pub struct RunArgs {
     #[arg(long, value_name = "rotate|application", help_heading = "Counters")]
     counter_passes: Option<String>,
 
+    /// Accepted for rocprofv3's command lines: rocprof-rs's PC sampling needs no opt-in (the
+    /// method turns it on).
+    #[arg(long, help_heading = "PC sampling")]
+    pc_sampling_beta_enabled: bool,
+    /// Sample where each kernel's waves are, into the pc_sample table: host_trap (a host
+    /// thread interrupts the waves at an interval; no stall reason) or stochastic (the GPU's
+    /// sampling hardware, with whether each wave issued and why not). NVIDIA: either one turns
+    /// on CUPTI's PC sampling, which samples as stochastic does.
+    #[arg(long, value_name = "host_trap|stochastic", help_heading = "PC sampling")]
+    pc_sampling_method: Option<String>,
+    /// What the interval counts: time (microseconds), cycles or instructions; by default the
+    /// method's own (time for host_trap, cycles for stochastic).
+    #[arg(long, value_name = "time|cycles|instructions", help_heading = "PC sampling")]
+    pc_sampling_unit: Option<String>,
+    /// The interval between samples, in the unit (1000 µs, or 2^20 cycles, by default).
+    #[arg(long, value_name = "N", help_heading = "PC sampling")]
+    pc_sampling_interval: Option<String>,
+
     /// Sample every GPU's power, energy counter, clocks, memory, busy % and temperature (NVML on
     /// NVIDIA, AMD SMI on AMD) into the device_sample table, every MS milliseconds (1 to 60000;
     /// 10 when given without a value).
@@ -251,6 +269,9 @@ impl RunArgs {
             (config::BUFFER_SIZE, &self.buffer_size),
             (config::QUEUE_BATCHES, &self.queue_batches),
             (config::DEVICE_SAMPLE_MS, &self.device_sample),
+            (config::PC_SAMPLING_METHOD, &self.pc_sampling_method),
+            (config::PC_SAMPLING_UNIT, &self.pc_sampling_unit),
+            (config::PC_SAMPLING_INTERVAL, &self.pc_sampling_interval),
             (config::DEVICE_SAMPLE_LIBRARY, &self.device_sample_library),
         ];
         for (name, value) in texts {

@@ -266,7 +266,7 @@ impl Mapper {
     /// Reads rocprofv3 options as `run` reads its own flags; a value is every following word up
     /// to the next option, as rocprofv3's multi-value options take them.
     fn rocprofv3(&mut self, words: &[&str]) {
-        let (mut pc_sampling, mut thread_trace) = (Vec::new(), Vec::new());
+        let mut thread_trace = Vec::new();
         let mut i = 0;
         while i < words.len() {
             let (flag, mut values) = match words[i].split_once('=') {
@@ -313,13 +313,13 @@ impl Mapper {
                 }
                 "--stats" => self.cannot(given, "rocprof-rs writes no statistics files; aggregate its Parquet tables"),
                 _ if flag.starts_with("--perfetto") => self.cannot(given, "rocprof-rs writes Parquet only"),
-                _ if flag.starts_with("--pc-sampling") => pc_sampling.push(given),
+                "--pc-sampling-beta-enabled" => {}
+                "--pc-sampling-method" => self.option(config::PC_SAMPLING_METHOD, &given, &values),
+                "--pc-sampling-unit" => self.option(config::PC_SAMPLING_UNIT, &given, &values),
+                "--pc-sampling-interval" => self.option(config::PC_SAMPLING_INTERVAL, &given, &values),
                 _ if flag.starts_with("--att") => thread_trace.push(given),
                 _ => self.cannot(given, "no rocprof-rs equivalent"),
             }
-        }
-        if !pc_sampling.is_empty() {
-            self.cannot(pc_sampling.join(" "), "PC sampling is not supported");
         }
         if !thread_trace.is_empty() {
             self.cannot(thread_trace.join(" "), "thread trace (ATT) is not supported");

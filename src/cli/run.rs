@@ -173,6 +173,7 @@ fn prepare(args: &RunArgs) -> Result<(Prepared<'_>, BTreeMap<String, String>), N
     let injection = if backends.cupti { backend::cuda_injection(&tool, &config, &existing)? } else { Vec::new() };
     let libraries = backends.rocprofiler_sdk.then(|| env::tool_libraries(existing(TOOL_LIBRARIES).as_deref(), &tool));
     let preload = args.preload.then(|| env::ld_preload(existing(LD_PRELOAD).as_deref(), &tool));
+    let pc_sampling_beta = config.pc_sampling.is_some() && existing(PC_SAMPLING_BETA).is_none();
     let build = move |extra: &[(&str, String)]| {
         let mut command = Command::new(&args.command[0]);
         command.args(&args.command[1..]).envs(&overrides);
@@ -180,6 +181,11 @@ fn prepare(args: &RunArgs) -> Result<(Prepared<'_>, BTreeMap<String, String>), N
         command.envs(injection.iter().map(|(k, v)| (*k, v)));
         if let Some(libraries) = &libraries {
             command.env(TOOL_LIBRARIES, libraries);
+            // The SDK serves PC sampling only with its beta switch on, as rocprofv3's
+            // --pc-sampling-beta-enabled sets it; one already in the environment is kept.
+            if pc_sampling_beta {
+                command.env(PC_SAMPLING_BETA, "ON");
+            }
         }
         if let Some(preload) = &preload {
             command.env(LD_PRELOAD, preload);
@@ -188,6 +194,9 @@ fn prepare(args: &RunArgs) -> Result<(Prepared<'_>, BTreeMap<String, String>), N
     };
     Ok((Box::new(build), seen))
 }
+
+/// The SDK's switch for its (beta) PC sampling service.
+const PC_SAMPLING_BETA: &str = "ROCPROFILER_PC_SAMPLING_BETA_ENABLED";
 
 /// The directory the tool wrote to, as the application's own placeholders expand it. Only
 /// `%timestamp%` can differ: the tool stamps the moment it starts, a little later.

@@ -174,7 +174,7 @@ fn a_custom_cmd_replaces_the_tools_options_and_adds_to_its_environment() {
 }
 
 #[test]
-fn sampling_and_unknown_parts_are_each_one_item() {
+fn unknown_parts_are_each_one_item_and_pc_sampling_is_taken() {
     let profile = mapped(
         r#"{"gpu_vendor": "NVIDIA", "docker_gpus": "all", "debug": true,
             "tools": [{"name": "rocprofv3_pc_sampling"}, {"name": "my_tool", "pre_scripts": []},
@@ -186,8 +186,6 @@ fn sampling_and_unknown_parts_are_each_one_item() {
             "gpu_vendor NVIDIA (rocprof-rs profiles AMD GPUs)",
             HIP_COMPILER,
             PFTRACE,
-            "--pc-sampling-beta-enabled --pc-sampling-unit time --pc-sampling-method stochastic \
-             --pc-sampling-interval 1000 (PC sampling is not supported)",
             "$.tools[1].pre_scripts (not a tool setting rocprof-rs knows)",
             "tool my_tool (not a madengine tool rocprof-rs knows)",
             "tool rocprof (its cmd is not a rocprofv3 command line)",
@@ -195,6 +193,13 @@ fn sampling_and_unknown_parts_are_each_one_item() {
             "$.docker_gpus (not a profiling setting rocprof-rs knows)",
         ]
     );
+    for (variable, value) in [
+        (config::PC_SAMPLING_METHOD, "stochastic"),
+        (config::PC_SAMPLING_UNIT, "time"),
+        (config::PC_SAMPLING_INTERVAL, "1000"),
+    ] {
+        assert_eq!(profile.vars.get(variable).map(String::as_str), Some(value), "{variable}");
+    }
 }
 
 #[test]

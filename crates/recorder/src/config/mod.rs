@@ -7,6 +7,7 @@
 //! off rather than guess.
 
 pub mod counters;
+pub mod pc_sampling;
 
 use std::collections::BTreeMap;
 use std::ffi::OsString;
@@ -195,6 +196,8 @@ pub struct Config {
     pub origin: Origin,
     /// Hardware counters to collect per dispatch, if any.
     pub counters: Option<counters::CounterRequest>,
+    /// PC sampling, if asked for.
+    pub pc_sampling: Option<pc_sampling::PcSampling>,
     /// NVIDIA: milliseconds between flushes of CUPTI's buffers.
     pub flush_ms: u64,
     /// Start with collection off, for an in-process profile to turn on around its regions.
@@ -259,6 +262,9 @@ variables! {
     CUPTI_LIBRARY = "ROCPROF_RS_CUPTI_LIBRARY", "NVIDIA: the libcupti to load when the process has none and the SONAMEs are not on the search path", "(search)";
     FLUSH_MS = "ROCPROF_RS_FLUSH_MS", "NVIDIA: milliseconds between flushes of CUPTI's buffers, from 10 to 86400000: what a killed process can lose", "1000";
     START_PAUSED = "ROCPROF_RS_START_PAUSED", "1 or 0: start with collection off, for the in-process API (the C entry points, the Python package's rocprof_rs.start) to turn on around its regions", "0";
+    PC_SAMPLING_METHOD = "ROCPROF_RS_PC_SAMPLING_METHOD", "host_trap or stochastic: sample where each kernel's waves are (rocprofv3's --pc-sampling-method), into pc_sample", "(off)";
+    PC_SAMPLING_UNIT = "ROCPROF_RS_PC_SAMPLING_UNIT", "time (microseconds), cycles or instructions: what the interval counts", "the method's own: time for host_trap, cycles for stochastic";
+    PC_SAMPLING_INTERVAL = "ROCPROF_RS_PC_SAMPLING_INTERVAL", "an integer from 1 to 2^42 in the unit (a power of two where the GPU asks for one)", "1000 (time), 1048576 (cycles, instructions)";
     DEVICE_SAMPLE_MS = "ROCPROF_RS_DEVICE_SAMPLE_MS", "milliseconds between samples of every GPU's power, energy, clocks, memory, busy % and temperature (NVML, AMD SMI) into device_sample, from 1 to 60000; 0 for none", "0";
     DEVICE_SAMPLE_LIBRARY = "ROCPROF_RS_DEVICE_SAMPLE_LIBRARY", "the path of libamd_smi.so or libnvidia-ml.so.1 to sample through", "(search: libamd_smi.so in $ROCM_PATH/lib and /opt/rocm/lib; libnvidia-ml.so.1)";
     CUPTI_DUMP = "ROCPROF_RS_CUPTI_DUMP", "NVIDIA, for test fixtures: a directory to write each CUPTI buffer into, raw, with a JSON sidecar", "(none)";
@@ -580,6 +586,7 @@ impl Config {
             },
             origin: Origin::from_variables(&placeholders.hostname, |name| env.get(name).cloned()),
             counters: counters::CounterRequest::from_env(env)?,
+            pc_sampling: pc_sampling::PcSampling::from_env(env)?,
             flush_ms: integer(env, FLUSH_MS, 1000, (10, 86_400_000))?,
             start_paused: flag(env, START_PAUSED, false)?,
             device_sample_ms: integer(env, DEVICE_SAMPLE_MS, 0, (0, 60_000))?,
@@ -732,7 +739,7 @@ mod tests {
         assert_eq!((c.buffer_bytes, c.cupti_buffer_bytes), (4 << 20, 4 << 20), "one setting for both libraries");
         let defaults = parse(&[]).unwrap();
         assert_eq!((defaults.buffer_bytes, defaults.cupti_buffer_bytes), (8 << 20, CUPTI_BUFFER_BYTES));
-        assert_eq!(defaults.queue_batches, 136, "counted from the SDK's buffer, whichever library");
+        assert_eq!(defaults.queue_batches, 137, "counted from the SDK's buffer, whichever library");
         assert_eq!(c.compression, Compression::Zstd(9));
         assert_eq!(parse(&[(DOMAINS, "sys")]).unwrap().domains.iter().count(), 9);
     }

@@ -48,6 +48,13 @@ struct Key {
 }
 
 /// A row's count, and the first sample's dispatch and correlation ids.
+/// What a dispatch's record says of it, for the samples that name only the dispatch.
+#[derive(Debug, Clone, Copy)]
+struct Launch {
+    kernel_id: u64,
+    agent_id: u64,
+}
+
 #[derive(Debug, Clone, Copy)]
 struct Sum {
     samples: u64,
@@ -80,7 +87,7 @@ pub struct PcRows {
     instruction_types: HashMap<(SampleMethod, u32), Box<str>>,
     instructions: HashMap<(u64, u64), Instruction>,
     /// The dispatches' kernels, this generation's and the one before.
-    dispatches: [IdMap<u64>; 2],
+    dispatches: [IdMap<Launch>; 2],
     sums: HashMap<Key, Sum>,
     /// Sums whose dispatch's kernel is not known yet, keyed by the dispatch.
     waiting: HashMap<Key, Sum>,
@@ -130,15 +137,15 @@ impl PcRows {
         self.instructions.insert((i.code_object_id, i.pc_offset), instruction);
     }
 
-    /// A dispatch's kernel.
-    pub fn launched(&mut self, dispatch_id: u64, kernel_id: u64) {
+    /// A dispatch's kernel and agent.
+    pub fn launched(&mut self, dispatch_id: u64, kernel_id: u64, agent_id: u64) {
         if self.dispatches[0].len() >= DISPATCHES_PER_GENERATION {
             self.dispatches[1] = std::mem::take(&mut self.dispatches[0]);
         }
-        self.dispatches[0].insert(dispatch_id, kernel_id);
+        self.dispatches[0].insert(dispatch_id, Launch { kernel_id, agent_id });
     }
 
-    fn kernel_of(&self, dispatch_id: u64) -> Option<u64> {
+    fn launch_of(&self, dispatch_id: u64) -> Option<Launch> {
         self.dispatches.iter().find_map(|d| d.get(&dispatch_id).copied())
     }
 
@@ -147,14 +154,18 @@ impl PcRows {
     pub fn add(&mut self, s: &PcSample) -> bool {
         self.enabled = true;
         self.taken += u64::from(s.samples);
-        let kernel = if s.kernel_id != 0 { Some(s.kernel_id) } else { self.kernel_of(s.dispatch_id) };
+        let launch = self.launch_of(s.dispatch_id);
+        // A library whose samples name their dispatch alone (the SDK's) leaves the kernel and
+        // the agent to the dispatch's record.
+        let agent_id = if s.agent_id != 0 { s.agent_id } else { launch.map_or(0, |l| l.agent_id) };
+        let kernel = if s.kernel_id != 0 { Some(s.kernel_id) } else { launch.map(|l| l.kernel_id) };
         let (map, kernel) = match kernel {
             Some(kernel) => (&mut self.sums, kernel),
             None => (&mut self.waiting, s.dispatch_id),
         };
         let key = Key {
             kernel,
-            agent_id: s.agent_id,
+            agent_id,
             code_object_id: s.code_object_id,
             pc_offset: s.pc_offset,
             reason: s.reason,
@@ -177,8 +188,13 @@ impl PcRows {
     /// kernel 0 and counted as unresolved.
     pub fn flush(&mut self, kernels: &Kernels, pid: u32, vendor: &Arc<str>, last: bool) {
         for (mut key, mut sum) in std::mem::take(&mut self.waiting) {
-            match self.kernel_of(key.kernel) {
-                Some(kernel) => key.kernel = kernel,
+            match self.launch_of(key.kernel) {
+                Some(launch) => {
+                    key.kernel = launch.kernel_id;
+                    if key.agent_id == 0 {
+                        key.agent_id = launch.agent_id;
+                    }
+                }
                 None if !last && sum.waited == 0 && self.sums.len() + self.waiting.len() < MAX_SUMS => {
                     sum.waited += 1;
                     self.waiting.insert(key, sum);

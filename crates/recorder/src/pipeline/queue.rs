@@ -201,12 +201,12 @@ impl Queue {
             grow(batch);
         }
         let len = batch.len();
-        // SAFETY: the length is below the capacity (just checked), so element `len` is
-        // allocated and unused; it is written before the length that makes it part of the batch.
-        unsafe {
-            stream(batch.as_mut_ptr().add(len), record);
-            batch.set_len(len + 1);
-        }
+        // SAFETY: the length is below the capacity (just checked): element `len` is allocated.
+        let slot = unsafe { batch.as_mut_ptr().add(len) };
+        // SAFETY: an allocated, unused element, aligned as every element of the batch is.
+        unsafe { stream(slot, record) };
+        // SAFETY: element `len` is now initialised, and within the capacity.
+        unsafe { batch.set_len(len + 1) };
     }
 
     /// Sends the full `batch` and puts an empty one in its place.

@@ -193,7 +193,7 @@ impl Tables {
         match record {
             Record::Kernel(k) => {
                 if self.pc.enabled() {
-                    self.pc.launched(k.dispatch_id, k.kernel_id);
+                    self.pc.launched(k.dispatch_id, k.kernel_id, k.agent_id);
                 }
                 if self.counters.joins_launches() {
                     self.counters.launched(k.correlation_id, k.dispatch_id, k.kernel_id, &self.kernels);

@@ -9,9 +9,13 @@ use rocprofiler_sdk_sys as sys;
 
 use super::operations::MARKER_RANGE_KIND;
 use super::sdk::compat;
+use super::sdk::handles::BufferId;
 use crate::lifecycle::{Tool, running, trampoline};
+use std::sync::atomic::{AtomicU64, Ordering};
+
 use crate::pipeline::clock;
-use crate::pipeline::records::{Allocation, Api, Copy, Kernel, Marker, Record, Scratch, Symbol, narrow_u16};
+use crate::pipeline::records::{Allocation, Api, Copy, Kernel, Marker, Record, Scratch, Symbol, Tally, narrow_u16};
+use rocprof_rs_format::keys;
 
 /// Decodes one buffer record, or `None` for kinds this tool does not trace.
 ///
@@ -176,6 +180,7 @@ pub(super) extern "C" fn on_buffer(
         let mut batch = queue.batch();
         let mut counters = super::counting::Accumulator::default();
         let per_instance = tool.config.counters.as_ref().is_some_and(|c| c.per_instance);
+        let mut invalid_samples = 0;
         for (i, &header) in headers.iter().enumerate() {
             if let Some(&ahead) = headers.get(i + PREFETCH_AHEAD) {
                 // SAFETY: a header of this callback.
@@ -190,6 +195,14 @@ pub(super) extern "C" fn on_buffer(
             let h = unsafe { &*header };
             // SAFETY: every header's first union member is the category/kind pair.
             let pair = unsafe { h.__bindgen_anon_1.__bindgen_anon_1 };
+            if pair.category == sys::ROCPROFILER_BUFFER_CATEGORY_PC_SAMPLING && !h.payload.is_null() {
+                // SAFETY: a header of this callback, of the PC sampling category.
+                match unsafe { super::pc_decode::decode(pair.kind, h.payload) } {
+                    Some(sample) => queue.push(&mut batch, sample),
+                    None => invalid_samples += 1,
+                }
+                continue;
+            }
             if pair.category == sys::ROCPROFILER_BUFFER_CATEGORY_COUNTERS
                 && !h.payload.is_null()
                 && let Some(sdk) = super::sdk::loaded()
@@ -199,11 +212,30 @@ pub(super) extern "C" fn on_buffer(
             }
         }
         counters.flush(queue, &mut batch);
+        if let Some(count) = pc_samples_lost(buffer.handle, invalid_samples, drop_count) {
+            queue.push(&mut batch, Record::Tally(Tally { key: keys::PC_SAMPLES_DROPPED, count }));
+        }
         if drop_count > 0 {
             queue.note_cumulative_drops(buffer.handle, drop_count);
         }
         queue.send(batch);
     })
+}
+
+/// PC samples the SDK delivered that named no PC it could attribute, or that were too small
+/// to be their kind.
+static INVALID_PC_SAMPLES: AtomicU64 = AtomicU64::new(0);
+
+/// The PC samples lost so far, where this callback changed the count: the invalid ones, and
+/// those the SDK dropped from the samples' buffer (its count is cumulative per buffer).
+fn pc_samples_lost(buffer: u64, invalid: u64, sdk_dropped: u64) -> Option<u64> {
+    let samples_buffer = super::amd().and_then(|amd| amd.pc_samples()).map(BufferId::raw);
+    let sdk_dropped = if samples_buffer == Some(buffer) { sdk_dropped } else { 0 };
+    if invalid == 0 && sdk_dropped == 0 {
+        return None;
+    }
+    let invalid = INVALID_PC_SAMPLES.fetch_add(invalid, Ordering::Relaxed) + invalid;
+    Some(invalid + sdk_dropped)
 }
 
 thread_local! {

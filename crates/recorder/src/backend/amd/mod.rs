@@ -11,6 +11,9 @@ mod fork;
 #[doc(hidden)]
 pub mod ingest;
 pub mod operations;
+mod pc_choice;
+mod pc_decode;
+mod pc_sampling;
 pub mod sdk;
 pub mod session;
 mod symbols;
@@ -27,6 +30,7 @@ use crate::error::{Error, Result, Status};
 use crate::lifecycle::{self, Backend, Receiving, disable, trampoline};
 use crate::pipeline::rows::Tables;
 use crate::pipeline::run::Seed;
+use rocprof_rs_format::pc_sample::SampleMethod;
 use session::Session;
 
 /// The SDK's contexts, once initialize set them up.
@@ -99,6 +103,13 @@ impl Backend for Amd {
 /// The SDK's contexts, if this process runs the AMD backend.
 fn amd() -> Option<&'static Amd> {
     AMD.get()
+}
+
+impl Amd {
+    /// The PC samples' buffer, where any agent samples.
+    fn pc_samples(&self) -> Option<sdk::handles::BufferId> {
+        self.session.pc_samples
+    }
 }
 
 /// The SDK's entry point: decides whether this process is profiled.
@@ -197,6 +208,16 @@ fn initialize() -> Result<()> {
     let tables = Tables::new(tool.config.clone(), seed.clone(), agents, 0)?;
     let receiving = RECEIVER.lock().take().expect("configure stored the receiver");
     let paused = START_PAUSED.load(Ordering::Acquire) || tool.config.start_paused;
+    if session.pc_samples.is_some() {
+        // Before the first dispatch: the names also turn on the writer's map of dispatches to
+        // kernels, by which it places each sample.
+        let queue = tool.queue();
+        let mut batch = queue.batch();
+        for method in [SampleMethod::HostTrap, SampleMethod::Stochastic] {
+            queue.push(&mut batch, pc_decode::names(method));
+        }
+        queue.send(batch);
+    }
     let amd = AMD.get_or_init(|| Amd { session, paused, gpus });
     lifecycle::start(tool, tables, receiving, amd)?;
     crate::signals::install();

@@ -8,7 +8,8 @@ use sys::sdk::SdkApi;
 use super::ingest;
 use super::operations::api_kinds;
 use super::sdk::calls;
-use super::sdk::handles::{BufferId, ContextId};
+use super::sdk::handles::{BufferId, CallbackThreadId, ContextId};
+use crate::config::pc_sampling::PcSampling;
 use crate::config::{Config, Domain, Policy};
 use crate::error::Result;
 use rocprof_rs_format as tables;
@@ -23,6 +24,8 @@ pub struct Session {
     pub code_objects: ContextId,
     /// The record buffer.
     pub buffer: BufferId,
+    /// The PC samples' buffer, where any agent samples.
+    pub pc_samples: Option<BufferId>,
 }
 
 /// The buffer-tracing kinds `config` asks for.
@@ -39,6 +42,11 @@ pub fn buffer_kinds(config: &Config) -> Vec<u32> {
             Domain::MemoryAllocation => kinds.push(sys::ROCPROFILER_BUFFER_TRACING_MEMORY_ALLOCATION),
             Domain::Marker | Domain::CudaApi => {}
         }
+    }
+    // A PC sample names its dispatch, not its kernel: the dispatch's record says which.
+    let dispatches = sys::ROCPROFILER_BUFFER_TRACING_KERNEL_DISPATCH;
+    if config.pc_sampling.is_some() && !kinds.contains(&dispatches) {
+        kinds.push(dispatches);
     }
     kinds
 }
@@ -95,8 +103,40 @@ pub fn create(api: &SdkApi, config: &Config) -> Result<Session> {
             )?;
         }
     }
+    let pc_samples = match &config.pc_sampling {
+        Some(request) => pc_sampling_buffer(api, config, tracing, thread, request)?,
+        None => None,
+    };
     calls::start_context(api, code_objects)?;
-    Ok(Session { tracing, code_objects, buffer })
+    Ok(Session { tracing, code_objects, buffer, pc_samples })
+}
+
+/// A buffer for PC samples, with the service configured on every GPU agent that offers what
+/// `request` asks; none where no agent does.
+fn pc_sampling_buffer(
+    api: &SdkApi,
+    config: &Config,
+    tracing: ContextId,
+    thread: CallbackThreadId,
+    request: &PcSampling,
+) -> Result<Option<BufferId>> {
+    // SAFETY: as for the trace's buffer.
+    let buffer = unsafe {
+        calls::create_buffer(
+            api,
+            tracing,
+            config.buffer_bytes,
+            config.buffer_bytes / 8 * 7,
+            // Samples are never worth stalling the GPU for: a full buffer drops, counted.
+            sys::ROCPROFILER_BUFFER_POLICY_DISCARD,
+            Some(ingest::on_buffer),
+            std::ptr::null_mut(),
+        )?
+    };
+    calls::assign_callback_thread(api, buffer, thread)?;
+    let agents = super::catalog::agents_only(api, crate::lifecycle::disable)?;
+    let sampling = super::pc_sampling::configure(api, tracing, buffer, &agents, request);
+    Ok((sampling > 0).then_some(buffer))
 }
 
 /// The agent table, from `rocprofiler_query_available_agents` (1.0 struct size), and each GPU's
@@ -144,7 +184,10 @@ pub fn set_tracing(api: &SdkApi, session: &Session, on: bool) -> Result<()> {
     if on { calls::start_context(api, session.tracing) } else { calls::stop_context(api, session.tracing) }
 }
 
-/// Flushes the record buffer synchronously.
+/// Flushes the record buffers synchronously.
 pub fn flush(api: &SdkApi, session: &Session) -> Result<()> {
+    if let Some(samples) = session.pc_samples {
+        calls::flush_buffer(api, samples)?;
+    }
     calls::flush_buffer(api, session.buffer)
 }
