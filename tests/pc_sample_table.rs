@@ -216,3 +216,24 @@ fn a_run_that_samples_nothing_has_no_pc_sample_rows_and_no_pc_metadata() {
     let metadata = std::fs::read_to_string(dir.join(keys::metadata_file_name("pc"))).unwrap();
     assert!(!metadata.contains(keys::PC_SAMPLES), "{metadata}");
 }
+
+/// A malformed PC sampling file is refused with one error naming its file, line and column,
+/// and nothing is written.
+#[test]
+fn a_bad_pc_sampling_value_names_its_file_line_and_column() {
+    let dir = common::scratch("pc-sample-bad");
+    let input = dir.join("in");
+    std::fs::create_dir_all(&input).unwrap();
+    let good = "0,0,1,\"s_nop 0\",\"/src/k.cpp:3\",1,1,\"ROCPROFILER_PC_SAMPLING_INSTRUCTION_TYPE_VALU\",\
+                \"ROCPROFILER_PC_SAMPLING_INSTRUCTION_NOT_ISSUED_REASON_NONE\",0";
+    let bad = good.replace("\",1,1,\"", "\",1,2,\"");
+    let text = format!("{}\n{good}\n{bad}\n", rocprof_rs_analysis::export::pc_sampling::STOCHASTIC);
+    std::fs::write(input.join("7_pc_sampling_stochastic.csv"), text).unwrap();
+    let out = dir.join("out");
+    let error = rocprof_rs_analysis::import::import(&[input], &out, "test").unwrap_err().to_string();
+    assert!(
+        error.contains("7_pc_sampling_stochastic.csv:3: column Wave_Issued_Instruction: expected 0 or 1, found 2"),
+        "{error}"
+    );
+    assert!(hotspots::read_pc_samples(&out).unwrap().is_empty(), "nothing written");
+}
