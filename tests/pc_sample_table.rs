@@ -176,6 +176,13 @@ fn samples_are_summed_per_kernel_pc_and_reason_and_come_back_through_rocprofv3s_
         "{evidence}"
     );
 
+    // The HTML report's hotspots section lists the instruction.
+    let report = rocprof_rs_analysis::report::build(&run, &Default::default()).unwrap();
+    let page = rocprof_rs_analysis::report::html::render(&report);
+    let section = page.split("<section id=\"hotspots\"").nth(1).unwrap().split("</section>").next().unwrap();
+    assert!(section.starts_with(" data-state=\"shown\""), "{section}");
+    assert!(section.contains("ds_read_b32 v1, v2") && section.contains("/src/lds.cpp:12"), "{section}");
+
     // Out as rocprofv3's CSV, a line per sample, and back.
     let csv = dir.join("csv");
     rocprof_rs_analysis::export::rocprofv3::export(&run, &csv).unwrap();
