@@ -176,6 +176,9 @@ fn samples_are_summed_per_kernel_pc_and_reason_and_come_back_through_rocprofv3s_
         "{evidence}"
     );
 
+    let table = cli(&["analyze", run.to_str().unwrap(), "--top", "1"]);
+    assert!(table.contains("  hot:  95%       57  0x9+0x40  ds_read_b32 v1, v2 at /src/lds.cpp:12  ["), "{table}");
+
     // The HTML report's hotspots section lists the instruction.
     let report = rocprof_rs_analysis::report::build(&run, &Default::default()).unwrap();
     let page = rocprof_rs_analysis::report::html::render(&report);
