@@ -7,8 +7,8 @@
 //! `kernel_dispatch` record, which may arrive after the samples (a dispatch's record comes
 //! when it ends). Samples of a dispatch not yet seen wait, summed per dispatch, until a flush
 //! finds their kernel, or the flush after that writes them under kernel 0. Samples of a
-//! kernel the filters leave out (`--kernel-include-regex`, `--kernel-exclude-regex`) are counted as taken
-//! and not written, as its dispatches are not.
+//! kernel the filters leave out (`--kernel-include-regex`, `--kernel-exclude-regex`) are
+//! counted as taken and not written, as its dispatches are not.
 
 use std::collections::HashMap;
 use std::hash::BuildHasherDefault;
