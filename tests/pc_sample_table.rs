@@ -176,6 +176,20 @@ fn samples_are_summed_per_kernel_pc_and_reason_and_come_back_through_rocprofv3s_
         "{evidence}"
     );
 
+    let json: serde_json::Value =
+        serde_json::from_str(&cli(&["hotspots", run.to_str().unwrap(), "--format", "json"])).unwrap();
+    assert_eq!(json[0]["categories"][0]["category"], "memory_dependency", "{json}");
+    assert_eq!(json[0]["instructions"][0]["source_line"], 12, "{json}");
+    let table = cli(&["analyze", run.to_str().unwrap(), "--top", "1"]);
+    assert!(table.contains("  hot:  95%       57  0x9+0x40  ds_read_b32 v1, v2 at /src/lds.cpp:12  ["), "{table}");
+
+    // The HTML report's hotspots section lists the instruction.
+    let report = rocprof_rs_analysis::report::build(&run, &Default::default()).unwrap();
+    let page = rocprof_rs_analysis::report::html::render(&report);
+    let section = page.split("<section id=\"hotspots\"").nth(1).unwrap().split("</section>").next().unwrap();
+    assert!(section.starts_with(" data-state=\"shown\""), "{section}");
+    assert!(section.contains("ds_read_b32 v1, v2") && section.contains("/src/lds.cpp:12"), "{section}");
+
     // Out as rocprofv3's CSV, a line per sample, and back.
     let csv = dir.join("csv");
     rocprof_rs_analysis::export::rocprofv3::export(&run, &csv).unwrap();
@@ -215,4 +229,25 @@ fn a_run_that_samples_nothing_has_no_pc_sample_rows_and_no_pc_metadata() {
     assert!(hotspots::read_pc_samples(&dir).unwrap().is_empty());
     let metadata = std::fs::read_to_string(dir.join(keys::metadata_file_name("pc"))).unwrap();
     assert!(!metadata.contains(keys::PC_SAMPLES), "{metadata}");
+}
+
+/// A malformed PC sampling file is refused with one error naming its file, line and column,
+/// and nothing is written.
+#[test]
+fn a_bad_pc_sampling_value_names_its_file_line_and_column() {
+    let dir = common::scratch("pc-sample-bad");
+    let input = dir.join("in");
+    std::fs::create_dir_all(&input).unwrap();
+    let good = "0,0,1,\"s_nop 0\",\"/src/k.cpp:3\",1,1,\"ROCPROFILER_PC_SAMPLING_INSTRUCTION_TYPE_VALU\",\
+                \"ROCPROFILER_PC_SAMPLING_INSTRUCTION_NOT_ISSUED_REASON_NONE\",0";
+    let bad = good.replace("\",1,1,\"", "\",1,2,\"");
+    let text = format!("{}\n{good}\n{bad}\n", rocprof_rs_analysis::export::pc_sampling::STOCHASTIC);
+    std::fs::write(input.join("7_pc_sampling_stochastic.csv"), text).unwrap();
+    let out = dir.join("out");
+    let error = rocprof_rs_analysis::import::import(&[input], &out, "test").unwrap_err().to_string();
+    assert!(
+        error.contains("7_pc_sampling_stochastic.csv:3: column Wave_Issued_Instruction: expected 0 or 1, found 2"),
+        "{error}"
+    );
+    assert!(hotspots::read_pc_samples(&out).unwrap().is_empty(), "nothing written");
 }

@@ -9,6 +9,7 @@ use clap::Args;
 use comfy_table::{Cell, CellAlignment, ContentArrangement, Table, presets::UTF8_FULL_CONDENSED};
 use rocprof_rs_analysis::analyze::specs::{Level, Pipe, Precision};
 use rocprof_rs_analysis::analyze::{self, Analysis, KernelAnalysis, Options, Streamed};
+use rocprof_rs_analysis::hotspots;
 use rocprof_rs_analysis::terminal::TABLE_ROWS;
 use rocprof_rs_analysis::units::human_ns;
 use rocprof_rs_format::publish::OutputFile;
@@ -167,8 +168,9 @@ pub fn analyze(args: AnalyzeArgs) -> ExitCode {
         Format::Csv => csv(&analysis, &mut out),
         // Names reach the terminal escaped (JSON and CSV keep their exact text).
         Format::Table => {
+            let hot = hottest(&args.path);
             let mut escaped = rocprof_rs_analysis::terminal::Escaped::new(&mut out);
-            text(&analysis, args.top, &mut escaped).and_then(|()| escaped.flush())
+            text(&analysis, args.top, &hot, &mut escaped).and_then(|()| escaped.flush())
         }
     };
     if let Err(e) = written.and_then(|()| out.flush()) {
@@ -176,6 +178,19 @@ pub fn analyze(args: AnalyzeArgs) -> ExitCode {
         return ExitCode::FAILURE;
     }
     ExitCode::SUCCESS
+}
+
+/// Each sampled kernel's hottest instructions, by name, for the detailed kernels' text.
+type Hottest = std::collections::HashMap<String, Vec<hotspots::Instruction>>;
+
+/// Instructions listed under a detailed kernel.
+const HOT_INSTRUCTIONS: usize = 3;
+
+/// The dataset's hottest instructions per kernel; none where it has no PC samples (or they
+/// cannot be read, which the analysis's notes say).
+fn hottest(path: &Path) -> Hottest {
+    let rows = if path.is_dir() { hotspots::read_pc_samples(path).unwrap_or_default() } else { Vec::new() };
+    hotspots::hotspots(&rows, HOT_INSTRUCTIONS).into_iter().map(|k| (k.kernel_name, k.instructions)).collect()
 }
 
 /// Writes each GPU's chart, `path` itself where there is one and `FILE-<gpu>.svg` beside it
@@ -218,7 +233,7 @@ fn position(k: &KernelAnalysis) -> (Option<f64>, Option<f64>, Option<f64>) {
 /// The kernels as terminal tables of [`TABLE_ROWS`] rows each (one for an ordinary run, so a
 /// million kernels print in bounded memory), the devices' ceilings, the first `top` kernels in
 /// detail, and the notes.
-fn text(analysis: &Streamed, top: usize, out: &mut impl Write) -> std::io::Result<()> {
+fn text(analysis: &Streamed, top: usize, hot: &Hottest, out: &mut impl Write) -> std::io::Result<()> {
     let mut chunk: Vec<Vec<Cell>> = Vec::new();
     let mut detailed = Vec::new();
     analysis.for_each(|k| {
@@ -259,6 +274,9 @@ fn text(analysis: &Streamed, top: usize, out: &mut impl Write) -> std::io::Resul
         }
         for (i, r) in k.diagnosis.recommendations.iter().take(3).enumerate() {
             writeln!(out, "  {}. {} — up to {:.0}% ({})", i + 1, r.action, 100.0 * r.expected_gain, r.why)?;
+        }
+        for i in hot.get(&k.name).into_iter().flatten() {
+            writeln!(out, "  hot: {}", hotspots::render::instruction_line(i))?;
         }
         let throttled =
             analysis.throttled.iter().find(|t| t.kernel_name == k.name && t.pid == k.pid && t.agent_id == k.agent_id);

@@ -430,10 +430,15 @@ fn dataset(dir: &Path, db: &'static Database, forced: Option<&'static Gpu>, opti
         return Err(Error::Invalid(format!("{}: neither a dataset directory nor a results JSON file", dir.display())));
     }
     rocprof_rs_format::dataset::require_tables(dir)?;
-    let hotspots = crate::hotspots::hotspots(&crate::hotspots::read_pc_samples(dir)?, 0);
-    let hotspots = hotspots.into_iter().map(|k| (k.kernel_name.clone(), k)).collect();
-    let judge = Judge { db, forced, agents: dataset::agents(dir)?, hotspots };
     let mut notes = Vec::new();
+    // The stall mix is evidence beside the class, not what decides it: samples that cannot be
+    // read cost a note, not the analysis.
+    let samples = crate::hotspots::read_pc_samples(dir).unwrap_or_else(|e| {
+        notes.push(format!("PC samples not used: {e}"));
+        Vec::new()
+    });
+    let hotspots = crate::hotspots::hotspots(&samples, 0).into_iter().map(|k| (k.kernel_name.clone(), k)).collect();
+    let judge = Judge { db, forced, agents: dataset::agents(dir)?, hotspots };
     let mut devices: BTreeMap<String, Ceilings> = BTreeMap::new();
     // Agents the database does not know, in the order of the kernels they ran (process, agent).
     let mut unknown: BTreeMap<(u32, u64), String> = BTreeMap::new();

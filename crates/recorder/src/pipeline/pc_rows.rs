@@ -6,7 +6,9 @@
 //! A sample names its dispatch, rarely its kernel: the kernel comes from the dispatch's
 //! `kernel_dispatch` record, which may arrive after the samples (a dispatch's record comes
 //! when it ends). Samples of a dispatch not yet seen wait, summed per dispatch, until a flush
-//! finds their kernel, or the flush after that writes them under kernel 0.
+//! finds their kernel, or the flush after that writes them under kernel 0. Samples of a
+//! kernel the filters leave out (`--kernel-include-regex`, `--kernel-exclude-regex`) are
+//! counted as taken and not written, as its dispatches are not.
 
 use std::collections::HashMap;
 use std::hash::BuildHasherDefault;
@@ -245,5 +247,65 @@ impl PcRows {
             pid,
             vendor,
         });
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use rocprof_rs_format::columns::Rows as _;
+
+    fn sample(dispatch_id: u64, pc_offset: u64) -> PcSample {
+        PcSample {
+            agent_id: 0,
+            dispatch_id,
+            correlation_id: 0,
+            kernel_id: 0,
+            code_object_id: 1,
+            pc_offset,
+            reason: None,
+            instruction_type: None,
+            category: ReasonCategory::Unknown,
+            method: SampleMethod::HostTrap,
+            samples: 1,
+        }
+    }
+
+    /// However many PCs a run samples, the sums held stay under their bound: the writer is told
+    /// to write them once there are [`MAX_SUMS`], and nothing is lost.
+    #[test]
+    fn the_sums_held_stay_bounded_and_lose_nothing() {
+        let dir = std::env::temp_dir().join(format!("rocprof-rs-pc-rows-{}", std::process::id()));
+        let options = rocprof_rs_format::files::WriteOptions::new(&dir, "t");
+        let mut rows = PcRows::new(&options, &[]);
+        rows.launched(5, 9);
+        let (kernels, vendor) = (Kernels::default(), Arc::from("test"));
+        let mut flushes = 0;
+        for pc in 0..(MAX_SUMS as u64 + 10) {
+            if rows.add(&sample(5, pc)) {
+                rows.flush(&kernels, 1, &vendor, false);
+                flushes += 1;
+            }
+            assert!(rows.sums.len() < MAX_SUMS);
+        }
+        rows.flush(&kernels, 1, &vendor, true);
+        assert_eq!(flushes, 1);
+        assert_eq!((rows.writer.rows.len(), rows.taken, rows.unresolved), (MAX_SUMS + 10, MAX_SUMS as u64 + 10, 0));
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+
+    /// The map of dispatches keeps two generations: an old dispatch is forgotten, a recent one
+    /// found.
+    #[test]
+    fn dispatches_are_remembered_for_two_generations() {
+        let dir = std::env::temp_dir().join(format!("rocprof-rs-pc-gen-{}", std::process::id()));
+        let mut rows = PcRows::new(&rocprof_rs_format::files::WriteOptions::new(&dir, "t"), &[]);
+        for d in 0..(2 * DISPATCHES_PER_GENERATION as u64 + 1) {
+            rows.launched(d, d + 1_000_000);
+        }
+        assert_eq!(rows.kernel_of(0), None);
+        let recent = DISPATCHES_PER_GENERATION as u64 + 3;
+        assert_eq!(rows.kernel_of(recent), Some(recent + 1_000_000));
+        let _ = std::fs::remove_dir_all(&dir);
     }
 }
