@@ -157,7 +157,7 @@ impl PcRows {
         self.enabled = true;
         self.taken += u64::from(s.samples);
         let launch = self.launch_of(s.dispatch_id);
-        // A library whose samples name their dispatch alone (the SDK's) leaves the kernel and
+        // A library whose samples name their dispatch alone leaves the kernel and
         // the agent to the dispatch's record.
         let agent_id = if s.agent_id != 0 { s.agent_id } else { launch.map_or(0, |l| l.agent_id) };
         let kernel = if s.kernel_id != 0 { Some(s.kernel_id) } else { launch.map(|l| l.kernel_id) };
@@ -278,7 +278,7 @@ mod tests {
         let dir = std::env::temp_dir().join(format!("rocprof-rs-pc-rows-{}", std::process::id()));
         let options = rocprof_rs_format::files::WriteOptions::new(&dir, "t");
         let mut rows = PcRows::new(&options, &[]);
-        rows.launched(5, 9);
+        rows.launched(5, 9, 2);
         let (kernels, vendor) = (Kernels::default(), Arc::from("test"));
         let mut flushes = 0;
         for pc in 0..(MAX_SUMS as u64 + 10) {
@@ -301,11 +301,12 @@ mod tests {
         let dir = std::env::temp_dir().join(format!("rocprof-rs-pc-gen-{}", std::process::id()));
         let mut rows = PcRows::new(&rocprof_rs_format::files::WriteOptions::new(&dir, "t"), &[]);
         for d in 0..(2 * DISPATCHES_PER_GENERATION as u64 + 1) {
-            rows.launched(d, d + 1_000_000);
+            rows.launched(d, d + 1_000_000, 7);
         }
-        assert_eq!(rows.kernel_of(0), None);
+        assert!(rows.launch_of(0).is_none());
         let recent = DISPATCHES_PER_GENERATION as u64 + 3;
-        assert_eq!(rows.kernel_of(recent), Some(recent + 1_000_000));
+        let launch = rows.launch_of(recent).expect("a recent dispatch is known");
+        assert_eq!((launch.kernel_id, launch.agent_id), (recent + 1_000_000, 7));
         let _ = std::fs::remove_dir_all(&dir);
     }
 }

@@ -93,7 +93,7 @@ impl Holding {
 unsafe fn stream(at: *mut Record, record: Record) {
     #[cfg(target_arch = "x86_64")]
     if at.cast::<[u64; 2]>().is_aligned() {
-        // The bytes are copied out of `record`, whose ownership passes to the batch. The copy
+        // The bytes are copied out of `record`, which now belongs to the batch. The copy
         // is in assembly because a record's padding is uninitialised: Rust may not read it as
         // an integer, but the processor may move it.
         let record = std::mem::ManuallyDrop::new(record);
