@@ -1,5 +1,5 @@
-//! Any bytes as one rocprofiler-sdk buffer record of any tracing kind, decoded as the tool's
-//! buffer callback decodes the SDK's records. The payload is as large as the largest record
+//! Any bytes as one rocprofiler-sdk buffer record of any tracing kind, or one PC sample,
+//! decoded as the tool's buffer callback decodes the SDK's records. The payload is as large as the largest record
 //! the SDK writes, as the SDK's own are; the values are anything. Never a panic.
 #![no_main]
 
@@ -22,6 +22,13 @@ fuzz_target!(|data: &[u8]| {
         kind: u32::from(u16::from_le_bytes([head[2], head[3]]) % 64),
     };
     header.payload = payload.as_mut_ptr().cast();
+    if (200..240).contains(&head[0]) {
+        // A PC sample of any kind (the host-trap and stochastic v0 records and beyond).
+        let kind = u32::from(head[1] % 8);
+        // SAFETY: as below: a live, 8-aligned payload larger than either sample record.
+        let _ = unsafe { rocprof_rs::backend::amd::pc_decode::decode(kind, header.payload) };
+        return;
+    }
     // SAFETY: a header whose payload is a live, 8-aligned buffer at least as large as every
     // record type the decoder reads, holding only plain data, as the SDK's do.
     let _ = unsafe { rocprof_rs::backend::amd::ingest::decode(&header) };

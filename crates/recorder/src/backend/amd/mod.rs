@@ -12,7 +12,7 @@ mod fork;
 pub mod ingest;
 pub mod operations;
 mod pc_choice;
-mod pc_decode;
+pub mod pc_decode;
 mod pc_sampling;
 pub mod sdk;
 pub mod session;

@@ -87,7 +87,7 @@ fn fit(offer: &Offer, interval: u64, why: Option<String>) -> Choice {
         let down = up >> 1;
         let within = |v: u64| (offer.min_interval..=offer.max_interval).contains(&v);
         let nearest = match (within(down), within(up)) {
-            (true, true) if fitted - down <= up - fitted => down,
+            (true, true) if fitted.saturating_sub(down) <= up.saturating_sub(fitted) => down,
             (true, true) | (false, true) => up,
             _ => down,
         };
@@ -186,6 +186,17 @@ mod tests {
             panic!("not sampled")
         };
         assert_eq!(interval, 256);
+    }
+
+    #[test]
+    fn whatever_an_agent_answers_the_choice_is_made_without_a_panic() {
+        let request = request(PcMethod::Stochastic, Some(PcUnit::Time), 1 << 42);
+        for (min, max) in [(0, 0), (5, 1), (u64::MAX, u64::MAX), (0, u64::MAX), (3, 3), (1 << 63, u64::MAX)] {
+            let offer = Offer { min_interval: min, max_interval: max, ..STOCHASTIC };
+            let _ = choose(&request, &[offer], u32::MAX);
+        }
+        let Choice::Sample { interval, .. } = choose(&request, &[STOCHASTIC], u32::MAX) else { panic!("refused") };
+        assert_eq!(interval, 1 << 30, "a conversion past the range is the range's end");
     }
 
     #[test]
