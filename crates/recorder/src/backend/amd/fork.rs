@@ -14,7 +14,7 @@
 
 use std::sync::Once;
 
-use super::{session, symbols};
+use super::{code_objects, session, symbols};
 use crate::config::{self, Placeholders};
 use crate::lifecycle::{self, disable, trampoline};
 use crate::pipeline::clock;
@@ -42,6 +42,7 @@ extern "C" fn prepare() {
     });
     // Held across the fork, released on both sides (`release`).
     symbols::hold_across_fork();
+    code_objects::hold_across_fork();
     if let Some(tool) = lifecycle::installed() {
         std::mem::forget(tool.writer.lock());
     }
@@ -49,9 +50,11 @@ extern "C" fn prepare() {
 
 /// Releases what `prepare` took.
 fn release() {
-    // SAFETY: `prepare` locked both and forgot the guards; this thread (the one that forked, or
+    // SAFETY: `prepare` locked each and forgot the guards; this thread (the one that forked, or
     // its image in the child) is the owner.
     unsafe { symbols::release_after_fork() };
+    // SAFETY: as above.
+    unsafe { code_objects::release_after_fork() };
     if let Some(tool) = lifecycle::installed() {
         // SAFETY: as above.
         unsafe { tool.writer.force_unlock() };

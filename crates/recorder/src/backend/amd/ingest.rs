@@ -181,6 +181,8 @@ pub(super) extern "C" fn on_buffer(
         let mut counters = super::counting::Accumulator::default();
         let per_instance = tool.config.counters.as_ref().is_some_and(|c| c.per_instance);
         let mut invalid_samples = 0;
+        // Taken at the first sample, if no code object is loading this instant.
+        let mut placer = None;
         for (i, &header) in headers.iter().enumerate() {
             if let Some(&ahead) = headers.get(i + PREFETCH_AHEAD) {
                 // SAFETY: a header of this callback.
@@ -198,7 +200,15 @@ pub(super) extern "C" fn on_buffer(
             if pair.category == sys::ROCPROFILER_BUFFER_CATEGORY_PC_SAMPLING && !h.payload.is_null() {
                 // SAFETY: a header of this callback, of the PC sampling category.
                 match unsafe { super::pc_decode::decode(pair.kind, h.payload) } {
-                    Some(sample) => queue.push(&mut batch, sample),
+                    Some(mut sample) => {
+                        let placer = placer.get_or_insert_with(super::code_objects::placer);
+                        if let (Some(placer), Record::PcSample(s)) = (placer, &mut sample)
+                            && let Some((kernel_id, agent_id)) = placer.place(s.code_object_id, s.pc_offset)
+                        {
+                            (s.kernel_id, s.agent_id) = (kernel_id, agent_id);
+                        }
+                        queue.push(&mut batch, sample);
+                    }
                     None => invalid_samples += 1,
                 }
                 continue;
@@ -324,10 +334,20 @@ pub(super) extern "C" fn on_code_object(
     trampoline("the code-object callback", (), || {
         let Some(tool) = running() else { return };
         if record.kind != sys::ROCPROFILER_CALLBACK_TRACING_CODE_OBJECT
-            || record.operation != sys::ROCPROFILER_CODE_OBJECT_DEVICE_KERNEL_SYMBOL_REGISTER as i32
             || record.phase != sys::ROCPROFILER_CALLBACK_PHASE_LOAD
             || record.payload.is_null()
         {
+            return;
+        }
+        if record.operation == sys::ROCPROFILER_CODE_OBJECT_LOAD as i32 {
+            // SAFETY: the operation names the payload type.
+            let o = unsafe { &*record.payload.cast::<sys::rocprofiler_callback_tracing_code_object_load_data_t>() };
+            // SAFETY: both union members are the same agent id.
+            let agent = unsafe { o.__bindgen_anon_1.agent_id };
+            super::code_objects::loaded(o.code_object_id, agent.handle, o.load_base);
+            return;
+        }
+        if record.operation != sys::ROCPROFILER_CODE_OBJECT_DEVICE_KERNEL_SYMBOL_REGISTER as i32 {
             return;
         }
         // SAFETY: the operation names the payload type.
@@ -351,6 +371,8 @@ pub(super) extern "C" fn on_code_object(
             arch_vgpr: s.arch_vgpr_count,
             accum_vgpr: s.accum_vgpr_count,
         };
+        let entry = s.kernel_object.wrapping_add_signed(s.kernel_code_entry_byte_offset);
+        super::code_objects::kernel(s.code_object_id, s.kernel_id, entry);
         // Kept for a forked child, whose SDK will not announce the parent's code objects again.
         super::symbols::remember(&symbol);
         super::counting::register_kernel(&tool.config, symbol.kernel_id, &symbol.mangled);

@@ -5,6 +5,7 @@
 
 pub mod avail;
 pub mod catalog;
+mod code_objects;
 pub mod counting;
 mod fork;
 /// Public for the fuzz target of its record decoder only.

@@ -2,7 +2,8 @@
 //! [`PcSample`]s, and the names of their codes, told to the writer once.
 //!
 //! A sample names its dispatch and its PC (code object, offset) but not its agent or kernel:
-//! the writer places it by the dispatch, whose record it has (kernel dispatches are traced
+//! the buffer callback places it by its code object's kernels ([`super::code_objects`]), and
+//! the writer by its dispatch's record where that could not (kernel dispatches are traced
 //! whenever samples are taken, [`super::session::buffer_kinds`]).
 
 use rocprofiler_sdk_sys as sys;
