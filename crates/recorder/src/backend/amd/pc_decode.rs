@@ -19,26 +19,16 @@ use rocprof_rs_format::pc_sample::{ReasonCategory, SampleMethod};
 /// `payload` must be the payload of a PC-sampling record of `kind` that the SDK passed to the
 /// current buffer callback.
 pub unsafe fn decode(kind: u32, payload: *const std::ffi::c_void) -> Option<Record> {
-    match kind {
+    let sample = match kind {
         sys::ROCPROFILER_PC_SAMPLING_RECORD_HOST_TRAP_V0_SAMPLE => {
             // SAFETY: the kind names the payload type, live for the callback.
             let r = unsafe { &*payload.cast::<sys::rocprofiler_pc_sampling_record_host_trap_v0_t>() };
             if (r.size as usize) < std::mem::size_of_val(r) {
                 return None;
             }
-            Some(Record::PcSample(PcSample {
-                agent_id: 0,
-                dispatch_id: r.dispatch_id,
-                correlation_id: r.correlation_id.internal,
-                kernel_id: 0,
-                code_object_id: r.pc.code_object_id,
-                pc_offset: r.pc.code_object_offset,
-                reason: None,
-                instruction_type: None,
-                category: ReasonCategory::Unknown,
-                method: SampleMethod::HostTrap,
-                samples: 1,
-            }))
+            let mut sample = placed_at(r.dispatch_id, &r.correlation_id, r.pc, SampleMethod::HostTrap);
+            sample.category = ReasonCategory::Unknown;
+            sample
         }
         sys::ROCPROFILER_PC_SAMPLING_RECORD_STOCHASTIC_V0_SAMPLE => {
             // SAFETY: as above.
@@ -48,22 +38,36 @@ pub unsafe fn decode(kind: u32, payload: *const std::ffi::c_void) -> Option<Reco
             }
             let issued = r.wave_issued() != 0;
             let reason = r.snapshot.reason_not_issued();
-            let category = if issued { ReasonCategory::Issued } else { reason_category(reason) };
-            Some(Record::PcSample(PcSample {
-                agent_id: 0,
-                dispatch_id: r.dispatch_id,
-                correlation_id: r.correlation_id.internal,
-                kernel_id: 0,
-                code_object_id: r.pc.code_object_id,
-                pc_offset: r.pc.code_object_offset,
-                reason: (!issued).then_some(reason),
-                instruction_type: Some(u32::from(r.inst_type())),
-                category,
-                method: SampleMethod::Stochastic,
-                samples: 1,
-            }))
+            let mut sample = placed_at(r.dispatch_id, &r.correlation_id, r.pc, SampleMethod::Stochastic);
+            sample.category = if issued { ReasonCategory::Issued } else { reason_category(reason) };
+            sample.reason = (!issued).then_some(reason);
+            sample.instruction_type = Some(u32::from(r.inst_type()));
+            sample
         }
-        _ => None,
+        _ => return None,
+    };
+    Some(Record::PcSample(sample))
+}
+
+/// One sample at `pc` of `dispatch`, with no reason yet; agent and kernel left to be placed.
+fn placed_at(
+    dispatch_id: u64,
+    correlation: &sys::rocprofiler_async_correlation_id_t,
+    pc: sys::rocprofiler_pc_t,
+    method: SampleMethod,
+) -> PcSample {
+    PcSample {
+        agent_id: 0,
+        dispatch_id,
+        correlation_id: correlation.internal,
+        kernel_id: 0,
+        code_object_id: pc.code_object_id,
+        pc_offset: pc.code_object_offset,
+        reason: None,
+        instruction_type: None,
+        category: ReasonCategory::Unknown,
+        method,
+        samples: 1,
     }
 }
 

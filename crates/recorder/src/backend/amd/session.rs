@@ -70,18 +70,7 @@ pub fn create(api: &SdkApi, config: &Config) -> Result<Session> {
         )?;
     }
     let tracing = calls::create_context(api)?;
-    // SAFETY: as above.
-    let buffer = unsafe {
-        calls::create_buffer(
-            api,
-            tracing,
-            config.buffer_bytes,
-            config.buffer_bytes / 8 * 7,
-            policy,
-            Some(ingest::on_buffer),
-            std::ptr::null_mut(),
-        )?
-    };
+    let buffer = record_buffer(api, config, tracing, policy)?;
     let thread = calls::create_callback_thread(api)?;
     calls::assign_callback_thread(api, buffer, thread)?;
     for kind in buffer_kinds(config) {
@@ -111,6 +100,29 @@ pub fn create(api: &SdkApi, config: &Config) -> Result<Session> {
     Ok(Session { tracing, code_objects, buffer, pc_samples })
 }
 
+/// A buffer of the configured size in `context`, handed to [`ingest::on_buffer`] when seven
+/// eighths full.
+fn record_buffer(
+    api: &SdkApi,
+    config: &Config,
+    context: ContextId,
+    policy: sys::rocprofiler_buffer_policy_t,
+) -> Result<BufferId> {
+    // SAFETY: the callback has the SDK's signature, is a trampoline that cannot unwind, and
+    // takes no data (null).
+    unsafe {
+        calls::create_buffer(
+            api,
+            context,
+            config.buffer_bytes,
+            config.buffer_bytes / 8 * 7,
+            policy,
+            Some(ingest::on_buffer),
+            std::ptr::null_mut(),
+        )
+    }
+}
+
 /// A buffer for PC samples, with the service configured on every GPU agent that offers what
 /// `request` asks; none where no agent does.
 fn pc_sampling_buffer(
@@ -120,19 +132,8 @@ fn pc_sampling_buffer(
     thread: CallbackThreadId,
     request: &PcSampling,
 ) -> Result<Option<BufferId>> {
-    // SAFETY: as for the trace's buffer.
-    let buffer = unsafe {
-        calls::create_buffer(
-            api,
-            tracing,
-            config.buffer_bytes,
-            config.buffer_bytes / 8 * 7,
-            // Samples are never worth stalling the GPU for: a full buffer drops, counted.
-            sys::ROCPROFILER_BUFFER_POLICY_DISCARD,
-            Some(ingest::on_buffer),
-            std::ptr::null_mut(),
-        )?
-    };
+    // Samples are never worth stalling the GPU for: a full buffer drops, counted.
+    let buffer = record_buffer(api, config, tracing, sys::ROCPROFILER_BUFFER_POLICY_DISCARD)?;
     calls::assign_callback_thread(api, buffer, thread)?;
     let agents = super::catalog::agents_only(api, crate::lifecycle::disable)?;
     let sampling = super::pc_sampling::configure(api, tracing, buffer, &agents, request);
