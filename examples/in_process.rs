@@ -96,7 +96,7 @@ fn simulated(args: &Args, why: &str) -> Result<(), String> {
     println!("SIMULATED run ({why}): no GPU is used and nothing here is a hardware result");
     let sdk = args.sdk.clone().map_or_else(default_sdk_path, Ok)?;
     // The simulator stands in for the ROCm runtime libraries, which an application loads first.
-    let mut machine = Machine::open(&sdk, args.agents, false)?;
+    let mut machine = Machine::open(&sdk, args.agents, false).map_err(|e| e.to_string())?;
     let profiler = builder(args)
         .sdk_library(&sdk)
         // Everything the simulator emits (it has no HSA or RCCL API).

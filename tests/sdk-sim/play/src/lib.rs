@@ -36,9 +36,11 @@ pub unsafe extern "C" fn rocprof_sim_play_open(sdk: *const c_char, agents: u32) 
     }
     // SAFETY: a NUL-terminated path, as the caller promises.
     let path = unsafe { CStr::from_ptr(sdk) }.to_string_lossy().into_owned();
-    let opened = Machine::open(Path::new(&path), agents, false).map(|machine| {
-        *MACHINE.lock().unwrap_or_else(|p| p.into_inner()) = Some(machine);
-    });
+    let opened = Machine::open(Path::new(&path), agents, false)
+        .map(|machine| {
+            *MACHINE.lock().unwrap_or_else(|p| p.into_inner()) = Some(machine);
+        })
+        .map_err(|e| e.to_string());
     outcome("open", opened)
 }
 

@@ -62,6 +62,17 @@ pub fn default_sdk_path() -> Result<PathBuf, String> {
     ))
 }
 
+/// Why a simulated machine could not be opened.
+#[derive(Debug, thiserror::Error)]
+pub enum OpenError {
+    /// No GPU was asked for (0 agents, or an empty architecture list).
+    #[error("a machine needs at least one GPU")]
+    NoGpu,
+    /// The simulated SDK could not be loaded or lacks a function (the loader's message).
+    #[error("{0}")]
+    Sdk(String),
+}
+
 /// The simulated machine and runtime in this process.
 pub struct Machine {
     library: Library,
@@ -84,7 +95,7 @@ impl std::fmt::Debug for Machine {
 impl Machine {
     /// Opens the simulated SDK at `sdk` (global, so tools find it by SONAME) and sets up its
     /// machine: `agents` GPUs, plus a gfx1151-like APU if `consumer_gpu`.
-    pub fn open(sdk: &Path, agents: u32, consumer_gpu: bool) -> Result<Self, String> {
+    pub fn open(sdk: &Path, agents: u32, consumer_gpu: bool) -> Result<Self, OpenError> {
         Self::open_with_archs(sdk, agents, consumer_gpu, None)
     }
 
@@ -95,11 +106,11 @@ impl Machine {
         agents: u32,
         consumer_gpu: bool,
         archs: Option<&[Arch]>,
-    ) -> Result<Self, String> {
+    ) -> Result<Self, OpenError> {
         if agents == 0 || archs.is_some_and(<[Arch]>::is_empty) {
-            return Err("a machine needs at least one GPU".into());
+            return Err(OpenError::NoGpu);
         }
-        let (library, api) = SimRuntimeApi::open(sdk)?;
+        let (library, api) = SimRuntimeApi::open(sdk).map_err(OpenError::Sdk)?;
         eprintln!("rocprof-sim: {}", crate::SIMULATED_BANNER);
         if let Some(archs) = archs {
             let list = CString::new(archs.iter().map(|a| a.name()).collect::<Vec<_>>().join(",")).unwrap();

@@ -161,8 +161,8 @@ fn main() {
     }
     let path = args.sdk.clone().map_or_else(default_sdk_path, Ok).unwrap_or_else(|e| fail(&e));
     let archs = gpu_archs(&args);
-    let mut machine =
-        Machine::open_with_archs(&path, args.agents, args.consumer_gpu, archs.as_deref()).unwrap_or_else(|e| fail(&e));
+    let mut machine = Machine::open_with_archs(&path, args.agents, args.consumer_gpu, archs.as_deref())
+        .unwrap_or_else(|e| fail(&e.to_string()));
     if let Some(tool) = &args.force_configure {
         force_configure(machine.library(), tool);
     }

@@ -55,8 +55,8 @@ fn rank(args: &Args, board: &Path) -> ! {
     let board = Board::open(board, args.ranks, args.steps).unwrap_or_else(|e| fail(&e.to_string()));
     let sdk = args.sdk.clone().map_or_else(default_sdk_path, Ok).unwrap_or_else(|e| fail(&e));
     let archs = super::gpu_archs(args);
-    let mut machine =
-        Machine::open_with_archs(&sdk, args.agents, args.consumer_gpu, archs.as_deref()).unwrap_or_else(|e| fail(&e));
+    let mut machine = Machine::open_with_archs(&sdk, args.agents, args.consumer_gpu, archs.as_deref())
+        .unwrap_or_else(|e| fail(&e.to_string()));
     if let Some(tool) = &args.force_configure {
         force_configure(machine.library(), tool);
     }
