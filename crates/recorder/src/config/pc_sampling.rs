@@ -57,6 +57,15 @@ impl PcUnit {
         }
     }
 
+    /// How an interval in this unit reads in a message: `1000 µs`, `4096 cycles`.
+    pub fn label(self) -> &'static str {
+        match self {
+            PcUnit::Time => "µs",
+            PcUnit::Cycles => "cycles",
+            PcUnit::Instructions => "instructions",
+        }
+    }
+
     /// The interval when none is given: about a thousand samples a second per sampled unit
     /// (madengine's "PC sampling at 1000 Hz"), at a GPU clock of about 1 GHz for cycles.
     pub fn default_interval(self) -> u64 {

@@ -79,7 +79,7 @@ fn fit(offer: &Offer, interval: u64, why: Option<String>) -> Choice {
             "the interval {interval} is outside the agent's {}-{} {}",
             offer.min_interval,
             offer.max_interval,
-            offer.unit.name()
+            offer.unit.label()
         ));
     }
     if offer.pow2 && !fitted.is_power_of_two() {
