@@ -3,6 +3,7 @@
 use std::ffi::{CStr, c_char, c_int, c_void};
 use std::path::PathBuf;
 
+use super::pc_sampling::PcSamplingApi;
 use super::profiler::RangeProfilerApi;
 use super::records::CUpti_SubscriberParams;
 use crate::dylib::{self, LoadError, OpenLibrary, Origin, dynamic_api};
@@ -76,6 +77,8 @@ pub struct Cupti {
     /// The range profiler's functions (CUPTI 12.6.80 and later); `None` where the library
     /// lacks any of them.
     pub profiler: Option<RangeProfilerApi>,
+    /// The PC Sampling API's functions; `None` where the library lacks any of them.
+    pub pc_sampling: Option<PcSamplingApi>,
     version: u32,
     library: OpenLibrary,
 }
@@ -102,13 +105,15 @@ impl Cupti {
         // SAFETY: as above: the range profiler's symbols have the declared signatures in every
         // release that has them (12.6.80 to 13.x), and a release without one gives `None`.
         let profiler = unsafe { RangeProfilerApi::resolve(&library.library, &library.name) }.ok();
+        // SAFETY: as above, for the PC Sampling API's symbols (the same signatures since 11.3).
+        let pc_sampling = unsafe { PcSamplingApi::resolve(&library.library, &library.name) }.ok();
         let mut version = 0;
         // SAFETY: a valid out-pointer.
         let result = unsafe { (api.cuptiGetVersion)(&mut version) };
         if result != super::CUPTI_SUCCESS {
             version = 0;
         }
-        Ok(Cupti { api, subscribe_v2, nvtx_injection, profiler, version, library })
+        Ok(Cupti { api, subscribe_v2, nvtx_injection, profiler, pc_sampling, version, library })
     }
 
     /// The functions.

@@ -14,11 +14,15 @@
 //!   first.
 //! - **Range profiler** (`profiler/`): the per-kernel metrics API of CUPTI 12.6.80 and later,
 //!   a second function table ([`Cupti::profiler`]) that is `None` where the library lacks it.
+//! - **PC sampling** ([`pc_sampling`]): warp PCs and stall reasons, a third table
+//!   ([`Cupti::pc_sampling`]), likewise optional.
 
 mod load;
+mod pc_sampling;
 mod profiler;
 mod records;
 
 pub use load::*;
+pub use pc_sampling::*;
 pub use profiler::*;
 pub use records::*;
