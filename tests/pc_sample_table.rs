@@ -105,6 +105,7 @@ fn samples_are_summed_per_kernel_pc_and_reason_and_come_back_through_rocprofv3s_
     let run = dir.join("run");
     let mut t = tables(&run);
     let instruction = Record::PcInstruction(Box::new(PcInstruction {
+        kernel_id: 0,
         code_object_id: 9,
         pc_offset: 0x40,
         text: Some("ds_read_b32 v1, v2".into()),

@@ -265,6 +265,7 @@ variables! {
     PC_SAMPLING_METHOD = "ROCPROF_RS_PC_SAMPLING_METHOD", "host_trap or stochastic: sample where each kernel's waves are (rocprofv3's --pc-sampling-method), into pc_sample", "(off)";
     PC_SAMPLING_UNIT = "ROCPROF_RS_PC_SAMPLING_UNIT", "time (microseconds), cycles or instructions: what the interval counts", "the method's own: time for host_trap, cycles for stochastic";
     PC_SAMPLING_INTERVAL = "ROCPROF_RS_PC_SAMPLING_INTERVAL", "an integer from 1 to 2^42 in the unit (a power of two where the GPU asks for one)", "1000 (time), 1048576 (cycles, instructions)";
+    NVDISASM = "ROCPROF_RS_NVDISASM", "NVIDIA: the nvdisasm that gives sampled PCs their instruction text, or off", "(search: PATH, $CUDA_HOME/bin, /usr/local/cuda/bin)";
     DEVICE_SAMPLE_MS = "ROCPROF_RS_DEVICE_SAMPLE_MS", "milliseconds between samples of every GPU's power, energy, clocks, memory, busy % and temperature (NVML, AMD SMI) into device_sample, from 1 to 60000; 0 for none", "0";
     DEVICE_SAMPLE_LIBRARY = "ROCPROF_RS_DEVICE_SAMPLE_LIBRARY", "the path of libamd_smi.so or libnvidia-ml.so.1 to sample through", "(search: libamd_smi.so in $ROCM_PATH/lib and /opt/rocm/lib; libnvidia-ml.so.1)";
     CUPTI_DUMP = "ROCPROF_RS_CUPTI_DUMP", "NVIDIA, for test fixtures: a directory to write each CUPTI buffer into, raw, with a JSON sidecar", "(none)";

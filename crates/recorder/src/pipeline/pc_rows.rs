@@ -87,7 +87,8 @@ pub struct PcRows {
     enabled: bool,
     reasons: HashMap<(SampleMethod, u32), Box<str>>,
     instruction_types: HashMap<(SampleMethod, u32), Box<str>>,
-    instructions: HashMap<(u64, u64), Instruction>,
+    /// By kernel (0 for offsets from the code object's start), code object and offset.
+    instructions: HashMap<(u64, u64, u64), Instruction>,
     /// The dispatches' kernels, this generation's and the one before.
     dispatches: [IdMap<Launch>; 2],
     sums: HashMap<Key, Sum>,
@@ -136,7 +137,7 @@ impl PcRows {
     pub fn instruction(&mut self, i: &PcInstruction) {
         let instruction =
             Instruction { text: i.text.clone(), source_file: i.source_file.clone(), source_line: i.source_line };
-        self.instructions.insert((i.code_object_id, i.pc_offset), instruction);
+        self.instructions.insert((i.kernel_id, i.code_object_id, i.pc_offset), instruction);
     }
 
     /// A dispatch's kernel and agent.
@@ -222,7 +223,10 @@ impl PcRows {
         if kernel.is_some_and(|k| !k.selected) {
             return;
         }
-        let instruction = self.instructions.get(&(key.code_object_id, key.pc_offset));
+        let instruction = self
+            .instructions
+            .get(&(key.kernel, key.code_object_id, key.pc_offset))
+            .or_else(|| self.instructions.get(&(0, key.code_object_id, key.pc_offset)));
         let named = |names: &HashMap<(SampleMethod, u32), Box<str>>, code: Option<u32>| {
             code.map(|code| names.get(&(key.method, code)).map_or_else(|| format!("UNKNOWN_{code}"), |n| n.to_string()))
         };

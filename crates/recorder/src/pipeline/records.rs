@@ -367,6 +367,10 @@ pub struct PcSampleNames {
 /// told once per (code object, offset) before or after the samples that land on it.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct PcInstruction {
+    /// The kernel whose function the offset is in, where a library counts offsets from each
+    /// function's start; 0 where they count from the code object's, which then names the
+    /// instruction whatever the kernel.
+    pub kernel_id: u64,
     pub code_object_id: u64,
     pub pc_offset: u64,
     /// The disassembled instruction, where a disassembler was at hand.

@@ -202,7 +202,9 @@ fn kernel_records(
 ) {
     let range_profilers = left_out.filter(|_| k.is_range_profilers(name.as_deref()));
     if new {
-        push(Record::Symbol(Box::new(symbol(k, name))));
+        let symbol = symbol(k, name);
+        super::pc_sampling::kernel_named(&symbol.mangled, k.kernel_id);
+        push(Record::Symbol(Box::new(symbol)));
     }
     match range_profilers {
         Some(count) => {

@@ -10,6 +10,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 
 use rocprofiler_sdk_sys::cupti::{self as sys, Cupti};
 
+use super::api::Context;
 use super::api::callback::{self as api, Subscriber};
 use super::error::CuptiError;
 use super::operations::{CUDA_DRIVER_API, CUDA_RUNTIME_API};
@@ -70,6 +71,11 @@ fn set(cupti: &Cupti, subscriber: Subscriber, on: bool, launches: bool) {
     // BENCHMARKS.md for what dropping it changed). So `cudaDeviceReset` gets its own flush
     // only when launch calls are traced anyway.
     let mut callbacks = vec![(sys::CUPTI_CB_DOMAIN_RESOURCE, sys::CUPTI_CBID_RESOURCE_CONTEXT_DESTROY_STARTING)];
+    if super::pc_sampling::active() {
+        // Sampling starts on each context as it is made, and a module load drains it.
+        callbacks.push((sys::CUPTI_CB_DOMAIN_RESOURCE, sys::CUPTI_CBID_RESOURCE_CONTEXT_CREATED));
+        callbacks.push((sys::CUPTI_CB_DOMAIN_RESOURCE, sys::CUPTI_CBID_RESOURCE_MODULE_LOADED));
+    }
     if launches {
         callbacks.push((sys::CUPTI_CB_DOMAIN_RUNTIME_API, sys::CUPTI_RUNTIME_TRACE_CBID_cudaDeviceReset_v3020));
         callbacks.extend(sys::RUNTIME_LAUNCH_CBIDS.iter().map(|(cbid, _)| (sys::CUPTI_CB_DOMAIN_RUNTIME_API, *cbid)));
@@ -96,9 +102,7 @@ unsafe extern "C" fn on_callback(_userdata: *mut c_void, domain: u32, cbid: u32,
             return;
         }
         match domain {
-            sys::CUPTI_CB_DOMAIN_RESOURCE if cbid == sys::CUPTI_CBID_RESOURCE_CONTEXT_DESTROY_STARTING => {
-                super::flush(true);
-            }
+            sys::CUPTI_CB_DOMAIN_RESOURCE => resource(cbid, data),
             sys::CUPTI_CB_DOMAIN_RUNTIME_API | sys::CUPTI_CB_DOMAIN_DRIVER_API => {
                 // SAFETY: the API domains' `cbdata` is a CUpti_CallbackData, live during the call.
                 let data = unsafe { &*data.cast::<sys::CUpti_CallbackData>() };
@@ -107,6 +111,26 @@ unsafe extern "C" fn on_callback(_userdata: *mut c_void, domain: u32, cbid: u32,
             _ => {}
         }
     })
+}
+
+/// A resource callback: a context going away flushes; with PC sampling, a context made starts
+/// sampling and a module loaded is kept.
+fn resource(cbid: u32, data: *const c_void) {
+    // SAFETY: the resource domain's `cbdata` is a CUpti_ResourceData, live during the call.
+    let data = unsafe { &*data.cast::<sys::CUpti_ResourceData>() };
+    // SAFETY: the context the callback is about, alive during it.
+    let context = unsafe { Context::from_raw(data.context) };
+    match cbid {
+        sys::CUPTI_CBID_RESOURCE_CONTEXT_DESTROY_STARTING => {
+            super::flush(true);
+            super::pc_sampling::context_destroying(context);
+        }
+        sys::CUPTI_CBID_RESOURCE_CONTEXT_CREATED => super::pc_sampling::context_created(context),
+        sys::CUPTI_CBID_RESOURCE_MODULE_LOADED => {
+            super::pc_sampling::module_loaded(context, data.resourceDescriptor.cast());
+        }
+        _ => {}
+    }
 }
 
 fn api_call(domain: u32, cbid: u32, data: &sys::CUpti_CallbackData) {

@@ -31,6 +31,7 @@ pub mod error;
 mod flush;
 pub mod nvtx;
 pub mod operations;
+pub mod pc_sampling;
 
 use std::ffi::{c_int, c_void};
 use std::sync::OnceLock;
@@ -112,6 +113,11 @@ fn set_up(config: Config) -> Result<(), CuptiError> {
             false
         }
     };
+    let mut config = config;
+    if pc_sampling::set_up(cupti, &config, counting) {
+        // Samples name their kernel by function: the kernels' own records name them.
+        config.domains.insert(Domain::Kernel);
+    }
     let version = cupti.version();
     let subscriber = callbacks::subscribe(cupti)?;
     activity::use_system_thread_ids(cupti).map_err(|f| f.setting_up("thread ids"))?;
@@ -278,6 +284,8 @@ pub(super) fn flush(forced: bool) {
     let Some(_guard) = guard else { return };
     // Serialised by `flush`, as CUPTI needs.
     let _ = activity::flush_all(cupti, forced);
+    // After the kernels' records, which name the kernels the samples land in.
+    pc_sampling::collect();
 }
 
 /// At the end of the run, before the writer stops: stops the flush thread, stops the launch
@@ -297,6 +305,7 @@ pub(super) fn finish() {
     }
     counting::finish();
     flush(true);
+    pc_sampling::finish();
     if let Some(tool) = lifecycle::running() {
         let queue = tool.queue();
         let mut batch = queue.batch();

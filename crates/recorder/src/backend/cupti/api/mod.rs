@@ -7,6 +7,8 @@
 //! - [`activity`]: the Activity API (kinds, buffers, the clock, thread ids, flushes);
 //! - [`callback`]: the Callback API's subscriber and its callbacks;
 //! - [`profiler`], [`range`]: the range profiler, its host objects and its per-context sessions;
+//! - [`pc_sampling`]: the PC Sampling API (per-context sampling, its buffers, cubin CRCs and
+//!   source lines);
 //! - [`driver`]: the CUDA driver's device count.
 //!
 //! What CUPTI calls into us (the buffer, clock and launch trampolines) stays with the code that
@@ -27,6 +29,7 @@ pub mod activity;
 pub mod callback;
 pub mod driver;
 pub mod load;
+pub mod pc_sampling;
 pub mod profiler;
 pub mod range;
 
