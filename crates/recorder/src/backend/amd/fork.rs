@@ -21,6 +21,7 @@ use crate::pipeline::clock;
 use crate::pipeline::records::Record;
 use crate::pipeline::rows::Tables;
 use crate::signals;
+use rocprof_rs_format::pc_sample::SampleMethod;
 
 /// Registers the handlers, once.
 pub(super) fn install() {
@@ -105,6 +106,13 @@ fn restart() {
         queue.push(&mut batch, Record::Symbol(Box::new(symbol.clone())));
     }
     drop(kept);
+    // The child's writer needs the sampling methods' names too: the parent's were told to the
+    // parent's writer alone.
+    if super::amd().is_some_and(|amd| amd.pc_samples().is_some()) {
+        for method in [SampleMethod::HostTrap, SampleMethod::Stochastic] {
+            queue.push(&mut batch, super::pc_decode::names(method));
+        }
+    }
     queue.send(batch);
     signals::restart_in_child();
 }

@@ -225,7 +225,9 @@ pub(super) extern "C" fn on_buffer(
         if let Some(count) = pc_samples_lost(buffer.handle, invalid_samples, drop_count) {
             queue.push(&mut batch, Record::Tally(Tally { key: keys::PC_SAMPLES_DROPPED, count }));
         }
-        if drop_count > 0 {
+        // The samples' buffer's drops are samples, counted in `pc_samples_dropped` above, not
+        // trace records.
+        if drop_count > 0 && !is_pc_samples_buffer(buffer.handle) {
             queue.note_cumulative_drops(buffer.handle, drop_count);
         }
         queue.send(batch);
@@ -239,13 +241,17 @@ static INVALID_PC_SAMPLES: AtomicU64 = AtomicU64::new(0);
 /// The PC samples lost so far, where this callback changed the count: the invalid ones, and
 /// those the SDK dropped from the samples' buffer (its count is cumulative per buffer).
 fn pc_samples_lost(buffer: u64, invalid: u64, sdk_dropped: u64) -> Option<u64> {
-    let samples_buffer = super::amd().and_then(|amd| amd.pc_samples()).map(BufferId::raw);
-    let sdk_dropped = if samples_buffer == Some(buffer) { sdk_dropped } else { 0 };
+    let sdk_dropped = if is_pc_samples_buffer(buffer) { sdk_dropped } else { 0 };
     if invalid == 0 && sdk_dropped == 0 {
         return None;
     }
     let invalid = INVALID_PC_SAMPLES.fetch_add(invalid, Ordering::Relaxed) + invalid;
     Some(invalid + sdk_dropped)
+}
+
+/// Whether `buffer` is the one PC samples go to.
+fn is_pc_samples_buffer(buffer: u64) -> bool {
+    super::amd().and_then(|amd| amd.pc_samples()).map(BufferId::raw) == Some(buffer)
 }
 
 thread_local! {
