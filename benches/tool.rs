@@ -19,6 +19,9 @@
 //!    simulator, its 2 × 8 MiB record buffers and the application are the same in both).
 //! 6. Cost per counted dispatch: rocprof-rs collecting the `basic` preset, minus rocprof-rs
 //!    tracing the same dispatches without counters.
+//! 7. PC samples ingested (stochastic sampling on two MI300-like agents): the callback thread's
+//!    CPU per sample, rocprof-rs sampling minus rocprof-rs tracing the same dispatches alone,
+//!    and the samples that CPU could take per second; `pc_sample` bytes on disk per sample.
 //!
 //! Medians of 5 runs (interleaved) unless a figure says otherwise.
 
@@ -99,6 +102,13 @@ fn main() {
             "6. per counted dispatch (basic preset, 8 counters, {records:.0} instance values): callback-thread CPU {cpu:.0} ns, application wall {play:.0} ns, over tracing without counters"
         );
     }
+    if wanted(7) {
+        let [per_sample, samples, bytes, dropped] = pc_sample_cost(&env);
+        println!(
+            "7. per PC sample ingested (stochastic, {samples:.0} samples): callback-thread CPU {per_sample:.1} ns, {:.1} M samples/s; pc_sample on disk {bytes:.5} B per sample; {dropped:.0} dropped by the simulated SDK",
+            1e3 / per_sample
+        );
+    }
     if !wanted(5) {
         return;
     }
@@ -136,6 +146,8 @@ enum Tool {
     Ours,
     /// rocprof-rs collecting the `basic` counter preset on every dispatch.
     OursCounting,
+    /// rocprof-rs sampling PCs (stochastic, every 1024 cycles) besides tracing.
+    OursSampling,
 }
 
 /// What one simulator run reported, and its peak RSS in KiB.
@@ -175,9 +187,15 @@ impl Env {
                     .env("ROCPROF_SIM_NULL_DOMAINS", domain)
                     .env("ROCPROF_SIM_NULL_READ", if matches!(tool, Tool::NullReading) { "1" } else { "0" });
             }
-            Tool::Ours | Tool::OursCounting => {
+            Tool::Ours | Tool::OursCounting | Tool::OursSampling => {
                 if matches!(tool, Tool::OursCounting) {
                     cmd.env("ROCPROF_RS_COUNTER_PRESET", "basic");
+                }
+                if matches!(tool, Tool::OursSampling) {
+                    cmd.args(["--gpu-archs", "gfx942,gfx942"])
+                        .env("ROCPROFILER_PC_SAMPLING_BETA_ENABLED", "ON")
+                        .env("ROCPROF_RS_PC_SAMPLING_METHOD", "stochastic")
+                        .env("ROCPROF_RS_PC_SAMPLING_INTERVAL", "1024");
                 }
                 cmd.env("ROCP_TOOL_LIBRARIES", self.release.join("librocprof_rs.so"))
                     .env("ROCPROF_RS_DOMAINS", domain)
@@ -266,6 +284,40 @@ fn counted_dispatch_cost(env: &Env) -> [f64; 3] {
         (counting - tracing) / DISPATCHES as f64
     };
     [per(|r| r.callback_cpu_ns), per(|r| r.records), per(|r| r.play_ns)]
+}
+
+/// Per PC sample, over rocprof-rs tracing the same dispatches without sampling: the callback
+/// thread's CPU (decoding, placing by code object, handing over); then the samples taken, the
+/// `pc_sample` table's bytes per sample and the samples the simulated SDK dropped, from the
+/// last sampling run.
+fn pc_sample_cost(env: &Env) -> [f64; 4] {
+    const DISPATCHES: u64 = 100_000;
+    let runs = env.runs(&[Tool::OursSampling, Tool::Ours], "kernel", DISPATCHES);
+    let per_sample = median(
+        runs[0]
+            .iter()
+            .zip(&runs[1])
+            .map(|(sampling, tracing)| {
+                (sampling.callback_cpu_ns - tracing.callback_cpu_ns) / (sampling.records - tracing.records)
+            })
+            .collect(),
+    );
+    // The last run was a tracing one: sample once more for the table.
+    env.run(Tool::OursSampling, "kernel", DISPATCHES);
+    let out = env.scratch.join("out");
+    let bytes: u64 = std::fs::read_dir(out.join("pc_sample"))
+        .unwrap()
+        .map(|e| std::fs::metadata(e.unwrap().path()).unwrap().len())
+        .sum();
+    let metadata = std::fs::read_dir(&out)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .find(|p| p.to_string_lossy().ends_with(".metadata.json"))
+        .expect("a metadata file");
+    let metadata: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(metadata).unwrap()).unwrap();
+    let count = |key: &str| metadata[key].as_u64().unwrap_or(0) as f64;
+    let samples = count("pc_samples");
+    [per_sample, samples, bytes as f64 / samples, count("pc_samples_dropped")]
 }
 
 /// Per API call, over `threads` application threads: their time in the SDK's record path

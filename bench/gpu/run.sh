@@ -35,6 +35,11 @@
 #                report` of it; report/check_report.py: the page's kernels, GPU busy time, device
 #                and timeline against pyarrow's reading of the dataset and nvidia-smi's UUID. The
 #                page and the dataset come back (the dataset is the report test's H100 fixture)
+#   pcsampling   issue 40, one GPU: PC sampling of pcsampling/pcs_app.cu (copy, bank conflicts,
+#                an FMA chain, a cuBLAS SGEMM) against ncu's WarpStateStats and SourceCounters
+#                (pcsampling/check_pcsampling.py); then its cost on a CUDA-graph decode loop
+#                (pcsampling/decode_loop.py) beside tracing alone, CUPTI's own sample and ncu
+#                (pcsampling/check_cost.py); PCS_ROUNDS=0 skips the cost part
 #
 # Run from anywhere; it works in the repository root. On the GPU machine $OUT is the folder that
 # comes back (at most 8 files); elsewhere it defaults to bench/gpu/out. Each stage writes
@@ -59,7 +64,7 @@ cd "$REPO"
 
 STAGE="${1:-}"
 case "$STAGE" in
-    smoke | equivalence | overhead | fixtures | memory | counters | preflight | all-quick | ranks | telemetry | python | report) ;;
+    smoke | equivalence | overhead | fixtures | memory | counters | preflight | all-quick | ranks | telemetry | python | report | pcsampling) ;;
     *)
         sed -n '2,37p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//'
         echo "usage: bash bench/gpu/run.sh STAGE" >&2
@@ -121,7 +126,7 @@ needs() { [[ ! -e "$1" || "$2" -nt "$1" ]]; }
 
 build_all() {
     mkdir -p "$BUILD"
-    if [[ "$STAGE" == ranks || "$STAGE" == telemetry || "$STAGE" == python || "$STAGE" == report ]]; then
+    if [[ "$STAGE" == ranks || "$STAGE" == telemetry || "$STAGE" == python || "$STAGE" == report || "$STAGE" == pcsampling ]]; then
         echo "$STAGE: nothing to build (python and torch only)"
         return 0
     fi
@@ -666,6 +671,106 @@ stage_all_quick() {
         [[ -e "$WORK/all/$s/$s.json" ]] && VERDICTS+=("$WORK/all/$s/$s.json")
     done
     step tar tar -C "$WORK/all" -czf "$OUT/all-quick.tgz" .
+}
+
+# issue 40: PC sampling against Nsight Compute on kernels whose hot spot is known
+# (pcsampling/pcs_app.cu), then its cost on a CUDA-graph decode loop (pcsampling/decode_loop.py)
+# beside tracing alone, CUPTI's own pc_sampling_continuous sample and ncu.
+stage_pcsampling() {
+    local W="$WORK/pcsampling" P="$HERE/pcsampling" reps="${PCS_REPS:-200}" rounds="${PCS_ROUNDS:-3}"
+    local steps="${PCS_STEPS:-1500}" app="$BUILD/pcs_app" pcc="$BUILD/libpc_sampling_continuous.so"
+    # Every 2^14 cycles: at 2^11 (ncu's and CUPTI's default) these kernels, which keep every
+    # scheduler busy, fill CUPTI's hardware buffer faster than its threads decode it.
+    local interval="${PCS_INTERVAL:-16384}"
+    mkdir -p "$W/cost" "$BUILD"
+    step build_pcs "$NVCC" -O3 -lineinfo -arch=sm_90 -o "$app" "$P/pcs_app.cu" -lcublas
+    step build_cupti_sample build_cupti_pc_sample "$pcc"
+    step plain logged "$W/plain.txt" "$app" "$reps"
+    step sampled logged "$W/sampled.txt" traced --kernel-trace --pc-sampling-method stochastic \
+        --pc-sampling-interval "$interval" -d "$W/run" -- "$app" "$reps"
+    step nvdisasm_probe pcs_nvdisasm_probe "$app" "$W"
+    step hotspots to_file "$W/hotspots.json" "$ROCPROF" hotspots "$W/run" --format json --top 100000 --kernels 100
+    step hotspots_text tee_to "$W/hotspots.txt" "$ROCPROF" hotspots "$W/run" --top 4
+    # At the clocks and caches the application runs with, as rocprof-rs sees it (ncu locks the
+    # clocks to base and flushes caches between passes by default).
+    step ncu logged "$W/ncu.txt" timeout -k 10 400 ncu --section WarpStateStats --section SourceCounters \
+        --clock-control none --cache-control none -f -o "$W/ncu" "$app" 2
+    step ncu_raw to_file "$W/ncu-raw.csv" ncu -i "$W/ncu.ncu-rep" --page raw --csv
+    step ncu_source to_file "$W/ncu-source.csv" ncu -i "$W/ncu.ncu-rep" --page source --csv --print-source sass
+    step check "$PY" "$P/check_pcsampling.py" --hotspots "$W/hotspots.json" --ncu-raw "$W/ncu-raw.csv" \
+        --ncu-source "$W/ncu-source.csv" --times "$W/sampled.txt" --out "$W/verdict-pcsampling.json" \
+        --md "$OUT/pcsampling.md"
+    VERDICTS+=("$W/verdict-pcsampling.json")
+
+    if [[ "$rounds" == 0 ]]; then
+        step tar tar -C "$W" -czf "$OUT/pcsampling-data.tgz" --exclude='*.ncu-rep' .
+        return 0
+    fi
+    local cfgs=(none trace sampled sampled2048 cupti_sample) r i cfg base
+    for ((r = 1; r <= rounds; r++)); do
+        for ((i = 0; i < ${#cfgs[@]}; i++)); do
+            cfg="${cfgs[$(((i + r - 1) % ${#cfgs[@]}))]}"
+            base="$W/cost/$cfg-$r"
+            if [[ $cfg == cupti_sample ]]; then
+                # The reference, not under test: it exits 1 itself when CUPTI's hardware buffer
+                # fills; check_cost.py reports its runs, and the step does not fail the stage.
+                logged "$base.out" pcs_cost_run "$cfg" "$base" "$pcc" "$P/decode_loop.py" --steps "$steps" ||
+                    echo "cupti_sample round $r: exit $?"
+            else
+                step "cost_${cfg}_$r" logged "$base.out" pcs_cost_run "$cfg" "$base" "$pcc" "$P/decode_loop.py" \
+                    --steps "$steps"
+            fi
+        done
+    done
+    step cost_ncu logged "$W/cost/ncu.out" pcs_ncu_run "$W/cost/ncu" "$P/decode_loop.py"
+    step cost_check "$PY" "$P/check_cost.py" --dir "$W/cost" --rounds "$rounds" --out "$W/verdict-cost.json" \
+        --md "$OUT/pcsampling-cost.md"
+    VERDICTS+=("$W/verdict-cost.json")
+    rm -rf "$W/ncu.ncu-rep" "$W/cost/ncu.ncu-rep" "$W"/cost/*.d
+    step tar tar -C "$W" -czf "$OUT/pcsampling-data.tgz" .
+}
+
+# build_cupti_pc_sample LIB: CUPTI's own pc_sampling_continuous injection, as its Makefile builds it.
+build_cupti_pc_sample() {
+    local src="$CUDA_HOME/extras/CUPTI/samples/pc_sampling_continuous" dir="$BUILD/pcc"
+    rm -rf "$dir" && cp -r "$src" "$dir" && cp -r "$CUDA_HOME/extras/CUPTI/samples/common" "$BUILD/" &&
+        (cd "$dir" && make CUDA_INSTALL_PATH="$CUDA_HOME" > make.log 2>&1) && cp "$dir/libpc_sampling_continuous.so" "$1"
+}
+
+# pcs_nvdisasm_probe APP DIR: what nvdisasm's -fun takes, on the app's own cubin.
+pcs_nvdisasm_probe() {
+    (cd "$2" && "$CUDA_HOME/bin/cuobjdump" -xelf all "$1" > /dev/null) || return 1
+    local cubin
+    cubin="$(ls "$2"/*.cubin | head -n 1)"
+    "$CUDA_HOME/bin/nvdisasm" -c -g -fun _ZN3pcs9fma_chainEPfffi "$cubin" 2>&1 | head -n 12
+    "$CUDA_HOME/bin/nvdisasm" -c -fun 9 "$cubin" 2>&1 | head -n 4
+    rm -f "$2"/*.cubin
+}
+
+# pcs_cost_run CONFIG BASE CUPTI_SAMPLE_LIB SCRIPT ARGS...: the decode loop under one configuration.
+pcs_cost_run() {
+    local cfg="$1" base="$2" pcc="$3"
+    shift 3
+    case "$cfg" in
+        none) timeout -k 10 "$T" "$PY" "$@" ;;
+        trace) traced --kernel-trace -d "$base.d" -- "$PY" "$@" ;;
+        sampled) traced --kernel-trace --pc-sampling-method stochastic -d "$base.d" -- "$PY" "$@" ;;
+        sampled2048) traced --kernel-trace --pc-sampling-method stochastic --pc-sampling-interval 2048 \
+            -d "$base.d" -- "$PY" "$@" ;;
+        cupti_sample) (cd "$(dirname "$base")" && CUDA_INJECTION64_PATH="$pcc" \
+            LD_LIBRARY_PATH="$CUPTI_LIB_DIR:$CUDA_HOME/extras/CUPTI/lib64:${LD_LIBRARY_PATH:-}" \
+            timeout -k 10 "$T" "$PY" "$@") ;;
+    esac
+}
+
+# pcs_ncu_run BASE SCRIPT: ncu's two sections on the first 20 kernels of a short decode loop,
+# timed whole (ncu replays each kernel it profiles, so its cost is per kernel, not per token).
+pcs_ncu_run() {
+    local t0=$EPOCHREALTIME rc=0
+    timeout -k 10 400 ncu --section WarpStateStats --section SourceCounters -c 20 -f -o "$1" "$PY" "$2" \
+        --steps 200 --warmup 10 || rc=$?
+    "$PY" -c "import sys; print('ncu_wall_s', float(sys.argv[2]) - float(sys.argv[1]))" "$t0" "$EPOCHREALTIME"
+    return "$rc"
 }
 
 finish() {

@@ -94,8 +94,8 @@ pub(super) struct Sampler {
     period: Period,
     contexts: Mutex<Vec<Sampled>>,
     /// Contexts whose sampling stopped, kept for the life of the process: CUPTI may still
-    /// write into a configured buffer after sampling is disabled (a crash on an H200 when they
-    /// were freed at the end of a run).
+    /// write records it collected late into a configured buffer after sampling is disabled
+    /// (its PC sampling sample reads the buffer after `cuptiPCSamplingDisable` for that).
     retired: Mutex<Vec<Sampled>>,
     cubins: Mutex<Cubins>,
     /// Traced kernels' ids by name, as the activity records name them.
@@ -317,6 +317,13 @@ pub(super) fn finish() {
         s.retired.lock().push(sampled);
     }
     place(s, api, drained, true);
+    let skipped = s.cubins.lock().skipped;
+    if skipped > 0 {
+        crate::say!(
+            "rocprof-rs: {skipped} modules' cubins were not kept (empty, unreadable, or past {} MiB in all): their sampled PCs have no instruction text or source line",
+            describe::MAX_CUBIN_BYTES >> 20
+        );
+    }
     let state = s.state.lock();
     state.describer.clean();
     if state.hardware_full > 0 {
