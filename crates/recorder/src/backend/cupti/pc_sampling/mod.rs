@@ -89,6 +89,19 @@ struct State {
     pending: Vec<Drained>,
 }
 
+impl State {
+    fn new(describer: Describer) -> State {
+        State {
+            describer,
+            stand_ins: HashMap::new(),
+            categories: HashMap::new(),
+            dropped: 0,
+            hardware_full: 0,
+            pending: Vec::new(),
+        }
+    }
+}
+
 /// The sampler, while sampling is on.
 pub(super) struct Sampler {
     period: Period,
@@ -142,14 +155,7 @@ pub(super) fn set_up(cupti: &Cupti, config: &Config, counting: bool) -> bool {
     }
     let setting = std::env::var(crate::config::NVDISASM).ok();
     let scratch = config.output_dir.join(format!(".rocprof-rs-cubins-{}", std::process::id()));
-    let state = State {
-        describer: Describer::new(disasm::Disassembler::find(setting.as_deref(), scratch)),
-        stand_ins: HashMap::new(),
-        categories: HashMap::new(),
-        dropped: 0,
-        hardware_full: 0,
-        pending: Vec::new(),
-    };
+    let state = State::new(Describer::new(disasm::Disassembler::find(setting.as_deref(), scratch)));
     let sampler = Sampler {
         period,
         contexts: Mutex::new(Vec::new()),
@@ -476,14 +482,7 @@ mod tests {
 
     #[test]
     fn stand_in_ids_are_stable_per_name_and_never_an_address() {
-        let mut state = State {
-            describer: Describer::new(None),
-            stand_ins: HashMap::new(),
-            categories: HashMap::new(),
-            dropped: 0,
-            hardware_full: 0,
-            pending: Vec::new(),
-        };
+        let mut state = State::new(Describer::new(None));
         let mut records = Vec::new();
         let a = stand_in(&mut state, &Arc::from("a"), &mut records);
         let b = stand_in(&mut state, &Arc::from("b"), &mut records);
@@ -495,14 +494,7 @@ mod tests {
 
     #[test]
     fn a_pc_waits_for_its_kernels_record_until_the_last_placing() {
-        let mut state = State {
-            describer: Describer::new(None),
-            stand_ins: HashMap::new(),
-            categories: HashMap::new(),
-            dropped: 0,
-            hardware_full: 0,
-            pending: Vec::new(),
-        };
+        let mut state = State::new(Describer::new(None));
         let traced: HashMap<Arc<str>, u64> = [(Arc::from("traced"), 0x5000)].into();
         let mut records = Vec::new();
         assert_eq!(kernel_of(&mut state, &traced, &Arc::from("traced"), false, &mut records), Some(0x5000));
