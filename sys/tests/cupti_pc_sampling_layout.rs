@@ -10,6 +10,7 @@ use rocprofiler_sdk_sys::cupti::*;
 fn pc_data_is_laid_out_as_the_packed_aligned_header_struct() {
     type P = CUpti_PCSamplingPCData;
     assert_eq!(size_of::<CUpti_PCSamplingStallReason>(), 8);
+    assert_eq!(std::mem::align_of::<CUpti_PCSamplingStallReason>(), 8);
     assert_eq!(size_of::<P>(), 64);
     let offsets = [
         offset_of!(P, cubinCrc),

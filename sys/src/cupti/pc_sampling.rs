@@ -65,8 +65,8 @@ pub struct CUpti_ModuleResourceData {
     pub pCubin: *const c_char,
 }
 
-/// `CUpti_PCSamplingStallReason` (8 B).
-#[repr(C)]
+/// `CUpti_PCSamplingStallReason` (8 B, aligned to 8 as the header's `PACKED_ALIGNMENT` asks).
+#[repr(C, align(8))]
 #[derive(Debug, Clone, Copy, Default)]
 pub struct CUpti_PCSamplingStallReason {
     pub pcSamplingStallReasonIndex: u32,

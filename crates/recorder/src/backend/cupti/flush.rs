@@ -30,7 +30,10 @@ pub(super) fn start_thread() {
         crate::threads::block_signals_of_tool_threads();
         // Any message, or the sender's drop, ends the loop.
         while let Err(RecvTimeoutError::Timeout) = stopped.recv_timeout(period) {
-            trampoline("the CUPTI flush thread", (), || super::flush(false));
+            trampoline("the CUPTI flush thread", (), || {
+                super::flush(false);
+                super::pc_sampling::describe_queued(None);
+            });
         }
     });
     match spawned {

@@ -281,10 +281,12 @@ pub(super) fn flush(forced: bool) {
         return;
     }
     let guard = if forced { cuda.flush.try_lock_for(std::time::Duration::from_secs(5)) } else { cuda.flush.try_lock() };
-    let Some(_guard) = guard else { return };
+    let Some(guard) = guard else { return };
     // Serialised by `flush`, as CUPTI needs.
     let _ = activity::flush_all(cupti, forced);
-    // After the kernels' records, which name the kernels the samples land in.
+    drop(guard);
+    // After the kernels' records, which name the kernels the samples land in; outside the
+    // lock, which a fork waits for.
     pc_sampling::collect();
 }
 
@@ -296,6 +298,9 @@ pub(super) fn finish() {
         return;
     }
     flush::stop_thread();
+    // PC sampling stops first, while a context's destruction still comes to its callback.
+    flush(true);
+    pc_sampling::finish();
     if let Some(cupti) = cupti() {
         callbacks::disable(cupti, cuda.subscriber);
         // An in-process run can end long before the process: nothing more is traced.
@@ -305,7 +310,7 @@ pub(super) fn finish() {
     }
     counting::finish();
     flush(true);
-    pc_sampling::finish();
+    pc_sampling::describe_at_exit();
     if let Some(tool) = lifecycle::running() {
         let queue = tool.queue();
         let mut batch = queue.batch();

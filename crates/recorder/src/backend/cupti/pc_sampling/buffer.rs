@@ -98,9 +98,12 @@ impl Buffer {
         &mut *self.data
     }
 
-    /// What CUPTI counted with the last fill.
-    pub fn header(&self) -> &sys::CUpti_PCSamplingData {
-        &self.data
+    /// What CUPTI counted with the last fill, read as a copy: CUPTI writes the struct through
+    /// its own pointer (the configured buffer's, at a module unload, from its threads).
+    pub fn header(&self) -> sys::CUpti_PCSamplingData {
+        // SAFETY: the buffer's own live, aligned struct; a volatile read of plain integers and
+        // pointers, whatever CUPTI wrote.
+        unsafe { std::ptr::read_volatile(&raw const *self.data) }
     }
 
     /// The PCs of the last fill. A count CUPTI reports beyond the room given is cut to it.

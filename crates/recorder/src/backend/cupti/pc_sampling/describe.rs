@@ -3,7 +3,7 @@
 //! [`PcInstruction`]. Cubins are copied at module load, since CUPTI's pointer lives only for
 //! the callback, and kept by the CRC CUPTI's PC records name them by.
 
-use std::collections::{HashMap, HashSet};
+use std::collections::HashMap;
 use std::ffi::CStr;
 use std::sync::Arc;
 
@@ -20,8 +20,6 @@ pub const MAX_CUBIN_BYTES: usize = 512 << 20;
 pub const MAX_CUBIN: usize = 256 << 20;
 /// Instructions of listings held at once; past it the cache starts again.
 const MAX_LISTED: usize = 1 << 18;
-/// PCs described at most.
-const MAX_DESCRIBED: usize = 1 << 20;
 /// CUPTI correlation queries made at most (each parses the cubin's line table).
 const MAX_SOURCE_QUERIES: usize = 1 << 16;
 
@@ -54,13 +52,12 @@ impl Cubins {
     }
 }
 
-/// Which PCs were described, and the listings of the functions they are in.
+/// The listings of the functions sampled PCs are in, and how to get more.
 #[derive(Debug)]
 pub struct Describer {
     disassembler: Option<Disassembler>,
     listings: HashMap<(u64, u32), Option<Listing>>,
     listed: usize,
-    described: HashSet<(u64, u32, u64)>,
     source_queries: usize,
     /// Whether a failure to disassemble was said (once per run).
     said: bool,
@@ -78,19 +75,7 @@ pub struct Pc<'a> {
 
 impl Describer {
     pub fn new(disassembler: Option<Disassembler>) -> Describer {
-        Describer {
-            disassembler,
-            listings: HashMap::new(),
-            listed: 0,
-            described: HashSet::new(),
-            source_queries: 0,
-            said: false,
-        }
-    }
-
-    /// Whether `pc` is yet to be described (and from now on is not).
-    pub fn is_new(&mut self, pc: &Pc<'_>) -> bool {
-        self.described.len() < MAX_DESCRIBED && self.described.insert((pc.crc, pc.function_index, pc.offset))
+        Describer { disassembler, listings: HashMap::new(), listed: 0, source_queries: 0, said: false }
     }
 
     /// What is known of `pc`, given its module's `cubin`; `None` where nothing is.
@@ -172,14 +157,5 @@ mod tests {
         assert!(!cubins.add(2, b""));
         assert_eq!(cubins.skipped, 1);
         assert_eq!(cubins.get(1).as_deref(), Some(&b"elf"[..]));
-    }
-
-    #[test]
-    fn a_pc_is_new_once() {
-        let mut describer = Describer::new(None);
-        let pc = Pc { kernel_id: 1, crc: 2, function_index: 3, function: c"f", offset: 16 };
-        assert!(describer.is_new(&pc));
-        assert!(!describer.is_new(&pc));
-        assert!(describer.is_new(&Pc { offset: 32, ..pc }));
     }
 }

@@ -110,13 +110,17 @@ pub enum DisasmError {
 
 impl Disassembler {
     /// nvdisasm from `setting` (`ROCPROF_RS_NVDISASM`: a path, or `off`), else `PATH`, else
-    /// CUDA's own folders; `None` where there is none or it is turned off.
-    pub fn find(setting: Option<&str>, scratch: PathBuf) -> Option<Disassembler> {
+    /// CUDA's own folders; `None` where there is none or it is turned off. Cubins are written
+    /// for it to a folder of the process's own under the temporary directory, never beside
+    /// the application's output.
+    pub fn find(setting: Option<&str>) -> Option<Disassembler> {
         let program = match setting.map(str::trim).filter(|s| !s.is_empty()) {
             Some("off" | "0" | "none") => return None,
             Some(path) => Some(PathBuf::from(path)).filter(|p| p.is_file())?,
             None => search()?,
         };
+        let nanos = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.as_nanos());
+        let scratch = std::env::temp_dir().join(format!("rocprof-rs-cubins-{}-{nanos}", std::process::id()));
         Some(Disassembler { program, scratch })
     }
 
@@ -165,6 +169,7 @@ impl Disassembler {
             .map_err(|source| DisasmError::Spawn { program: program.clone(), source })?;
         let stdout = child.stdout.take();
         let reader = std::thread::Builder::new().name("rocprof-rs-nvdisasm".into()).spawn(move || {
+            crate::threads::block_signals_of_tool_threads();
             let mut text = String::new();
             if let Some(out) = stdout {
                 let _ = out.take(MAX_OUTPUT).read_to_string(&mut text);
@@ -174,9 +179,11 @@ impl Disassembler {
         let started = Instant::now();
         loop {
             match child.try_wait() {
-                Ok(Some(_)) => break,
+                // An application that reaps every child (SIGCHLD ignored, `waitpid(-1)`) took
+                // its status: it has ended, and its pid is not ours to kill any more.
+                Ok(Some(_)) | Err(_) => break,
                 Ok(None) if started.elapsed() < TIMEOUT => std::thread::sleep(Duration::from_millis(5)),
-                _ => {
+                Ok(None) => {
                     let _ = child.kill();
                     let _ = child.wait();
                     return Err(DisasmError::Timeout { program, function: function.to_owned() });
@@ -251,7 +258,7 @@ _ZN3pcs9fma_chainEPfffi:
 
     #[test]
     fn an_off_setting_or_a_missing_path_finds_no_disassembler() {
-        assert!(Disassembler::find(Some("off"), PathBuf::from("/tmp")).is_none());
-        assert!(Disassembler::find(Some("/no/such/nvdisasm"), PathBuf::from("/tmp")).is_none());
+        assert!(Disassembler::find(Some("off")).is_none());
+        assert!(Disassembler::find(Some("/no/such/nvdisasm")).is_none());
     }
 }
