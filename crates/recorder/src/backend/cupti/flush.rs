@@ -32,7 +32,7 @@ pub(super) fn start_thread() {
         while let Err(RecvTimeoutError::Timeout) = stopped.recv_timeout(period) {
             trampoline("the CUPTI flush thread", (), || {
                 super::flush(false);
-                super::pc_sampling::describe_queued(None);
+                super::pc_sampling::describe_after_flush();
             });
         }
     });

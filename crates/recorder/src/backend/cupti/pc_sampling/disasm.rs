@@ -85,7 +85,7 @@ fn instruction(line: &str) -> Option<(u64, &str)> {
 }
 
 /// How long one function's disassembly may take before it is given up.
-const TIMEOUT: Duration = Duration::from_secs(20);
+const TIMEOUT: Duration = Duration::from_secs(10);
 
 /// Listing text read from nvdisasm at most (64 MiB): a function of more is not described.
 const MAX_OUTPUT: u64 = 64 << 20;

@@ -46,7 +46,7 @@ use crate::pipeline::records::{PcSampleNames, Record, Tally};
 use choice::Period;
 use describe::{Cubins, Describer, Pc};
 use drain::Sampled;
-use place::State;
+use place::{Placing, State};
 use rocprof_rs_format::keys;
 use rocprof_rs_format::pc_sample::{ReasonCategory, SampleMethod};
 
@@ -55,6 +55,9 @@ use rocprof_rs_format::pc_sample::{ReasonCategory, SampleMethod};
 const CALLBACK_WAIT: Duration = Duration::from_millis(20);
 /// How long the end of the run may spend describing the PCs not yet described.
 const DESCRIBE_AT_EXIT: Duration = Duration::from_secs(30);
+/// How long one flush may spend describing: the flush thread's next flush waits for it, and
+/// so does the end of the run, which joins the thread.
+const DESCRIBE_PER_FLUSH: Duration = Duration::from_secs(2);
 
 /// The sampler, while sampling is on.
 pub(super) struct Sampler {
@@ -176,7 +179,7 @@ pub(super) fn module_loaded(context: Context, module: *const sys::CUpti_ModuleRe
     {
         drain::drain(s, cupti, api, sampled, &mut drained);
     }
-    place::place(s, drained, false);
+    place::place(s, drained, Placing::ModuleLoad);
 }
 
 fn keep_cubin(s: &Sampler, cupti: &Cupti, api: &PcSamplingApi, module: *const sys::CUpti_ModuleResourceData) {
@@ -214,7 +217,8 @@ pub(super) fn context_destroying(context: Context) {
         drop(contexts);
         stop(s, cupti, api, sampled, &mut drained);
     }
-    place::place(s, drained, false);
+    // The caller flushed the activity buffers first.
+    place::place(s, drained, Placing::AfterFlush);
 }
 
 /// Every context drained into the tables: after every flush of the activity buffers. A
@@ -228,7 +232,7 @@ pub(super) fn collect() {
             drain::drain(s, cupti, api, sampled, &mut drained);
         }
     }
-    place::place(s, drained, false);
+    place::place(s, drained, Placing::AfterFlush);
 }
 
 /// At the end of the run, while the contexts' destruction callbacks are still on: sampling
@@ -244,7 +248,7 @@ pub(super) fn finish() {
             stop(s, cupti, api, sampled, &mut drained);
         }
     }
-    place::place(s, drained, true);
+    place::place(s, drained, Placing::Last);
     let skipped = s.cubins.lock().skipped;
     if skipped > 0 {
         crate::say!(
@@ -267,24 +271,25 @@ fn stop(s: &Sampler, cupti: &Cupti, api: &PcSamplingApi, sampled: Sampled, into:
     }
 }
 
-/// Describes the PCs placed since the last call, and tells the writer the samples lost: on the
-/// flush thread after each flush (`deadline` None), and at the end of the run.
-pub(super) fn describe_queued(deadline: Option<Duration>) {
+/// Describes the PCs placed since the last call for at most `budget`, and tells the writer the
+/// samples lost: on the flush thread after each flush, where what the budget leaves waits for
+/// the next, and at the end of the run (`at_exit`), where it is left undescribed.
+pub(super) fn describe_queued(budget: Duration, at_exit: bool) {
     let (Some(s), Some(cupti)) = (SAMPLER.get(), cupti()) else { return };
     let Some(api) = api::api(cupti) else { return };
-    let (queued, dropped) = {
+    let (mut queued, dropped) = {
         let mut state = s.state.lock();
         (std::mem::take(&mut state.queued), state.dropped)
     };
-    let until = deadline.map(|d| Instant::now() + d);
+    let until = Instant::now() + budget;
     let mut records: Vec<Record> = Vec::new();
-    let mut late = 0usize;
     let mut describer = s.describer.lock();
+    let mut done = 0;
     for q in &queued {
-        if until.is_some_and(|u| Instant::now() > u) {
-            late += 1;
-            continue;
+        if Instant::now() > until {
+            break;
         }
+        done += 1;
         let pc = Pc {
             kernel_id: q.kernel_id,
             crc: q.crc,
@@ -297,23 +302,35 @@ pub(super) fn describe_queued(deadline: Option<Duration>) {
             records.push(Record::PcInstruction(Box::new(instruction)));
         }
     }
-    if deadline.is_some() {
+    if at_exit {
         describer.clean();
     }
     drop(describer);
-    if late > 0 {
+    let left = queued.split_off(done);
+    if at_exit && !left.is_empty() {
         crate::say!(
-            "rocprof-rs: {late} sampled PCs were left without instruction text: describing them took over {}s at exit",
-            DESCRIBE_AT_EXIT.as_secs()
+            "rocprof-rs: {} sampled PCs were left without instruction text: describing them took over {}s at exit",
+            left.len(),
+            budget.as_secs()
         );
+    } else if !left.is_empty() {
+        let mut state = s.state.lock();
+        let mut left = left;
+        left.append(&mut state.queued);
+        state.queued = left;
     }
     records.push(Record::Tally(Tally { key: keys::PC_SAMPLES_DROPPED, count: dropped }));
     send(records);
 }
 
+/// The flush thread's description of the PCs placed since its last.
+pub(super) fn describe_after_flush() {
+    describe_queued(DESCRIBE_PER_FLUSH, false);
+}
+
 /// The end of the run's description of the PCs not yet described.
 pub(super) fn describe_at_exit() {
-    describe_queued(Some(DESCRIBE_AT_EXIT));
+    describe_queued(DESCRIBE_AT_EXIT, true);
 }
 
 fn send(records: Vec<Record>) {

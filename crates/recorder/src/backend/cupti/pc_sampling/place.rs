@@ -47,8 +47,19 @@ pub(super) struct State {
     pub(super) queued: Vec<Queued>,
 }
 
-/// Places `drained` and the PCs still waiting; `last`: nothing waits any more.
-pub(super) fn place(s: &Sampler, drained: Vec<Drained>, last: bool) {
+/// When a placing happens, which decides how long a PC may wait for its kernel's record.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) enum Placing {
+    /// At a module load, between two flushes: nothing waiting has missed a flush yet.
+    ModuleLoad,
+    /// After a flush of the activity buffers: a PC waits through at most [`MAX_WAITS`].
+    AfterFlush,
+    /// At the end of the run: nothing waits any more.
+    Last,
+}
+
+/// Places `drained` and the PCs still waiting.
+pub(super) fn place(s: &Sampler, drained: Vec<Drained>, placing: Placing) {
     let mut state = s.state.lock();
     if drained.is_empty() && state.pending.is_empty() {
         return;
@@ -62,9 +73,15 @@ pub(super) fn place(s: &Sampler, drained: Vec<Drained>, last: bool) {
             Some(f) => Arc::from(f.to_string_lossy().as_ref()),
             None => Arc::from("<unknown function>"),
         };
-        let waits = !last && pc.waited < MAX_WAITS && state.pending.len() < MAX_PENDING;
+        let waits = match placing {
+            Placing::Last => false,
+            Placing::ModuleLoad => state.pending.len() < MAX_PENDING,
+            Placing::AfterFlush => pc.waited < MAX_WAITS && state.pending.len() < MAX_PENDING,
+        };
         let Some(kernel_id) = kernel_of(&mut state, &kernel_ids, &name, waits, &mut records) else {
-            pc.waited += 1;
+            if placing == Placing::AfterFlush {
+                pc.waited += 1;
+            }
             state.pending.push(pc);
             continue;
         };
