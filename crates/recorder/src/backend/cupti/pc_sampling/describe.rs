@@ -6,6 +6,7 @@
 use std::collections::HashMap;
 use std::ffi::CStr;
 use std::sync::Arc;
+use std::time::Instant;
 
 use rocprofiler_sdk_sys::cupti::PcSamplingApi;
 
@@ -78,15 +79,22 @@ impl Describer {
         Describer { disassembler, listings: HashMap::new(), listed: 0, source_queries: 0, said: false }
     }
 
-    /// What is known of `pc`, given its module's `cubin`; `None` where nothing is.
-    pub fn describe(&mut self, api: &PcSamplingApi, pc: &Pc<'_>, cubin: Option<&Arc<[u8]>>) -> Option<PcInstruction> {
+    /// What is known of `pc`, given its module's `cubin`, found by `until`; `None` where
+    /// nothing is.
+    pub fn describe(
+        &mut self,
+        api: &PcSamplingApi,
+        pc: &Pc<'_>,
+        cubin: Option<&Arc<[u8]>>,
+        until: Instant,
+    ) -> Option<PcInstruction> {
         let cubin = cubin?;
-        let line = self.listing(pc, cubin).and_then(|l| l.get(&pc.offset)).cloned();
+        let line = self.listing(pc, cubin, until).and_then(|l| l.get(&pc.offset)).cloned();
         let (text, mut file, mut number) = match line {
             Some(l) => (Some(l.text), l.source_file, l.source_line),
             None => (None, None, None),
         };
-        if number.is_none() && self.source_queries < MAX_SOURCE_QUERIES {
+        if number.is_none() && self.source_queries < MAX_SOURCE_QUERIES && Instant::now() < until {
             self.source_queries += 1;
             if let Some(source) = api::source_line(api, cubin, pc.function, pc.offset) {
                 file = Some(Arc::from(source.file));
@@ -106,10 +114,13 @@ impl Describer {
         })
     }
 
-    fn listing(&mut self, pc: &Pc<'_>, cubin: &[u8]) -> Option<&Listing> {
+    fn listing(&mut self, pc: &Pc<'_>, cubin: &[u8], until: Instant) -> Option<&Listing> {
         let key = (pc.crc, pc.function_index);
         if !self.listings.contains_key(&key) {
-            let listing = self.disassemble(pc, cubin);
+            if Instant::now() >= until {
+                return None;
+            }
+            let listing = self.disassemble(pc, cubin, until);
             self.listed += listing.as_ref().map_or(0, |l| l.len());
             if self.listed > MAX_LISTED {
                 self.listings.clear();
@@ -120,12 +131,12 @@ impl Describer {
         self.listings.get(&key)?.as_ref()
     }
 
-    fn disassemble(&mut self, pc: &Pc<'_>, cubin: &[u8]) -> Option<Listing> {
+    fn disassemble(&mut self, pc: &Pc<'_>, cubin: &[u8], until: Instant) -> Option<Listing> {
         let disassembler = self.disassembler.as_ref()?;
         let function = pc.function.to_str().ok()?;
         let listed = disassembler
             .write_cubin(pc.crc, cubin)
-            .and_then(|path| disassembler.function(&path, function, pc.function_index));
+            .and_then(|path| disassembler.function(&path, function, pc.function_index, until));
         match listed {
             Ok(listing) => Some(listing),
             Err(e) => {

@@ -142,20 +142,25 @@ impl Disassembler {
         Ok(path)
     }
 
-    /// `function`'s listing, from the cubin at `cubin`: asked by name, else by the symbol
-    /// index CUPTI gave (`index`), which nvdisasm's `-fun` takes too.
-    pub fn function(&self, cubin: &Path, function: &str, index: u32) -> Result<Listing, DisasmError> {
-        let listing = self.run(cubin, function)?;
+    /// `function`'s listing, from the cubin at `cubin`: asked by the symbol index CUPTI gave
+    /// (`index`), which nvdisasm's `-fun` takes (2025.3 refuses a name: "expected a number"),
+    /// else by name; each run ends by `until`, and none starts after it.
+    pub fn function(&self, cubin: &Path, function: &str, index: u32, until: Instant) -> Result<Listing, DisasmError> {
+        let listing = self.run(cubin, &index.to_string(), function, until)?;
         if !listing.is_empty() {
             return Ok(listing);
         }
-        self.run(cubin, &index.to_string())
+        self.run(cubin, function, function, until)
     }
 
-    fn run(&self, cubin: &Path, function: &str) -> Result<Listing, DisasmError> {
+    fn run(&self, cubin: &Path, fun: &str, function: &str, until: Instant) -> Result<Listing, DisasmError> {
+        let limit = until.saturating_duration_since(Instant::now()).min(TIMEOUT);
+        if limit.is_zero() {
+            return Ok(Listing::new());
+        }
         let program = self.program.display().to_string();
         let mut child = Command::new(&self.program)
-            .args(["-c", "-g", "-fun", function])
+            .args(["-c", "-g", "-fun", fun])
             .arg(cubin)
             // The tool's own injection must not follow it into the disassembler.
             .env_remove("LD_PRELOAD")
@@ -182,7 +187,7 @@ impl Disassembler {
                 // An application that reaps every child (SIGCHLD ignored, `waitpid(-1)`) took
                 // its status: it has ended, and its pid is not ours to kill any more.
                 Ok(Some(_)) | Err(_) => break,
-                Ok(None) if started.elapsed() < TIMEOUT => std::thread::sleep(Duration::from_millis(5)),
+                Ok(None) if started.elapsed() < limit => std::thread::sleep(Duration::from_millis(5)),
                 Ok(None) => {
                     let _ = child.kill();
                     let _ = child.wait();

@@ -1,6 +1,7 @@
 //! One context's sampling: switched on and configured, drained, and stopped.
 
 use std::ffi::CString;
+use std::time::Instant;
 
 use rocprofiler_sdk_sys::cupti::{self as sys, Cupti, PcSamplingApi};
 
@@ -39,8 +40,8 @@ pub(super) struct Drained {
     pub(super) function_index: u32,
     pub(super) function: Option<CString>,
     pub(super) reasons: Vec<(u32, u32)>,
-    /// Placings this PC has waited through for its kernel's activity record.
-    pub(super) waited: u8,
+    /// When it was drained: it waits a while for its kernel's activity record.
+    pub(super) drained_at: Instant,
 }
 
 /// A context whose sampling would not start: why, and, where CUPTI may hold pointers into
@@ -138,13 +139,19 @@ pub(super) fn stop(
 /// CUPTI says it has no more, in its own buffer or in the configured one (which it fills at a
 /// module unload, and which draining empties).
 pub(super) fn drain(s: &Sampler, cupti: &Cupti, api: &PcSamplingApi, sampled: &mut Sampled, into: &mut Vec<Drained>) {
+    let mut full = false;
     for _ in 0..DRAINS_PER_FLUSH {
         sampled.drain.reset();
         // SAFETY: the context's drain buffer, made with room for its PCs and every reason.
         let got = unsafe { api::get_data(cupti, api, sampled.context, sampled.drain.raw()) };
         match got {
             Ok(()) => {}
-            Err(failed) if failed.result == sys::CUPTI_ERROR_OUT_OF_MEMORY => s.state.lock().hardware_full += 1,
+            // Once per drain, however many calls of it say so.
+            Err(failed) if failed.result == sys::CUPTI_ERROR_OUT_OF_MEMORY => {
+                if !std::mem::replace(&mut full, true) {
+                    s.state.lock().hardware_full += 1;
+                }
+            }
             Err(failed) => {
                 s.say_once(&format!("PC samples could not be read: {failed}"));
                 return;
@@ -161,6 +168,7 @@ pub(super) fn drain(s: &Sampler, cupti: &Cupti, api: &PcSamplingApi, sampled: &m
 
 fn read(s: &Sampler, buffer: &Buffer, device: u32, into: &mut Vec<Drained>) {
     s.state.lock().dropped += buffer.header().droppedSamples;
+    let drained_at = Instant::now();
     into.extend(buffer.records().map(|r| Drained {
         device,
         crc: r.cubin_crc,
@@ -168,6 +176,6 @@ fn read(s: &Sampler, buffer: &Buffer, device: u32, into: &mut Vec<Drained>) {
         function_index: r.function_index,
         function: r.function.map(CString::from),
         reasons: r.reasons,
-        waited: 0,
+        drained_at,
     }));
 }

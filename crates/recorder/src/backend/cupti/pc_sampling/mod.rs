@@ -13,9 +13,11 @@
 //!   the kernel is found by the function's name among the kernels traced (kernel tracing is on
 //!   whenever sampling is; [`place`]).
 //! - **Describing.** Each new PC's instruction text and source line ([`describe`]) are looked
-//!   up on the flush thread alone, with no lock held that an application thread could wait
-//!   for, and at the end of the run within a deadline: nvdisasm never runs inside a driver
-//!   callback.
+//!   up on the flush thread alone (2 s a flush at most, the rest left for the next), with no
+//!   lock held that an application thread could wait for, and at the end of the run within
+//!   5 s: nvdisasm never runs inside a driver callback, and an exit on SIGINT or SIGTERM
+//!   (20 s) is never cut short by it. A PC drained before its kernel's activity record waits
+//!   10 s for it at most (a device function's never comes), then takes an id of its own.
 //! - **Limits.** CUPTI's PC sampling and its range profiler cannot share a process: counting
 //!   wins and sampling is refused with one line. A request CUPTI cannot take
 //!   ([`choice::period`]) likewise turns sampling off, and tracing goes on.
@@ -53,8 +55,9 @@ use rocprof_rs_format::pc_sample::{ReasonCategory, SampleMethod};
 /// How long a thread inside a driver callback waits for a context another thread is
 /// draining: it may be the very thread the drain waits for.
 const CALLBACK_WAIT: Duration = Duration::from_millis(20);
-/// How long the end of the run may spend describing the PCs not yet described.
-const DESCRIBE_AT_EXIT: Duration = Duration::from_secs(30);
+/// How long the end of the run may spend describing the PCs not yet described: well within
+/// the 20 s a SIGINT or SIGTERM gives the run to end before it is cut short.
+const DESCRIBE_AT_EXIT: Duration = Duration::from_secs(5);
 /// How long one flush may spend describing: the flush thread's next flush waits for it, and
 /// so does the end of the run, which joins the thread.
 const DESCRIBE_PER_FLUSH: Duration = Duration::from_secs(2);
@@ -63,6 +66,9 @@ const DESCRIBE_PER_FLUSH: Duration = Duration::from_secs(2);
 pub(super) struct Sampler {
     period: Period,
     contexts: Mutex<Vec<Sampled>>,
+    /// Contexts destroyed while another thread held `contexts`: whoever holds it next drops
+    /// them before any call to CUPTI, which must never name a destroyed context.
+    destroyed: Mutex<Vec<Context>>,
     /// Contexts whose sampling CUPTI would not stop: their buffers stay, as CUPTI may write
     /// into them still.
     retired: Mutex<Vec<Sampled>>,
@@ -115,6 +121,7 @@ pub(super) fn set_up(cupti: &Cupti, config: &Config, counting: bool) -> bool {
     let sampler = Sampler {
         period,
         contexts: Mutex::new(Vec::new()),
+        destroyed: Mutex::new(Vec::new()),
         retired: Mutex::new(Vec::new()),
         cubins: Mutex::new(Cubins::default()),
         kernel_ids: Mutex::new(HashMap::new()),
@@ -174,12 +181,13 @@ pub(super) fn module_loaded(context: Context, module: *const sys::CUpti_ModuleRe
     let Some(api) = api::api(cupti) else { return };
     keep_cubin(s, cupti, api, module);
     let mut drained = Vec::new();
-    if let Some(mut contexts) = s.contexts.try_lock_for(CALLBACK_WAIT)
-        && let Some(sampled) = contexts.iter_mut().find(|c| c.context == context)
-    {
-        drain::drain(s, cupti, api, sampled, &mut drained);
+    if let Some(mut contexts) = s.contexts.try_lock_for(CALLBACK_WAIT) {
+        forget_destroyed(s, &mut contexts);
+        if let Some(sampled) = contexts.iter_mut().find(|c| c.context == context) {
+            drain::drain(s, cupti, api, sampled, &mut drained);
+        }
     }
-    place::place(s, drained, Placing::ModuleLoad);
+    place::place(s, drained, Placing::Running);
 }
 
 fn keep_cubin(s: &Sampler, cupti: &Cupti, api: &PcSamplingApi, module: *const sys::CUpti_ModuleResourceData) {
@@ -209,16 +217,18 @@ pub(super) fn context_destroying(context: Context) {
     let Some(api) = api::api(cupti) else { return };
     let mut drained = Vec::new();
     let Some(mut contexts) = s.contexts.try_lock_for(Duration::from_secs(1)) else {
+        s.destroyed.lock().push(context);
         s.say_once("PC samples of a context being destroyed were not read (another thread held it)");
         return;
     };
+    forget_destroyed(s, &mut contexts);
     if let Some(at) = contexts.iter().position(|c| c.context == context) {
         let sampled = contexts.swap_remove(at);
         drop(contexts);
         stop(s, cupti, api, sampled, &mut drained);
     }
     // The caller flushed the activity buffers first.
-    place::place(s, drained, Placing::AfterFlush);
+    place::place(s, drained, Placing::Running);
 }
 
 /// Every context drained into the tables: after every flush of the activity buffers. A
@@ -228,11 +238,12 @@ pub(super) fn collect() {
     let Some(api) = api::api(cupti) else { return };
     let mut drained = Vec::new();
     if let Some(mut contexts) = s.contexts.try_lock() {
+        forget_destroyed(s, &mut contexts);
         for sampled in contexts.iter_mut() {
             drain::drain(s, cupti, api, sampled, &mut drained);
         }
     }
-    place::place(s, drained, Placing::AfterFlush);
+    place::place(s, drained, Placing::Running);
 }
 
 /// At the end of the run, while the contexts' destruction callbacks are still on: sampling
@@ -244,11 +255,15 @@ pub(super) fn finish() {
     {
         // Held throughout, so a context cannot be destroyed under a stop.
         let mut contexts = s.contexts.lock();
-        for sampled in contexts.drain(..) {
+        forget_destroyed(s, &mut contexts);
+        while let Some(sampled) = contexts.pop() {
+            forget_destroyed(s, &mut contexts);
             stop(s, cupti, api, sampled, &mut drained);
         }
     }
-    place::place(s, drained, Placing::Last);
+    // Their kernels' last records come with the final flush: [`describe_at_exit`] places what
+    // still waits after it.
+    place::place(s, drained, Placing::Running);
     let skipped = s.cubins.lock().skipped;
     if skipped > 0 {
         crate::say!(
@@ -261,6 +276,17 @@ pub(super) fn finish() {
         crate::say!(
             "rocprof-rs: CUPTI reported its PC sampling hardware buffer full {full} times: samples were lost (sample less often)"
         );
+    }
+}
+
+/// Drops the contexts destroyed while another thread held `contexts`, whose guard the caller
+/// holds: their buffers are kept, as CUPTI may have written into them to the end.
+fn forget_destroyed(s: &Sampler, contexts: &mut Vec<Sampled>) {
+    let destroyed = std::mem::take(&mut *s.destroyed.lock());
+    for context in destroyed {
+        if let Some(at) = contexts.iter().position(|c| c.context == context) {
+            s.retired.lock().push(contexts.swap_remove(at));
+        }
     }
 }
 
@@ -298,7 +324,7 @@ pub(super) fn describe_queued(budget: Duration, at_exit: bool) {
             offset: q.offset,
         };
         let cubin = s.cubins.lock().get(q.crc);
-        if let Some(instruction) = describer.describe(api, &pc, cubin.as_ref()) {
+        if let Some(instruction) = describer.describe(api, &pc, cubin.as_ref(), until) {
             records.push(Record::PcInstruction(Box::new(instruction)));
         }
     }
@@ -328,8 +354,11 @@ pub(super) fn describe_after_flush() {
     describe_queued(DESCRIBE_PER_FLUSH, false);
 }
 
-/// The end of the run's description of the PCs not yet described.
+/// At the end of the run, after the final flush: the PCs still waiting are placed, and those
+/// not yet described are described.
 pub(super) fn describe_at_exit() {
+    let Some(s) = SAMPLER.get() else { return };
+    place::place(s, Vec::new(), Placing::Last);
     describe_queued(DESCRIBE_AT_EXIT, true);
 }
 

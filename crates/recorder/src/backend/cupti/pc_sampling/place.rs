@@ -4,16 +4,18 @@
 use std::collections::{HashMap, HashSet};
 use std::ffi::CString;
 use std::sync::Arc;
+use std::time::Duration;
 
 use super::drain::Drained;
 use super::{Sampler, send};
 use crate::pipeline::records::{PcSample, Record, Symbol};
 use rocprof_rs_format::pc_sample::{ReasonCategory, SampleMethod};
 
-/// Placings a PC waits through for its kernel's first activity record: a drain at a module
-/// load can come before the flush that brings it. Past that (a device function, which no
-/// launch names; a kernel still running), it gets an id of its own.
-const MAX_WAITS: u8 = 2;
+/// How long a PC waits for its kernel's first activity record: a drain at a module load can
+/// come before the flush that brings it, and a flush that is not forced holds back a buffer
+/// with a record still open. Past that (a device function, which no launch names), or at the
+/// end of the run, it gets an id of its own.
+const MAX_WAIT: Duration = Duration::from_secs(10);
 /// PCs waiting at most: past it they get their ids at once.
 const MAX_PENDING: usize = 1 << 16;
 /// PCs queued for description at most, between two descriptions.
@@ -50,10 +52,9 @@ pub(super) struct State {
 /// When a placing happens, which decides how long a PC may wait for its kernel's record.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(super) enum Placing {
-    /// At a module load, between two flushes: nothing waiting has missed a flush yet.
-    ModuleLoad,
-    /// After a flush of the activity buffers: a PC waits through at most [`MAX_WAITS`].
-    AfterFlush,
+    /// At a module load, or after a flush of the activity buffers: a PC waits [`MAX_WAIT`] at
+    /// most.
+    Running,
     /// At the end of the run: nothing waits any more.
     Last,
 }
@@ -68,20 +69,14 @@ pub(super) fn place(s: &Sampler, drained: Vec<Drained>, placing: Placing) {
     let kernel_ids = s.kernel_ids.lock();
     let mut todo = std::mem::take(&mut state.pending);
     todo.extend(drained);
-    for mut pc in todo {
+    for pc in todo {
         let name: Arc<str> = match &pc.function {
             Some(f) => Arc::from(f.to_string_lossy().as_ref()),
             None => Arc::from("<unknown function>"),
         };
-        let waits = match placing {
-            Placing::Last => false,
-            Placing::ModuleLoad => state.pending.len() < MAX_PENDING,
-            Placing::AfterFlush => pc.waited < MAX_WAITS && state.pending.len() < MAX_PENDING,
-        };
+        let waits =
+            placing == Placing::Running && pc.drained_at.elapsed() < MAX_WAIT && state.pending.len() < MAX_PENDING;
         let Some(kernel_id) = kernel_of(&mut state, &kernel_ids, &name, waits, &mut records) else {
-            if placing == Placing::AfterFlush {
-                pc.waited += 1;
-            }
             state.pending.push(pc);
             continue;
         };
@@ -103,8 +98,9 @@ pub(super) fn place(s: &Sampler, drained: Vec<Drained>, placing: Placing) {
             }));
         }
         let Some(function) = pc.function else { continue };
-        let new = state.seen.len() < MAX_SEEN && state.seen.insert((kernel_id, pc.crc, pc.function_index, pc.offset));
-        if new && state.queued.len() < MAX_QUEUED {
+        let key = (kernel_id, pc.crc, pc.function_index, pc.offset);
+        // Seen once queued: a PC the full queue turned away may come again.
+        if state.queued.len() < MAX_QUEUED && state.seen.len() < MAX_SEEN && state.seen.insert(key) {
             let (crc, function_index, offset) = (pc.crc, pc.function_index, pc.offset);
             state.queued.push(Queued { kernel_id, crc, function_index, function, offset });
         }
