@@ -311,13 +311,14 @@ fn print_table(rows: Vec<Vec<Cell>>, out: &mut impl Write) -> std::io::Result<()
         "FLOP/B",
         "TFLOP/s",
         "of roof",
+        "occupancy",
         "waves",
         "first thing to try",
     ]);
     for row in rows {
         table.add_row(row);
     }
-    for column in [2, 3, 4, 6, 7, 8, 9] {
+    for column in [2, 3, 4, 6, 7, 8, 9, 10] {
         if let Some(c) = table.column_mut(column) {
             c.set_cell_alignment(CellAlignment::Right);
         }
@@ -349,6 +350,7 @@ fn row_cells(k: &KernelAnalysis) -> Vec<Cell> {
                 .as_ref()
                 .map_or_else(|| "-".to_owned(), |o| format!("{}/{}", o.waves_per_simd, o.max_waves_per_simd)),
         ),
+        Cell::new(k.occupancy.as_ref().and_then(|o| o.waves).map_or_else(|| "-".to_owned(), |w| format!("{w:.2}"))),
         Cell::new(first),
     ]
 }

@@ -29,7 +29,7 @@
 
 use serde::Serialize;
 
-use super::occupancy::{Limiter, Occupancy};
+use super::occupancy::{Limiter, Occupancy, Unit};
 use super::roofline::{self, Point, ZeroFlops};
 use super::specs::{Device, Level, Pipe};
 use crate::units::{micros, whole_percent};
@@ -398,9 +398,10 @@ fn latency(
         && e < 1.0
     {
         latency.push(format!(
-            "{} of {} waves per SIMD, limited by {}, at {} of its roof",
+            "{} of {} {}, limited by {}, at {} of its roof",
             o.waves_per_simd,
             o.max_waves_per_simd,
+            o.unit.label(),
             o.limiter.name(),
             whole_percent(e)
         ));
@@ -587,12 +588,23 @@ fn occupancy_rec(o: &Occupancy, efficiency: f64) -> Recommendation {
             o.next_limit()
         ),
         Limiter::Workgroup => "Use larger workgroups, or more of them per CU".to_owned(),
+        Limiter::Registers => {
+            format!("Use fewer registers: {} warps per SM need at most {} per thread", o.next_waves(), o.next_limit())
+        }
+        Limiter::SharedMemory => format!(
+            "Use less shared memory per block: {} warps per SM need at most {} bytes",
+            o.next_waves(),
+            o.next_limit()
+        ),
+        Limiter::Blocks => "Use larger blocks: the SM's block slots run out before its warp slots".to_owned(),
+        Limiter::None if o.unit == Unit::WarpsPerSm => "Launch more blocks to fill the SMs".to_owned(),
         Limiter::None => "Launch more workgroups to fill the CUs".to_owned(),
     };
     let why = format!(
-        "{} of {} waves per SIMD at {} of its roof: too few to hide memory latency",
+        "{} of {} {} at {} of its roof: too few to hide memory latency",
         o.waves_per_simd,
         o.max_waves_per_simd,
+        o.unit.label(),
         whole_percent(efficiency)
     );
     rec(Class::Latency, &action, &why, 1.0 - efficiency)
@@ -776,7 +788,14 @@ mod tests {
     }
 
     fn one_wave() -> Option<Occupancy> {
-        Some(Occupancy { waves_per_simd: 1, max_waves_per_simd: 8, limiter: Limiter::Vgpr, next: Some((2, 256)) })
+        Some(Occupancy {
+            waves_per_simd: 1,
+            max_waves_per_simd: 8,
+            unit: Unit::WavesPerSimd,
+            waves: None,
+            limiter: Limiter::Vgpr,
+            next: Some((2, 256)),
+        })
     }
 
     /// 1 TFLOP/s at 5 FLOP/B: 4% of its 26.5 TFLOP/s roof, with one wave of eight per SIMD.

@@ -40,6 +40,8 @@ pub struct KernelRows {
     pub accum_vgprs: u32,
     pub sgprs: u32,
     pub lds_bytes: u32,
+    /// Work-groups (blocks) in its first dispatch's grid.
+    pub grid_groups: u64,
     /// Idle time of its GPU before each dispatch that follows another on its queue: after the
     /// queue's previous dispatch ended, the time no kernel ran on the GPU.
     pub idle: Summary,
@@ -53,6 +55,7 @@ impl KernelRows {
         for field in [self.workgroup, self.arch_vgprs, self.accum_vgprs, self.sgprs, self.lds_bytes] {
             out.extend_from_slice(&field.to_le_bytes());
         }
+        out.extend_from_slice(&self.grid_groups.to_le_bytes());
         for summary in [&self.durations, &self.idle] {
             let at = out.len();
             out.extend_from_slice(&[0; 4]);
@@ -72,9 +75,10 @@ impl KernelRows {
             accum_vgprs: u32_at(8)?,
             sgprs: u32_at(12)?,
             lds_bytes: u32_at(16)?,
+            grid_groups: u64::from_le_bytes(bytes.get(20..28)?.try_into().ok()?),
             ..KernelRows::default()
         };
-        let mut at = 20;
+        let mut at = 28;
         for summary in [&mut rows.durations, &mut rows.idle] {
             let len = u32_at(at)? as usize;
             *summary = Summary::decode(bytes.get(at + 4..at + 4 + len)?)?;
@@ -247,6 +251,7 @@ pub fn each_kernel(
         let (name, start, duration) = (b.col("kernel_name")?, b.col("start_ns")?, b.col("duration_ns")?);
         let (p, agent, queue) = (b.col("pid")?, b.col("agent_id")?, b.col("queue_id")?);
         let (bx, by, bz) = (b.col("block_x")?, b.col("block_y")?, b.col("block_z")?);
+        let (gx, gy, gz) = (b.col("grid_x")?, b.col("grid_y")?, b.col("grid_z")?);
         let (regs, accum, sgpr, lds) = (b.col("regs")?, b.col("accum_vgpr")?, b.col("sgpr")?, b.col("shared_mem")?);
         for i in 0..b.rows() {
             let process = p.u64(i) as u32;
@@ -262,6 +267,11 @@ pub fn each_kernel(
                     accum_vgprs: accum.u64(i) as u32,
                     sgprs: sgpr.u64(i) as u32,
                     lds_bytes: lds.u64(i) as u32,
+                    // The grid counts work-items (`gridDim * blockDim` on NVIDIA).
+                    grid_groups: [(&gx, &bx), (&gy, &by), (&gz, &bz)]
+                        .iter()
+                        .map(|(g, b)| (g.i64(i).max(1) as u64).div_ceil(b.u64(i).max(1)))
+                        .product(),
                     ..KernelRows::default()
                 })
             };

@@ -11,6 +11,7 @@ pub mod diff;
 pub mod occupancy;
 pub mod report;
 pub mod roofline;
+pub mod sm_occupancy;
 pub mod specs;
 pub mod timings;
 

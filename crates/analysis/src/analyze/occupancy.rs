@@ -28,6 +28,12 @@ pub enum Limiter {
     Lds,
     /// The workgroup's size or the workgroups a CU takes.
     Workgroup,
+    /// NVIDIA: registers per thread.
+    Registers,
+    /// NVIDIA: shared memory per block.
+    SharedMemory,
+    /// NVIDIA: the block's warps, or the blocks an SM takes.
+    Blocks,
     /// Nothing: the hardware's maximum.
     None,
 }
@@ -39,7 +45,29 @@ impl Limiter {
             Limiter::Sgpr => "SGPRs",
             Limiter::Lds => "LDS",
             Limiter::Workgroup => "the workgroup size",
+            Limiter::Registers => "registers",
+            Limiter::SharedMemory => "shared memory",
+            Limiter::Blocks => "the block size",
             Limiter::None => "nothing",
+        }
+    }
+}
+
+/// What an occupancy counts: AMD's waves per SIMD, or NVIDIA's warps per SM (Nsight
+/// Compute's "theoretical active warps per SM").
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Default)]
+#[serde(rename_all = "snake_case")]
+pub enum Unit {
+    #[default]
+    WavesPerSimd,
+    WarpsPerSm,
+}
+
+impl Unit {
+    pub fn label(self) -> &'static str {
+        match self {
+            Unit::WavesPerSimd => "waves per SIMD",
+            Unit::WarpsPerSm => "warps per SM",
         }
     }
 }
@@ -47,11 +75,18 @@ impl Limiter {
 /// A kernel's theoretical occupancy.
 #[derive(Debug, Clone, Serialize)]
 pub struct Occupancy {
+    /// Waves per SIMD, or on NVIDIA warps per SM ([`Occupancy::unit`]).
     pub waves_per_simd: u32,
     pub max_waves_per_simd: u32,
+    pub unit: Unit,
+    /// The first dispatch's grid in waves: its work-groups over what the GPU's CUs (SMs) hold
+    /// at once; a fractional part is a partial last wave, the tail. `None` where the trace
+    /// does not say how many CUs the device has.
+    pub waves: Option<f64>,
     pub limiter: Limiter,
-    /// The next step up, where one exists: its waves per SIMD, and the most of the limiting
-    /// resource (registers, or LDS bytes per workgroup) that reaches it.
+    /// The next step up, where one exists: its waves per SIMD (warps per SM), and the most of
+    /// the limiting resource (registers, or LDS or shared-memory bytes per workgroup) that
+    /// reaches it.
     pub next: Option<(u32, u32)>,
 }
 
@@ -63,6 +98,14 @@ impl Occupancy {
 
     pub fn next_waves(&self) -> u32 {
         self.next.map_or(self.waves_per_simd, |(w, _)| w)
+    }
+
+    /// Work-groups one CU (SM) holds at once, for a work-group of `workgroup` work-items on
+    /// a target running waves of `wave_size` over `simds` SIMDs (NVIDIA: 32 and 1, as warps
+    /// count per SM).
+    pub fn groups_per_cu(&self, workgroup: u32, wave_size: u32, simds: u32) -> u32 {
+        let waves_per_group = workgroup.max(1).div_ceil(wave_size.max(1));
+        self.waves_per_simd * simds / waves_per_group
     }
 
     pub fn next_limit(&self) -> u32 {
@@ -214,9 +257,9 @@ pub fn occupancy(t: &Target, r: &Resources) -> Occupancy {
             let groups = (want * t.simds).div_ceil(waves_per_group);
             (groups <= slot_groups).then(|| (want, align_down(t.lds_pool / groups, t.lds_granule)))
         }
-        Limiter::Workgroup | Limiter::None => None,
+        Limiter::Workgroup | Limiter::None | Limiter::Registers | Limiter::SharedMemory | Limiter::Blocks => None,
     };
-    Occupancy { waves_per_simd: waves, max_waves_per_simd: max, limiter, next }
+    Occupancy { waves_per_simd: waves, max_waves_per_simd: max, unit: Unit::WavesPerSimd, waves: None, limiter, next }
 }
 
 #[cfg(test)]

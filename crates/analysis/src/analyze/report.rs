@@ -10,6 +10,7 @@ use super::bottleneck::{self, Diagnosis, Idle, Inputs, Kernel};
 use super::dataset::{self, AgentRow, Agents, Dataset, KernelKey, KernelRows};
 use super::occupancy::{self, Occupancy, Resources, Target};
 use super::roofline::{self, Family, Point, Work, ZeroFlops};
+use super::sm_occupancy;
 use super::specs::{Database, Device, Gpu, Level, Pipe, Precision};
 use super::timings::{self, Join};
 use crate::error::{Error, Result};
@@ -596,10 +597,26 @@ fn agent_text(agent_id: u64, agent: &AgentRow) -> String {
 
 fn occupancy_of(agent: &AgentRow, forced: Option<&Gpu>, rows: &KernelRows) -> Option<Occupancy> {
     let target = forced.and_then(|g| g.gfx_target.as_deref()).unwrap_or(&agent.agent.target);
-    let target = Target::of(target, agent.wave_size)?;
     if rows.workgroup == 0 {
         return None;
     }
+    let cus = agent.agent.compute_units.filter(|&c| c > 0);
+    let waves = |o: &Occupancy, wave_size: u32, simds: u32| {
+        let at_once = u64::from(o.groups_per_cu(rows.workgroup, wave_size, simds)) * u64::from(cus?);
+        (at_once > 0 && rows.grid_groups > 0).then(|| rows.grid_groups as f64 / at_once as f64)
+    };
+    let Some(target) = Target::of(target, agent.wave_size) else {
+        // NVIDIA: the SM of the agent's compute capability (`sm_90`).
+        let sm = sm_occupancy::Sm::of(target)?;
+        let launch = sm_occupancy::Launch {
+            threads_per_block: rows.workgroup,
+            registers_per_thread: rows.arch_vgprs,
+            shared_bytes: rows.lds_bytes,
+        };
+        let mut o = sm_occupancy::as_occupancy(&sm, &launch)?;
+        o.waves = waves(&o, 32, 1);
+        return Some(o);
+    };
     let resources = Resources {
         workgroup: rows.workgroup,
         arch_vgprs: rows.arch_vgprs,
@@ -607,7 +624,9 @@ fn occupancy_of(agent: &AgentRow, forced: Option<&Gpu>, rows: &KernelRows) -> Op
         sgprs: rows.sgprs,
         lds_bytes: rows.lds_bytes,
     };
-    Some(occupancy::occupancy(&target, &resources))
+    let mut o = occupancy::occupancy(&target, &resources);
+    o.waves = waves(&o, target.wave_size, target.simds);
+    Some(o)
 }
 
 /// A kernel-optimisation results JSON: timings per component, with the user's byte and FLOP estimates.
