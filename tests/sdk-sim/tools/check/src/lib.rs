@@ -341,6 +341,35 @@ fn guarded<R>(entry: &str, fallback: R, f: impl FnOnce() -> R) -> R {
     })
 }
 
+/// A context and a buffer of `size` bytes (its watermark at 7/8) that `on_buffer` drains;
+/// `label` tells apart the calls' failure lines.
+fn buffered_context(
+    api: &rocprofiler_sdk_sys::sdk::SdkApi,
+    label: &str,
+    size: usize,
+    policy: rocprofiler_buffer_policy_t,
+    on_buffer: rocprofiler_buffer_tracing_cb_t,
+) -> (rocprofiler_context_id_t, rocprofiler_buffer_id_t) {
+    let mut ctx = rocprofiler_context_id_t { handle: 0 };
+    let mut buffer = rocprofiler_buffer_id_t { handle: 0 };
+    // SAFETY: SDK calls inside initialize, with valid out-pointers and a callback of the
+    // buffer's signature.
+    unsafe {
+        check(&format!("create_context{label}"), (api.rocprofiler_create_context)(&mut ctx));
+        let status = (api.rocprofiler_create_buffer)(
+            ctx,
+            size,
+            size / 8 * 7,
+            policy,
+            on_buffer,
+            std::ptr::null_mut(),
+            &mut buffer,
+        );
+        check(&format!("create_buffer{label}"), status);
+    }
+    (ctx, buffer)
+}
+
 fn check(call: &str, status: rocprofiler_status_t) {
     if status != ROCPROFILER_STATUS_SUCCESS {
         write(&format!("# check-tool: {call} failed with status {status}\n"));
@@ -357,23 +386,9 @@ extern "C" fn tool_init(_fini: rocprofiler_client_finalize_t, _data: *mut c_void
         } else {
             ROCPROFILER_BUFFER_POLICY_LOSSLESS
         };
-        let mut ctx = rocprofiler_context_id_t { handle: 0 };
-        let mut buffer = rocprofiler_buffer_id_t { handle: 0 };
+        let (ctx, buffer) = buffered_context(api, "", size, policy, Some(on_buffer));
         // SAFETY: SDK calls inside initialize, with valid pointers and our own callbacks.
         unsafe {
-            check("create_context", (api.rocprofiler_create_context)(&mut ctx));
-            check(
-                "create_buffer",
-                (api.rocprofiler_create_buffer)(
-                    ctx,
-                    size,
-                    size / 8 * 7,
-                    policy,
-                    Some(on_buffer),
-                    std::ptr::null_mut(),
-                    &mut buffer,
-                ),
-            );
             let mut thread = rocprofiler_callback_thread_t { handle: 0 };
             check("create_callback_thread", (api.rocprofiler_create_callback_thread)(&mut thread));
             check("assign_callback_thread", (api.rocprofiler_assign_callback_thread)(buffer, thread));

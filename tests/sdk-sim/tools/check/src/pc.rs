@@ -143,24 +143,7 @@ pub fn configure(
             return;
         }
     };
-    let mut ctx = rocprofiler_context_id_t { handle: 0 };
-    let mut buffer = rocprofiler_buffer_id_t { handle: 0 };
-    // SAFETY: SDK calls inside initialize, with valid pointers and our own callback.
-    unsafe {
-        check("create_context (pc sampling)", (api.rocprofiler_create_context)(&mut ctx));
-        check(
-            "create_buffer (pc sampling)",
-            (api.rocprofiler_create_buffer)(
-                ctx,
-                size,
-                size / 8 * 7,
-                policy,
-                Some(on_buffer),
-                std::ptr::null_mut(),
-                &mut buffer,
-            ),
-        );
-    }
+    let (ctx, buffer) = crate::buffered_context(api, " (pc sampling)", size, policy, Some(on_buffer));
     let mut file = std::io::BufWriter::with_capacity(1 << 20, file);
     let _ = file.write_all(pc_truth::file_head().as_bytes());
     let _ = OUT.set(PcOut { file: Mutex::new(file), buffer });
