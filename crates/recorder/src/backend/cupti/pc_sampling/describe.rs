@@ -34,12 +34,18 @@ pub struct Cubins {
 }
 
 impl Cubins {
+    /// Whether a cubin of `len` bytes would be kept: asked before its CRC is computed, on the
+    /// loading thread, so a cubin past the limits costs nothing more.
+    pub fn has_room(&self, len: usize) -> bool {
+        len > 0 && len <= MAX_CUBIN && self.bytes + len <= MAX_CUBIN_BYTES
+    }
+
     /// Keeps `cubin` under `crc`; false where it is not kept.
     pub fn add(&mut self, crc: u64, cubin: &[u8]) -> bool {
         if self.by_crc.contains_key(&crc) {
             return true;
         }
-        if cubin.is_empty() || cubin.len() > MAX_CUBIN || self.bytes + cubin.len() > MAX_CUBIN_BYTES {
+        if !self.has_room(cubin.len()) {
             self.skipped += 1;
             return false;
         }

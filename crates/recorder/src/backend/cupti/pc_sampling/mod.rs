@@ -196,7 +196,7 @@ fn keep_cubin(s: &Sampler, cupti: &Cupti, api: &PcSamplingApi, module: *const sy
     }
     // SAFETY: the MODULE_LOADED callback's resource descriptor, live during the callback.
     let module = unsafe { &*module };
-    if module.pCubin.is_null() || module.cubinSize == 0 || module.cubinSize > describe::MAX_CUBIN {
+    if module.pCubin.is_null() || !s.cubins.lock().has_room(module.cubinSize) {
         s.cubins.lock().skipped += 1;
         return;
     }
