@@ -10,7 +10,8 @@ use std::time::Instant;
 
 use rocprofiler_sdk_sys::cupti::PcSamplingApi;
 
-use super::disasm::{Disassembler, Listing};
+use super::cubin;
+use super::disasm::{DisasmError, Disassembler, Listing};
 use crate::backend::cupti::api::pc_sampling as api;
 use crate::pipeline::records::PcInstruction;
 
@@ -59,6 +60,10 @@ impl Cubins {
     }
 }
 
+/// A PC's description was cut short by its caller's time, not given up.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct OutOfTime;
+
 /// The listings of the functions sampled PCs are in, and how to get more.
 #[derive(Debug)]
 pub struct Describer {
@@ -86,21 +91,26 @@ impl Describer {
     }
 
     /// What is known of `pc`, given its module's `cubin`, found by `until`; `None` where
-    /// nothing is.
+    /// nothing is, and [`OutOfTime`] where its function's listing was cut short by `until`,
+    /// so the PC is described later.
     pub fn describe(
         &mut self,
         api: &PcSamplingApi,
         pc: &Pc<'_>,
         cubin: Option<&Arc<[u8]>>,
         until: Instant,
-    ) -> Option<PcInstruction> {
-        let cubin = cubin?;
-        let line = self.listing(pc, cubin, until).and_then(|l| l.get(&pc.offset)).cloned();
+    ) -> Result<Option<PcInstruction>, OutOfTime> {
+        let Some(cubin) = cubin else { return Ok(None) };
+        let line = self.listing(pc, cubin, until)?.and_then(|l| l.get(&pc.offset)).cloned();
         let (text, mut file, mut number) = match line {
             Some(l) => (Some(l.text), l.source_file, l.source_line),
             None => (None, None, None),
         };
-        if number.is_none() && self.source_queries < MAX_SOURCE_QUERIES && Instant::now() < until {
+        if number.is_none()
+            && self.source_queries < MAX_SOURCE_QUERIES
+            && Instant::now() < until
+            && has_lines(cubin, pc)
+        {
             self.source_queries += 1;
             if let Some(source) = api::source_line(api, cubin, pc.function, pc.offset) {
                 file = Some(Arc::from(source.file));
@@ -108,25 +118,22 @@ impl Describer {
             }
         }
         if text.is_none() && number.is_none() {
-            return None;
+            return Ok(None);
         }
-        Some(PcInstruction {
+        Ok(Some(PcInstruction {
             kernel_id: pc.kernel_id,
             code_object_id: pc.crc,
             pc_offset: pc.offset,
             text,
             source_file: file,
             source_line: number,
-        })
+        }))
     }
 
-    fn listing(&mut self, pc: &Pc<'_>, cubin: &[u8], until: Instant) -> Option<&Listing> {
+    fn listing(&mut self, pc: &Pc<'_>, cubin: &[u8], until: Instant) -> Result<Option<&Listing>, OutOfTime> {
         let key = (pc.crc, pc.function_index);
         if !self.listings.contains_key(&key) {
-            if Instant::now() >= until {
-                return None;
-            }
-            let listing = self.disassemble(pc, cubin, until);
+            let listing = self.disassemble(pc, cubin, until)?;
             self.listed += listing.as_ref().map_or(0, |l| l.len());
             if self.listed > MAX_LISTED {
                 self.listings.clear();
@@ -134,22 +141,24 @@ impl Describer {
             }
             self.listings.insert(key, listing);
         }
-        self.listings.get(&key)?.as_ref()
+        Ok(self.listings.get(&key).and_then(Option::as_ref))
     }
 
-    fn disassemble(&mut self, pc: &Pc<'_>, cubin: &[u8], until: Instant) -> Option<Listing> {
-        let disassembler = self.disassembler.as_ref()?;
-        let function = pc.function.to_str().ok()?;
+    /// The listing of `pc`'s function, `None` where it has none (said once per run).
+    fn disassemble(&mut self, pc: &Pc<'_>, cubin: &[u8], until: Instant) -> Result<Option<Listing>, OutOfTime> {
+        let Some(disassembler) = self.disassembler.as_ref() else { return Ok(None) };
+        let Ok(function) = pc.function.to_str() else { return Ok(None) };
         let listed = disassembler
             .write_cubin(pc.crc, cubin)
             .and_then(|path| disassembler.function(&path, function, pc.function_index, until));
         match listed {
-            Ok(listing) => Some(listing),
+            Ok(listing) => Ok(Some(listing)),
+            Err(DisasmError::OutOfTime { .. }) => Err(OutOfTime),
             Err(e) => {
                 if !std::mem::replace(&mut self.said, true) {
                     crate::say!("rocprof-rs: sampled PCs have no instruction text: {e}");
                 }
-                None
+                Ok(None)
             }
         }
     }
@@ -160,6 +169,12 @@ impl Describer {
             d.clean();
         }
     }
+}
+
+/// Whether CUPTI may be asked for `pc`'s source line: only where its cubin has a line table
+/// and its function holds the offset ([`cubin`]).
+fn has_lines(cubin: &[u8], pc: &Pc<'_>) -> bool {
+    cubin::function_with_lines(cubin, pc.function_index, pc.function.to_bytes()).is_some_and(|f| pc.offset < f.size)
 }
 
 #[cfg(test)]

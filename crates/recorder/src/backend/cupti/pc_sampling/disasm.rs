@@ -106,6 +106,9 @@ pub enum DisasmError {
     Spawn { program: String, source: std::io::Error },
     #[error("{program} ran over {}s on {function}", TIMEOUT.as_secs())]
     Timeout { program: String, function: String },
+    /// The caller's time ran out first: the function may be asked for again later.
+    #[error("no time was left to disassemble {function}")]
+    OutOfTime { function: String },
 }
 
 impl Disassembler {
@@ -144,7 +147,8 @@ impl Disassembler {
 
     /// `function`'s listing, from the cubin at `cubin`: asked by the symbol index CUPTI gave
     /// (`index`), which nvdisasm's `-fun` takes (2025.3 refuses a name: "expected a number"),
-    /// else by name; each run ends by `until`, and none starts after it.
+    /// else by name; each run ends by `until`, and none starts after it. A run `until` cuts
+    /// short is [`DisasmError::OutOfTime`], not a failure of the function.
     pub fn function(&self, cubin: &Path, function: &str, index: u32, until: Instant) -> Result<Listing, DisasmError> {
         let listing = self.run(cubin, &index.to_string(), function, until)?;
         if !listing.is_empty() {
@@ -154,10 +158,12 @@ impl Disassembler {
     }
 
     fn run(&self, cubin: &Path, fun: &str, function: &str, until: Instant) -> Result<Listing, DisasmError> {
-        let limit = until.saturating_duration_since(Instant::now()).min(TIMEOUT);
-        if limit.is_zero() {
-            return Ok(Listing::new());
+        let left = until.saturating_duration_since(Instant::now());
+        let out_of_time = || DisasmError::OutOfTime { function: function.to_owned() };
+        if left.is_zero() {
+            return Err(out_of_time());
         }
+        let limit = left.min(TIMEOUT);
         let program = self.program.display().to_string();
         let mut child = Command::new(&self.program)
             .args(["-c", "-g", "-fun", fun])
@@ -191,6 +197,9 @@ impl Disassembler {
                 Ok(None) => {
                     let _ = child.kill();
                     let _ = child.wait();
+                    if limit < TIMEOUT {
+                        return Err(out_of_time());
+                    }
                     return Err(DisasmError::Timeout { program, function: function.to_owned() });
                 }
             }
@@ -259,6 +268,34 @@ _ZN3pcs9fma_chainEPfffi:
         }
         assert_eq!(line_marker("\"a.cu\", line 0"), None);
         assert_eq!(line_marker("\"a.cu\", line 7 inlined"), Some(("a.cu", 7)));
+    }
+
+    /// A disassembler whose program is the shell script `body`, in a folder of its own.
+    fn fake(name: &str, body: &str) -> Disassembler {
+        use std::os::unix::fs::PermissionsExt;
+        let dir = std::env::temp_dir().join(format!("rocprof-rs-fake-nvdisasm-{}-{name}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let program = dir.join("nvdisasm");
+        std::fs::write(&program, format!("#!/bin/sh\n{body}\n")).unwrap();
+        std::fs::set_permissions(&program, std::fs::Permissions::from_mode(0o755)).unwrap();
+        Disassembler { program, scratch: dir.join("scratch") }
+    }
+
+    #[test]
+    fn a_run_prints_its_listing_and_one_cut_short_by_the_caller_can_be_asked_again() {
+        let listing = fake("listing", "echo '        /*0020*/   S2R R0, SR_TID.X ;'");
+        let cubin = listing.write_cubin(7, b"elf").unwrap();
+        let far = Instant::now() + Duration::from_secs(30);
+        assert_eq!(listing.function(&cubin, "k", 3, far).unwrap().len(), 1);
+
+        let slow = fake("slow", "exec sleep 30");
+        let started = Instant::now();
+        let cut = slow.function(&cubin, "k", 3, started + Duration::from_millis(200));
+        assert!(matches!(cut, Err(DisasmError::OutOfTime { .. })), "{cut:?}");
+        assert!(started.elapsed() < Duration::from_secs(10), "the caller's time, not nvdisasm's limit");
+        assert!(matches!(slow.function(&cubin, "k", 3, Instant::now()), Err(DisasmError::OutOfTime { .. })));
+        listing.clean();
+        assert!(!cubin.exists());
     }
 
     #[test]

@@ -27,6 +27,7 @@
 
 pub mod buffer;
 pub mod choice;
+pub mod cubin;
 pub mod describe;
 pub mod disasm;
 mod drain;
@@ -46,7 +47,7 @@ use crate::config::Config;
 use crate::lifecycle::running;
 use crate::pipeline::records::{PcSampleNames, Record, Tally};
 use choice::Period;
-use describe::{Cubins, Describer, Pc};
+use describe::{Cubins, Describer, OutOfTime, Pc};
 use drain::Sampled;
 use place::{Placing, State};
 use rocprof_rs_format::keys;
@@ -315,7 +316,6 @@ pub(super) fn describe_queued(budget: Duration, at_exit: bool) {
         if Instant::now() > until {
             break;
         }
-        done += 1;
         let pc = Pc {
             kernel_id: q.kernel_id,
             crc: q.crc,
@@ -324,9 +324,11 @@ pub(super) fn describe_queued(budget: Duration, at_exit: bool) {
             offset: q.offset,
         };
         let cubin = s.cubins.lock().get(q.crc);
-        if let Some(instruction) = describer.describe(api, &pc, cubin.as_ref(), until) {
-            records.push(Record::PcInstruction(Box::new(instruction)));
+        match describer.describe(api, &pc, cubin.as_ref(), until) {
+            Ok(described) => records.extend(described.map(|i| Record::PcInstruction(Box::new(i)))),
+            Err(OutOfTime) => break,
         }
+        done += 1;
     }
     if at_exit {
         describer.clean();
