@@ -71,7 +71,7 @@ enum Command {
     /// kernel regressed beyond --threshold, for CI (2 on an error).
     Diff(cli::DiffArgs),
     /// Each kernel's roofline position (from counters: collect --preset roofline), bottleneck
-    /// class (MEMORY, COMPUTE, LATENCY, LDS, CACHE) with the evidence, and recommendations
+    /// class (MEMORY, CACHE, LDS, COMPUTE, ISSUE near a roof; LAUNCH, TAIL, SYNC, OCCUPANCY, LATENCY far from all) with the evidence, and recommendations
     /// with their expected gain; --svg writes the roofline chart. Reads a dataset, or a
     /// kernel-optimisation results JSON.
     Analyze(cli::AnalyzeArgs),

@@ -51,11 +51,18 @@ fn the_known_kernels_get_the_classes_worked_out_by_hand() {
     let (shared, evidence) = class(find(&kernels, "shared_conf("));
     assert_eq!(shared, "LDS", "{evidence}");
     assert!(evidence.contains("bank conflicts"), "{evidence}");
-    let (l2, evidence) = class(find(&kernels, "l2_reuse("));
-    assert!(l2 == "MEMORY" || l2 == "CACHE", "{l2}: {evidence}");
-    assert!(evidence.contains("against l2"), "{evidence}");
+    // Its L2 bytes reach 57% of the datasheet's L2 bandwidth: under 60% of every roof, so
+    // LATENCY, with the L2 roof that binds it beside. Against the L2 bandwidth an H100 really
+    // sustains (issue 41's measured roofs) it is near its roof; until then the hand's MEMORY
+    // is not this fixture's answer.
+    let l2_kernel = find(&kernels, "l2_reuse(");
+    let (l2, evidence) = class(l2_kernel);
+    assert_eq!(l2, "LATENCY", "{evidence}");
+    assert!(evidence.contains("under 60% of every roof it has: l2 57%"), "{evidence}");
+    let also = l2_kernel["diagnosis"]["also"].as_array().unwrap();
+    assert!(also.iter().any(|f| f["class"] == "MEMORY" && f["evidence"].to_string().contains("against l2")));
     let (tiny, evidence) = class(find(&kernels, "tiny("));
-    assert_eq!(tiny, "LATENCY", "{evidence}");
+    assert_eq!(tiny, "LAUNCH", "{evidence}");
     assert!(evidence.contains("idles a median"), "{evidence}");
     assert!(!kernels.iter().any(|k| k["name"] == "WaitNs"), "the range profiler's own kernel is no row");
 }

@@ -35,6 +35,13 @@
 #                report` of it; report/check_report.py: the page's kernels, GPU busy time, device
 #                and timeline against pyarrow's reading of the dataset and nvidia-smi's UUID. The
 #                page and the dataset come back (the dataset is the report test's H100 fixture)
+#   sol          issue 41, one GPU: counters/model.py (a torch.compile'd ResNet-18 and a bf16
+#                transformer layer: cuDNN, cuBLAS and Triton kernels) traced for timings, under
+#                --preset roofline, and PC-sampled for the stall mix; the same model's step 2 under
+#                `ncu --set full`, its raw and details pages (rule findings) as CSV, distilled to
+#                ncu.json; `analyze` of it (--samples for the stall mix); sol/check_sol.py: the
+#                classes against ncu's Speed of Light (sol/README.md maps them), occupancy and
+#                waves. sol-data.tgz holds the fixtures of tests/fixtures/sol-h200
 #   pcsampling   issue 40, one GPU: PC sampling of pcsampling/pcs_app.cu (copy, bank conflicts,
 #                an FMA chain, a cuBLAS SGEMM) against ncu's WarpStateStats and SourceCounters
 #                (pcsampling/check_pcsampling.py); then its cost on a CUDA-graph decode loop
@@ -64,7 +71,7 @@ cd "$REPO"
 
 STAGE="${1:-}"
 case "$STAGE" in
-    smoke | equivalence | overhead | fixtures | memory | counters | preflight | all-quick | ranks | telemetry | python | report | pcsampling) ;;
+    smoke | equivalence | overhead | fixtures | memory | counters | preflight | all-quick | ranks | telemetry | python | report | pcsampling | sol) ;;
     *)
         sed -n '2,37p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//'
         echo "usage: bash bench/gpu/run.sh STAGE" >&2
@@ -126,7 +133,7 @@ needs() { [[ ! -e "$1" || "$2" -nt "$1" ]]; }
 
 build_all() {
     mkdir -p "$BUILD"
-    if [[ "$STAGE" == ranks || "$STAGE" == telemetry || "$STAGE" == python || "$STAGE" == report || "$STAGE" == pcsampling ]]; then
+    if [[ "$STAGE" == ranks || "$STAGE" == telemetry || "$STAGE" == python || "$STAGE" == report || "$STAGE" == pcsampling || "$STAGE" == sol ]]; then
         echo "$STAGE: nothing to build (python and torch only)"
         return 0
     fi
@@ -735,6 +742,37 @@ build_cupti_pc_sample() {
     local src="$CUDA_HOME/extras/CUPTI/samples/pc_sampling_continuous" dir="$BUILD/pcc"
     rm -rf "$dir" && cp -r "$src" "$dir" && cp -r "$CUDA_HOME/extras/CUPTI/samples/common" "$BUILD/" &&
         (cd "$dir" && make CUDA_INSTALL_PATH="$CUDA_HOME" > make.log 2>&1) && cp "$dir/libpc_sampling_continuous.so" "$1"
+}
+
+stage_sol() {
+    local W="$WORK/sol" C="$HERE/counters" NCU
+    NCU="$(command -v ncu || echo "$CUDA_HOME/bin/ncu")"
+    mkdir -p "$W"
+    step sol_timed logged "$W/timed.txt" traced --kernel-trace --marker-trace -d "$W/timed" -- "$PY" "$C/model.py" 6
+    step sol_counted logged "$W/counted.txt" traced --kernel-trace --marker-trace --preset roofline \
+        -d "$W/counted" -- "$PY" "$C/model.py" 12
+    step sol_sampled logged "$W/sampled.txt" traced --kernel-trace --marker-trace --pc-sampling-method stochastic \
+        --pc-sampling-interval 16384 -d "$W/sampled" -- "$PY" "$C/model.py" 6
+    # One step, every kernel of it, at the clocks and caches the application runs with.
+    step sol_ncu logged "$W/ncu.txt" timeout -k 10 "${SOL_NCU_TIMEOUT:-300}" "$NCU" --set full --clock-control none \
+        --cache-control none --nvtx --nvtx-include "step2/" -f -o "$W/ncu" "$PY" "$C/model.py" 4
+    step sol_ncu_raw to_file "$W/ncu-raw.csv" "$NCU" -i "$W/ncu.ncu-rep" --page raw --csv --print-units base
+    step sol_ncu_details to_file "$W/ncu-details.csv" "$NCU" -i "$W/ncu.ncu-rep" --page details --csv \
+        --print-units base --print-details all
+    step sol_ncu_rules to_file "$W/ncu-details.txt" "$NCU" -i "$W/ncu.ncu-rep" --page details --print-details all \
+        --print-rule-details
+    step sol_analyze to_file "$W/analyze.txt" "$ROCPROF" analyze "$W/counted" --timings "$W/timed" \
+        --samples "$W/sampled" --top 40
+    step sol_analyze_json to_file "$W/analyze.json" "$ROCPROF" analyze "$W/counted" --timings "$W/timed" \
+        --samples "$W/sampled" --format json
+    step sol_distill "$PY" "$HERE/sol/distill_ncu.py" --raw "$W/ncu-raw.csv" --details "$W/ncu-details.csv" \
+        --out "$W/ncu.json"
+    step sol_check "$PY" "$HERE/sol/check_sol.py" --analyze "$W/analyze.json" --ncu "$W/ncu.json" \
+        --out "$W/verdict-sol.json" --md "$OUT/sol.md"
+    VERDICTS+=("$W/verdict-sol.json")
+    # The pages themselves stay on the machine (40 MB): ncu.json is what the fixture keeps.
+    step tar tar -C "$W" -czf "$OUT/sol-data.tgz" --exclude='*.ncu-rep' --exclude='ncu-details.*' .
+    step tar_rep tar -C "$W" -cJf "$OUT/sol-ncu-rep.tar.xz" ncu.ncu-rep
 }
 
 # pcs_nvdisasm_probe APP DIR: what nvdisasm's -fun takes, on the app's own cubin.

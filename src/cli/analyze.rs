@@ -45,6 +45,11 @@ pub struct AnalyzeArgs {
     /// that is one kernel's): for counter files without timestamps (rocprof v1, rocprof-compute).
     #[arg(long, value_name = "DIR")]
     timings: Option<PathBuf>,
+    /// Take PC samples (the stall mix that tells latency from issue or barriers) from this
+    /// dataset, another run of the same program, by kernel name: CUPTI cannot sample PCs in a
+    /// run that collects counters.
+    #[arg(long, value_name = "DIR")]
+    samples: Option<PathBuf>,
     /// What a results JSON's flops_estimated are: PRECISION-PIPE, e.g. fp16-matrix (the default),
     /// fp32-vector.
     #[arg(long, value_name = "PRECISION-PIPE", value_parser = parse_estimated)]
@@ -97,6 +102,7 @@ pub fn analyze(args: AnalyzeArgs) -> ExitCode {
         gpu: args.gpu.clone(),
         estimated: args.estimated,
         timings: args.timings.clone(),
+        samples: args.samples.clone(),
     };
     // Refused before the analysis: a device or FIFO is never an output, and several GPUs'
     // charts would go beside it (`/dev/null-mi300x.svg`).

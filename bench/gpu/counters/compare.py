@@ -23,7 +23,7 @@ EXPECTED = {
     "fma": ("COMPUTE", "fp32 vector"),
     "shared_conf": ("LDS", "lds"),
     "l2_reuse": ("MEMORY|CACHE", "l2"),
-    "tiny": ("LATENCY", "idle"),
+    "tiny": ("LAUNCH", "idle"),
     "gemm_bf16": ("COMPUTE", "bf16 matrix"),
 }
 REL = 0.02  # counts: within 2% of ncu

@@ -9,6 +9,7 @@ pub mod busy_time;
 pub mod dataset;
 pub mod diff;
 pub mod occupancy;
+pub mod reason;
 pub mod report;
 pub mod roofline;
 pub mod sm_occupancy;

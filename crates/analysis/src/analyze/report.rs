@@ -32,6 +32,9 @@ pub struct Options {
     /// by kernel name ([`timings`]): rocprof v1 and rocprof-compute collect counters and
     /// timestamps in separate runs.
     pub timings: Option<std::path::PathBuf>,
+    /// Another run of the same program whose PC samples stand in for this one's, matched by
+    /// kernel name: a run that counts cannot also sample on NVIDIA.
+    pub samples: Option<std::path::PathBuf>,
 }
 
 /// One kernel's analysis.
@@ -346,6 +349,9 @@ impl Judge {
         let timed_elsewhere = joined.is_some_and(|j| !j.unmatched.contains(name));
         let kernel = Kernel {
             busiest: busiest(&bandwidth),
+            levels: bandwidth.iter().filter_map(|b| Some((b.level, b.share?))).collect(),
+            issue: issue(&rows.counters, mean_ns, device.as_ref()),
+            stalls: self.hotspots.get(name.as_str()).map(stall_mix),
             name: name.clone(),
             calls: rows.durations.count,
             mean_ns,
@@ -393,6 +399,32 @@ impl Judge {
     }
 }
 
+/// Its schedulers' issue slots: warp instructions over what its device issues in its time.
+fn issue(counters: &BTreeMap<String, f64>, mean_ns: f64, device: Option<&Device<'_>>) -> Option<bottleneck::Issue> {
+    let instructions = roofline::any(counters, &["smsp__inst_executed.sum", "sm__inst_executed.sum"])?;
+    let slots = device?.issue_per_second()? * mean_ns / 1e9;
+    if slots <= 0.0 || instructions <= 0.0 {
+        return None;
+    }
+    // Thread-level FP instructions (an FMA is one) over 32 lanes: warp instructions.
+    let sass: f64 = crate::analyze::roofline::SASS_FP_OPS
+        .iter()
+        .filter_map(|op| counters.get(&format!("smsp__sass_thread_inst_executed_op_{op}_pred_on.sum")))
+        .sum();
+    let counted = crate::analyze::roofline::SASS_FP_OPS
+        .iter()
+        .all(|op| counters.contains_key(&format!("smsp__sass_thread_inst_executed_op_{op}_pred_on.sum")));
+    Some(bottleneck::Issue {
+        share: instructions / slots,
+        arithmetic: counted.then(|| (sass / 32.0 / instructions).min(1.0)),
+    })
+}
+
+/// A kernel's PC samples by reason category.
+fn stall_mix(h: &crate::hotspots::KernelHotspots) -> super::reason::StallMix {
+    super::reason::StallMix { samples: h.categories.iter().map(|c| (c.category, c.samples)).collect() }
+}
+
 /// A kernel's place in the sort: largest total first, then by name, process and agent (the
 /// name's bytes escaped so that a shorter name sorts before its extensions).
 fn sort_key(key: &KernelKey, total_ns: f64) -> Key {
@@ -434,10 +466,21 @@ fn dataset(dir: &Path, db: &'static Database, forced: Option<&'static Gpu>, opti
     let mut notes = Vec::new();
     // The stall mix is evidence beside the class, not what decides it: samples that cannot be
     // read cost a note, not the analysis.
-    let samples = crate::hotspots::read_pc_samples(dir).unwrap_or_else(|e| {
+    let samples_dir = options.samples.as_deref().unwrap_or(dir);
+    if !samples_dir.is_dir() {
+        return Err(Error::Invalid(format!("--samples {}: not a dataset directory", samples_dir.display())));
+    }
+    let samples = crate::hotspots::read_pc_samples(samples_dir).unwrap_or_else(|e| {
         notes.push(format!("PC samples not used: {e}"));
         Vec::new()
     });
+    if options.samples.is_some() {
+        notes.push(format!(
+            "PC samples from {} ({} rows), matched by kernel name",
+            samples_dir.display(),
+            samples.len()
+        ));
+    }
     let hotspots = crate::hotspots::hotspots(&samples, 0).into_iter().map(|k| (k.kernel_name.clone(), k)).collect();
     let judge = Judge { db, forced, agents: dataset::agents(dir)?, hotspots };
     let mut devices: BTreeMap<String, Ceilings> = BTreeMap::new();
@@ -718,6 +761,7 @@ fn results_json(path: &Path, gpu: Option<&'static Gpu>, options: &Options) -> Re
             idle: Idle::Unmeasured("a results JSON times its components, not the gaps before them"),
             points: points.clone(),
             busiest: busiest(&bandwidth),
+            levels: bandwidth.iter().filter_map(|b| Some((b.level, b.share?))).collect(),
             inputs: Inputs { estimates: true, ..Inputs::default() },
             ..Kernel::default()
         };

@@ -403,6 +403,10 @@ fn first_sum(c: &dyn Counters, alternatives: &[&[&str]]) -> Option<f64> {
 const NVIDIA_TENSOR_OPTIONAL: [(Precision, &str); 2] =
     [(Precision::Fp8, "sm__ops_path_tensor_src_fp8.sum"), (Precision::Int8, "sm__ops_path_tensor_src_int8.sum")];
 
+/// The SASS floating-point operations NVIDIA's FLOP counters count, one counter each
+/// (`smsp__sass_thread_inst_executed_op_{op}_pred_on.sum`).
+pub const SASS_FP_OPS: [&str; 9] = ["dfma", "dadd", "dmul", "ffma", "fadd", "fmul", "hfma", "hadd", "hmul"];
+
 /// NVIDIA, as Nsight Compute's roofline sections count: per-thread instruction counts that
 /// honour predication (`_pred_on`), FMA as two. A half-precision instruction is taken as packed
 /// (`HADD2`, `HMUL2`, `HFMA2`: two lanes), so HADD and HMUL count 2 and HFMA 4, as ncu's

@@ -381,6 +381,14 @@ impl<'d> Device<'d> {
         }
     }
 
+    /// Instructions its schedulers can issue per second, at one per scheduler (SIMD) per clock:
+    /// the issue-slot roof.
+    pub fn issue_per_second(&self) -> Option<f64> {
+        let clock = self.clock_mhz.or_else(|| self.gpu.value("peak_engine_clock_mhz"))?;
+        let schedulers = self.gpu.value("simds_per_cu")?;
+        Some(self.compute_units * schedulers * clock * 1e6)
+    }
+
     /// This device's CUs over the part's.
     fn cu_share(&self) -> f64 {
         self.gpu.compute_units().map_or(1.0, |cu| self.compute_units / cu)

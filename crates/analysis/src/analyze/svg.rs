@@ -28,6 +28,11 @@ fn colour(class: Class) -> &'static str {
         Class::Latency => "#ff7f0e",
         Class::Lds => "#9467bd",
         Class::Cache => "#2ca02c",
+        Class::Occupancy => "#8c564b",
+        Class::Issue => "#e377c2",
+        Class::Tail => "#bcbd22",
+        Class::Launch => "#ff9896",
+        Class::Sync => "#17becf",
         Class::Unknown => "#7f7f7f",
     }
 }

@@ -1,8 +1,8 @@
-//! The stall mix as evidence for `analyze`'s class: a kernel the roofline calls MEMORY should
-//! spend its stalls waiting on memory, an LDS one on shared memory, a COMPUTE one on its
-//! arithmetic. The mix never decides the class (sampled stalls say where waves wait, not what
+//! The stall mix as evidence beside a roof's class: a kernel near the memory roof should spend
+//! its stalls waiting on memory, an LDS one on shared memory, a COMPUTE one on its arithmetic.
+//! Near a roof the mix never decides the class (sampled stalls say where waves wait, not what
 //! bounds the kernel's throughput); it is said beside it, and where the two disagree, that is
-//! said too.
+//! said too. Far from every roof the mix decides (`analyze::reason`), and says so itself.
 
 use crate::analyze::bottleneck::Class;
 use rocprof_rs_format::pc_sample::ReasonCategory;
@@ -33,6 +33,10 @@ fn agrees(class: Class, pointed: Class) -> bool {
 /// were sampled and the largest points to another class than `class`, the disagreement.
 /// `None` for a kernel with no stall samples.
 pub fn stall_evidence(class: Class, kernel: &KernelHotspots) -> Option<Vec<String>> {
+    // These classes are decided by the mix, and their evidence says it already.
+    if matches!(class, Class::Latency | Class::Occupancy | Class::Issue | Class::Sync) {
+        return None;
+    }
     let stalls: Vec<_> = kernel.categories.iter().filter(|c| c.category.is_stall()).collect();
     let stalled: u64 = stalls.iter().map(|c| c.samples).sum();
     if stalled == 0 {
@@ -50,7 +54,7 @@ pub fn stall_evidence(class: Class, kernel: &KernelHotspots) -> Option<Vec<Strin
         return Some(said);
     }
     match class_of(largest) {
-        Some(pointed) if matches!(class, Class::Unknown | Class::Latency) => {
+        Some(pointed) if matches!(class, Class::Unknown | Class::Launch | Class::Tail) => {
             said.push(format!("its largest stall, {largest}, points to {}", pointed.name()));
         }
         Some(pointed) if !agrees(class, pointed) => said.push(format!(

@@ -55,6 +55,9 @@ pub static PRESETS: &[Preset] = &[
             one(&["l1tex__t_bytes.sum"]),
             one(&["l1tex__data_pipe_lsu_wavefronts_mem_shared.sum"]),
             one(&["l1tex__data_bank_conflicts_pipe_lsu_mem_shared.sum"]),
+            // Warp instructions issued: the issue-slot roof (one per scheduler per cycle), which
+            // Nsight Compute's compute Speed of Light counts beside the pipes.
+            optional(&["smsp__inst_executed.sum", "sm__inst_executed.sum"]),
         ],
     },
     Preset {
