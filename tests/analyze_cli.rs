@@ -65,10 +65,11 @@ fn seed_results_are_classified_and_charted() {
     let evidence = bias["diagnosis"]["evidence"].to_string();
     assert!(evidence.contains("under 60% of every roof it has: dram 19%"), "{evidence}");
     assert!(evidence.contains("launches not judged") && evidence.contains("results JSON"), "{evidence}");
-    let first = &bias["diagnosis"]["recommendations"][0];
-    assert_eq!(first["class"], "LATENCY");
-    let fuse = bias["diagnosis"]["recommendations"].as_array().unwrap();
-    assert!(fuse.iter().any(|r| r["action"] == "Fuse it with its producer or consumer to keep data on chip"));
+    // Without PC samples nothing says its warps wait, so no latency advice; fusion rests on its
+    // (estimated) DRAM bytes.
+    let recs = bias["diagnosis"]["recommendations"].as_array().unwrap();
+    assert!(recs.iter().all(|r| r["class"] != "LATENCY"), "{recs:#?}");
+    assert_eq!(recs[0]["action"], "Fuse it with its producer or consumer to keep data on chip");
     let notes = report["notes"].to_string();
     assert!(notes.contains("the full pipeline takes 16.0 µs (9% of its 180.0 µs) beyond its 3 components"), "{notes}");
     assert!((kernel(&report, "attention")["share"].as_f64().unwrap() - 120.0 / 164.0).abs() < 1e-9);

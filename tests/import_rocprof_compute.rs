@@ -277,3 +277,23 @@ fn a_bad_value_names_its_place() {
     assert!(message.contains("pmc_perf.csv:2: column Grid_Size"), "{message}");
     assert!(!out.exists() || std::fs::read_dir(&out).unwrap().next().is_none());
 }
+
+/// The MI200 workload ships rocprof-compute's measured roofs (`roofline.csv`: HBM 1.39 TB/s of
+/// the MI210's 1.64 on paper). `analyze` judges the copy against them: at 62% of the measured
+/// HBM roof it is MEMORY, where against the paper's 52% it would be near no roof, and a note
+/// gives each measured roof with the datasheet's beside it.
+#[test]
+fn the_mi200_copy_is_memory_bound_against_its_measured_hbm_roof() {
+    let (dir, _) = import("rpc-mi200-roofs", &[&fixture("vcopy-MI200")]);
+    let analysis = analyze_json(&dir);
+    let kernel = &analysis["kernels"][0];
+    assert_eq!(kernel["diagnosis"]["class"], "MEMORY", "{}", kernel["diagnosis"]);
+    let efficiency = kernel["zero_flops"]["efficiency"].as_f64().unwrap();
+    let measured = kernel["zero_flops"]["bandwidth_tbps"].as_f64().unwrap();
+    assert!((measured - 1.3890227).abs() < 1e-6, "GPU 2's measured HBM, {measured}");
+    assert!(efficiency >= 0.6, "{efficiency} of the measured roof");
+    let achieved = kernel["zero_flops"]["achieved_tbps"].as_f64().unwrap();
+    assert!(achieved / 1.6384 < 0.6, "against the paper's 1.64 TB/s it would be under 60%");
+    let notes = analysis["notes"].to_string();
+    assert!(notes.contains("measured on it, not the datasheet's: dram 1.39 TB/s (datasheet 1.64)"), "{notes}");
+}

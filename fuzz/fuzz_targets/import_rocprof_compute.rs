@@ -1,12 +1,12 @@
 //! Any bytes as a rocprof-compute workload folder, through the whole import: it may refuse
 //! them, never panic. The input is split at `\n#%#\n` into pmc_perf.csv, timestamps.csv,
-//! sysinfo.csv and SQ_LEVEL_WAVES.csv (missing parts are missing files), so the joins by order,
-//! the pass files and the agent are all reached.
+//! sysinfo.csv, SQ_LEVEL_WAVES.csv and roofline.csv (missing parts are missing files), so the
+//! joins by order, the pass files, the agent and the measured roofs are all reached.
 #![no_main]
 
 use libfuzzer_sys::fuzz_target;
 
-const FILES: [&str; 4] = ["pmc_perf.csv", "timestamps.csv", "sysinfo.csv", "SQ_LEVEL_WAVES.csv"];
+const FILES: [&str; 5] = ["pmc_perf.csv", "timestamps.csv", "sysinfo.csv", "SQ_LEVEL_WAVES.csv", "roofline.csv"];
 
 fuzz_target!(|data: &[u8]| {
     let dir = std::env::temp_dir().join(format!("rocprof-rs-fuzz-rpc-{}", std::process::id()));

@@ -57,6 +57,9 @@ pub const COUNTER_GROUPS: &str = "rocprof_rs.counter_groups";
 pub const COUNTER_PASSES: &str = "rocprof_rs.counter_passes";
 /// What an imported dataset came from.
 pub const IMPORTED_FROM: &str = "rocprof_rs.imported_from";
+/// In a process row's metadata: roofs measured on the machine the process ran on (an import of
+/// rocprof-compute's `roofline.csv`), which `analyze` uses in place of the datasheet's.
+pub const MEASURED_ROOFS: &str = "rocprof_rs.measured_roofs";
 
 /// The file beside the tables that holds the run's metadata as JSON.
 pub fn metadata_file_name(stem: &str) -> String {

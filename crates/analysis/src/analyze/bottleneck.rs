@@ -227,10 +227,15 @@ pub fn diagnose(k: &Kernel, device: Option<&Device<'_>>) -> Diagnosis {
     // A level whose bandwidth it uses more of than of the roof that binds at its intensity (or
     // with no FLOPs known, any level it uses NEAR_ROOF of): that level binds it.
     let binding = top.and_then(|p| p.bound_by).or(k.zero_flops.as_ref().map(|z| z.level));
+    let compute = nearest_compute(k);
+    let beats = |share: f64, rivals: &[Option<f64>]| rivals.iter().flatten().all(|&r| share > r);
+    let issue_share = k.issue.map(|i| i.share);
     let level_bound = k
         .busiest
-        .filter(|&(level, share)| share >= NEAR_ROOF && Some(level) != binding && efficiency.is_none_or(|e| share > e))
-        .filter(|&(_, share)| k.issue.is_none_or(|i| share >= i.share))
+        .filter(|&(level, share)| share >= NEAR_ROOF && Some(level) != binding)
+        .filter(|&(_, share)| {
+            beats(share, &[efficiency, compute.map(|c| c.1)]) && issue_share.is_none_or(|i| share >= i)
+        })
         .map(|(level, share)| {
             let flops = if top.is_none() && k.zero_flops.is_none() { " (no FLOP counters)" } else { "" };
             let why = format!("{} at {} of its peak bandwidth{flops}", level.name(), whole_percent(share));
@@ -238,6 +243,16 @@ pub fn diagnose(k: &Kernel, device: Option<&Device<'_>>) -> Diagnosis {
         });
     // Its schedulers nearer their issue roof than any other roof: instruction issue binds it.
     let level_bound = level_bound.or_else(|| issue_bound(k, efficiency, &mut recs));
+    // A compute roof other than the top point's, nearer than every other roof.
+    let level_bound = level_bound.or_else(|| {
+        let (at, share) = compute.filter(|&(at, share)| at > 0 && share >= NEAR_ROOF)?;
+        if !beats(share, &[efficiency, k.busiest.map(|b| b.1), issue_share]) {
+            return None;
+        }
+        let mut near = Vec::new();
+        compute_bound(&k.points[at], device, &mut near, &mut recs);
+        near.pop()
+    });
     // Bank conflicts: what removing them saves at best is their share of the LDS's cycles, so
     // of the kernel's time. They decide the class only where the LDS binds; elsewhere they are
     // another finding.
@@ -251,8 +266,9 @@ pub fn diagnose(k: &Kernel, device: Option<&Device<'_>>) -> Diagnosis {
 
     let closest = closest_roof(k, efficiency);
     let near = closest.is_some_and(|c| c >= NEAR_ROOF);
-    // Far from every roof needs every roof known: FLOPs counted (or all counted and zero).
-    let roofs_known = top.is_some() || k.zero_flops.is_some();
+    // Far from every roof needs every roof known: FLOPs counted (or all counted and zero), and
+    // none of its counters missing.
+    let roofs_known = (top.is_some() || k.zero_flops.is_some()) && k.inputs.missing.is_empty();
     let far = match closest {
         Some(c) if !near && roofs_known => Some(reason::far(k, c, &roofs(k), &mut recs)),
         _ => None,
@@ -272,13 +288,28 @@ pub fn diagnose(k: &Kernel, device: Option<&Device<'_>>) -> Diagnosis {
     let primary = if launches.idle.is_some() && !near { Class::Launch } else { own };
     findings.extend(level_bound);
     findings.extend(far);
-    let (mut main, mut also): (Vec<Finding>, Vec<Finding>) = findings.into_iter().partition(|f| f.class == primary);
+    let (main, mut also): (Vec<Finding>, Vec<Finding>) = findings.into_iter().partition(|f| f.class == primary);
     also.extend(conflicts.filter(|_| primary != Class::Lds));
-    let mut evidence = match main.pop() {
-        Some(f) => f.evidence,
-        None => unknown(k, device),
-    };
-    also.extend(main);
+    // Every finding of the primary class is its case, the nearest roof's first.
+    let mut evidence: Vec<String> = Vec::new();
+    for f in main.into_iter().rev() {
+        for e in f.evidence {
+            if !evidence.contains(&e) {
+                evidence.push(e);
+            }
+        }
+    }
+    if evidence.is_empty() {
+        evidence = unknown(k, device);
+    }
+    // Where its GPU waits on the host, what its work alone would say.
+    if primary == Class::Launch {
+        if own == Class::Unknown {
+            evidence.extend(unknown(k, device).into_iter().map(|e| format!("by its work alone, unknown: {e}")));
+        } else {
+            evidence.push(format!("by its work alone, {}", own.name()));
+        }
+    }
     // Where launches did not decide, what the trace said of them.
     if primary != Class::Launch
         && launches.idle.is_none()
@@ -309,14 +340,16 @@ fn issue_bound(k: &Kernel, efficiency: Option<f64>, recs: &mut Vec<Recommendatio
     )];
     if let Some(a) = issue.arithmetic {
         evidence.push(format!("{} of its instructions are floating-point arithmetic", whole_percent(a)));
-        // Only instructions that are not its arithmetic can go without changing its results.
-        let why = format!("{} of its issue slots go to other instructions than its FLOPs", whole_percent(1.0 - a));
-        recs.push(rec(
-            Class::Issue,
-            "Cut instructions per result (index math, conversions, predication)",
-            &why,
-            1.0 - a,
-        ));
+        // Only instructions that are not its arithmetic can go without changing its results,
+        // and fewer of them bring it no further than its next roof.
+        let next = k.levels.iter().map(|l| l.1).chain(efficiency).fold(0.0f64, f64::max);
+        let why = format!(
+            "{} of its issue slots go to other instructions than its FLOPs; its next roof is at {}",
+            whole_percent(1.0 - a),
+            whole_percent(next)
+        );
+        let action = "Cut instructions per result (index math, conversions, predication)";
+        recs.push(rec(Class::Issue, action, &why, (1.0 - a).min(1.0 - next)));
     }
     Some(Finding { class: Class::Issue, evidence })
 }
@@ -324,6 +357,20 @@ fn issue_bound(k: &Kernel, efficiency: Option<f64>, recs: &mut Vec<Recommendatio
 /// The share of its nearest roof: the roof binding at its intensity, each compute roof it
 /// does FLOPs on, each memory level's bandwidth; `None` where none is measured.
 fn closest_roof(k: &Kernel, efficiency: Option<f64>) -> Option<f64> {
+    closest_roof_of(k, efficiency).filter(|c| c.is_finite())
+}
+
+/// The compute point nearest its peak: its index and share.
+fn nearest_compute(k: &Kernel) -> Option<(usize, f64)> {
+    k.points
+        .iter()
+        .enumerate()
+        .filter_map(|(at, p)| p.peak_tflops.filter(|&peak| peak > 0.0).map(|peak| (at, p.achieved_tflops / peak)))
+        .filter(|(_, share)| share.is_finite())
+        .max_by(|a, b| a.1.total_cmp(&b.1))
+}
+
+fn closest_roof_of(k: &Kernel, efficiency: Option<f64>) -> Option<f64> {
     let compute =
         k.points.iter().filter_map(|p| p.peak_tflops.filter(|&peak| peak > 0.0).map(|peak| p.achieved_tflops / peak));
     let levels = k.levels.iter().map(|(_, share)| *share);
@@ -560,11 +607,16 @@ fn roofline(
     findings.push(Finding { class: if cache.is_some() { Class::Cache } else { Class::Memory }, evidence });
     // Fusion keeps bytes that go through DRAM on chip: only where DRAM's bytes were measured.
     if let Some(dram) = p.levels.iter().find(|d| d.level == Level::Dram) {
+        // Its DRAM bytes kept on chip, the next roof binds: the other levels' and the peak.
+        let next = roof_without(p, Level::Dram).unwrap_or(f64::INFINITY);
+        let gain = (1.0 - p.achieved_tflops / next).min(raise.max(0.0));
+        let next = if next.is_finite() { format!("{next:.2} TFLOP/s") } else { "its peak".to_owned() };
         let why = format!(
-            "intensity {:.2} FLOP/B against DRAM (measured bytes), ridge {:.2}: fewer DRAM bytes per FLOP raise the roof",
+            "intensity {:.2} FLOP/B against DRAM (measured bytes), ridge {:.2}: without its DRAM bytes the next roof is \
+             {next}",
             dram.intensity, dram.ridge
         );
-        recs.push(rec(Class::Memory, "Fuse it with its producer or consumer to keep data on chip", &why, raise));
+        recs.push(rec(Class::Memory, "Fuse it with its producer or consumer to keep data on chip", &why, gain));
     }
 }
 
@@ -617,8 +669,14 @@ fn no_flops(k: &Kernel, z: &ZeroFlops, findings: &mut Vec<Finding>, recs: &mut V
     findings.push(Finding { class: bandwidth_class(k, z.level), evidence: vec![evidence] });
     // All it does is move data: fused, its bytes need not leave the chip at all.
     if z.level == Level::Dram {
-        let why = "it only moves data (zero FLOPs, measured DRAM bytes): fused, those bytes can stay on chip";
-        recs.push(rec(Class::Memory, "Fuse it with its producer or consumer to keep data on chip", why, 1.0));
+        // Fused, its DRAM bytes stay on chip; its other levels' bytes still take their time.
+        let rest = k.levels.iter().filter(|l| l.0 != Level::Dram).map(|l| l.1).fold(0.0f64, f64::max).min(1.0);
+        let why = format!(
+            "it only moves data (zero FLOPs, measured DRAM bytes): fused, those bytes can stay on chip; its other \
+             levels' bytes would still take {} of its time",
+            whole_percent(rest)
+        );
+        recs.push(rec(Class::Memory, "Fuse it with its producer or consumer to keep data on chip", &why, 1.0 - rest));
     }
 }
 
@@ -968,8 +1026,11 @@ mod tests {
             "{:?}",
             d.evidence
         );
+        // At most 79%, the non-FP instructions; and no further than its next roof.
         let cut = &d.recommendations[0];
-        assert!(cut.action.starts_with("Cut instructions per result") && (cut.expected_gain - 0.79).abs() < 1e-9);
+        let next = k.points[0].efficiency.unwrap();
+        assert!(cut.action.starts_with("Cut instructions per result"), "{cut:?}");
+        assert!((cut.expected_gain - 0.79f64.min(1.0 - next)).abs() < 1e-9, "{cut:?}");
         // A memory level busier than the issue slots binds instead.
         k.busiest = Some((Level::L2, 0.8));
         assert_eq!(diagnose(&k, Some(&mi300x())).class, Class::Memory);

@@ -86,26 +86,34 @@ impl StallMix {
         Some((g, n as f64 / total as f64))
     }
 
-    /// `waiting on results 62% (memory_dependency 51%, ...), issue 30%, barriers 8%`.
-    fn said(&self) -> String {
+    /// `1234 with a reason: waiting on results 62% (memory dependency 51%, ...), issuing or
+    /// ready to 30% (...), at barriers 8%`; `None` where none has a reason.
+    fn said(&self) -> Option<String> {
         let (by, total) = self.groups();
-        let total = total.max(1) as f64;
+        if total == 0 {
+            return None;
+        }
+        let count = total;
+        let total = total as f64;
         let top = |g: Group| {
             let mut members: Vec<_> = self.samples.iter().filter(|(c, _)| group(*c) == Some(g)).collect();
             members.sort_by_key(|m| std::cmp::Reverse(m.1));
-            let named: Vec<String> =
-                members.iter().take(2).map(|(c, n)| format!("{c} {}", whole_percent(*n as f64 / total))).collect();
+            let named: Vec<String> = members
+                .iter()
+                .take(2)
+                .map(|(c, n)| format!("{} {}", c.name().replace('_', " "), whole_percent(*n as f64 / total)))
+                .collect();
             if named.is_empty() { String::new() } else { format!(" ({})", named.join(", ")) }
         };
-        format!(
-            "waiting on results {}{}, issuing {}{}, at barriers {}{}",
+        Some(format!(
+            "{count} with a reason: waiting on results {}{}, issuing or ready to {}{}, at barriers {}{}",
             whole_percent(by[Group::Waiting as usize] as f64 / total),
             top(Group::Waiting),
             whole_percent(by[Group::Issue as usize] as f64 / total),
             top(Group::Issue),
             whole_percent(by[Group::Sync as usize] as f64 / total),
             top(Group::Sync)
-        )
+        ))
     }
 }
 
@@ -126,23 +134,22 @@ pub fn far(k: &Kernel, closest: f64, roofs: &str, recs: &mut Vec<Recommendation>
     let to_roof = 1.0 - closest;
     let occupancy = k.occupancy.as_ref();
     if let Some((o, w)) = occupancy.and_then(|o| o.waves.map(|w| (o, w))).filter(|(_, w)| *w < 1.0) {
-        let slots = if o.unit == Unit::WarpsPerSm { "SMs' block slots" } else { "CUs' workgroup slots" };
-        evidence
-            .push(format!("its grid fills {w:.2} of one wave: {} of the {slots} hold no work", whole_percent(1.0 - w)));
+        let (slots, action) = if o.unit == Unit::WarpsPerSm {
+            ("SMs' block slots", "Split the work into more, smaller blocks to fill every SM's block slots")
+        } else {
+            ("CUs' workgroup slots", "Split the work into more, smaller workgroups to fill every CU's slots")
+        };
+        let idle = whole_percent(1.0 - w);
+        evidence.push(format!("its grid fills {w:.2} of one wave: {idle} of the {slots} hold no work"));
         evidence.push("a grid of a full wave or more would change the verdict".to_owned());
-        let why = format!("{w:.2} waves: {} of the GPU idles for the whole dispatch", whole_percent(1.0 - w));
-        recs.push(rec(
-            Class::Tail,
-            "Split the work into more, smaller blocks so every SM gets some",
-            &why,
-            (1.0 - w).min(to_roof),
-        ));
+        let why = format!("{w:.2} waves: {idle} of the {slots} hold no work for the whole dispatch");
+        recs.push(rec(Class::Tail, action, &why, (1.0 - w).min(to_roof)));
         return Finding { class: Class::Tail, evidence };
     }
     let mix = k.stalls.as_ref().filter(|m| !m.samples.is_empty());
     let largest = mix.and_then(StallMix::largest);
-    if let Some(m) = mix {
-        evidence.push(format!("PC samples: {}", m.said()));
+    if let Some(said) = mix.and_then(StallMix::said) {
+        evidence.push(format!("PC samples: {said}"));
     }
     let class = match largest {
         Some((Group::Sync, share)) => {
@@ -175,7 +182,7 @@ pub fn far(k: &Kernel, closest: f64, roofs: &str, recs: &mut Vec<Recommendation>
         }
         Some((Group::Waiting, share)) => {
             evidence.push(format!("the largest share of its samples, {}, waits on results", whole_percent(share)));
-            waiting(occupancy, share, to_roof, &mut evidence, recs)
+            waiting(occupancy, Some(share), to_roof, &mut evidence, recs)
         }
         None => {
             let why = match mix {
@@ -186,30 +193,33 @@ pub fn far(k: &Kernel, closest: f64, roofs: &str, recs: &mut Vec<Recommendation>
                 "{why}, so latency cannot be told from issue or barriers: sample them (--pc-sampling-method stochastic, \
                  or analyze --samples DIR of such a run)"
             ));
-            waiting(occupancy, 1.0, to_roof, &mut evidence, recs)
+            waiting(occupancy, None, to_roof, &mut evidence, recs)
         }
     };
     Finding { class, evidence }
 }
 
-/// OCCUPANCY where a resource holds its warps low, else LATENCY; `share` of its samples wait.
+/// OCCUPANCY where a resource holds its warps low, else LATENCY; `share` of its samples wait,
+/// where it was sampled.
 fn waiting(
     occupancy: Option<&Occupancy>,
-    share: f64,
+    share: Option<f64>,
     to_roof: f64,
     evidence: &mut Vec<String>,
     recs: &mut Vec<Recommendation>,
 ) -> Class {
     if let Some(o) = occupancy.filter(|o| resource_limited(o)) {
+        let wait =
+            if share.is_some() { "too few to hide that wait" } else { "too few to hide latency, if its warps wait" };
         evidence.push(format!(
-            "{} of {} {} ({}), limited by {}: too few to hide that wait",
+            "{} of {} {} ({}), limited by {}: {wait}",
             o.waves_per_simd,
             o.max_waves_per_simd,
             o.unit.label(),
             whole_percent(o.share()),
             o.limiter.name()
         ));
-        recs.push(occupancy_rec(o, share.min(to_roof)));
+        recs.push(occupancy_rec(o, share.unwrap_or(1.0).min(to_roof)));
         return Class::Occupancy;
     }
     if let Some(o) = occupancy {
@@ -221,13 +231,13 @@ fn waiting(
             if o.share() < LOW_THEORETICAL { format!(" (limited by {})", o.limiter.name()) } else { String::new() }
         ));
     }
-    let why = format!("{} of its samples wait on results", whole_percent(share));
-    recs.push(rec(
-        Class::Latency,
-        "Keep more independent loads in flight per thread (unroll, load the next tile before using this one)",
-        &why,
-        share.min(to_roof),
-    ));
+    // Without samples nothing says its warps wait, so nothing is advised.
+    if let Some(share) = share {
+        let why = format!("{} of its samples wait on results", whole_percent(share));
+        let action =
+            "Keep more independent loads in flight per thread (unroll, load the next tile before using this one)";
+        recs.push(rec(Class::Latency, action, &why, share.min(to_roof)));
+    }
     Class::Latency
 }
 
@@ -245,7 +255,8 @@ pub fn occupancy_rec(o: &Occupancy, gain: f64) -> Recommendation {
         Limiter::SharedMemory => step("Use less shared memory per block", " bytes"),
         Limiter::Workgroup => "Use larger workgroups, or more of them per CU".to_owned(),
         Limiter::Blocks => "Use larger blocks: the SM's block slots run out before its warp slots".to_owned(),
-        Limiter::None => "Launch more blocks to fill the SMs".to_owned(),
+        Limiter::None if o.unit == Unit::WarpsPerSm => "Launch more blocks to fill the SMs".to_owned(),
+        Limiter::None => "Launch more workgroups to fill the CUs".to_owned(),
     };
     let why =
         format!("{} of {} {}, limited by {}", o.waves_per_simd, o.max_waves_per_simd, o.unit.label(), o.limiter.name());
@@ -311,7 +322,10 @@ mod tests {
         let waiting = kernel(Some(mix(&[(ReasonCategory::MemoryDependency, 80), (ReasonCategory::Issued, 20)])), o);
         let (c, evidence, _) = class(&waiting);
         assert_eq!(c, Class::Latency);
-        assert!(evidence[1].starts_with("PC samples: waiting on results 80% (memory_dependency 80%)"), "{evidence:?}");
+        assert!(
+            evidence[1].starts_with("PC samples: 100 with a reason: waiting on results 80% (memory dependency 80%)"),
+            "{evidence:?}"
+        );
     }
 
     #[test]

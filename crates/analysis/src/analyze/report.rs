@@ -150,6 +150,12 @@ pub fn analyze_streamed(path: &Path, options: &Options) -> Result<Streamed> {
     if !path.is_file() {
         return dataset(path, db, forced, options);
     }
+    if let Some(samples) = &options.samples {
+        return Err(Error::Invalid(format!(
+            "--samples {}: a results JSON has no kernels to join PC samples to",
+            samples.display()
+        )));
+    }
     let mut analysis = results_json(path, forced.or_else(|| db.get("mi300x")), options)?;
     let total: f64 = analysis.kernels.iter().map(|k| k.total_ns).sum();
     for k in &mut analysis.kernels {
@@ -179,7 +185,7 @@ pub struct Streamed {
 #[derive(Debug)]
 enum Kernels {
     Memory(Vec<KernelAnalysis>),
-    Sorted { sorted: Sorted, len: usize, total_ns: f64, judge: Judge },
+    Sorted { sorted: Sorted, len: usize, total_ns: f64, judge: Box<Judge> },
 }
 
 impl Streamed {
@@ -295,6 +301,8 @@ struct Judge {
     agents: Agents,
     /// The kernels' PC samples, by name: their stall mix is evidence beside the class.
     hotspots: std::collections::HashMap<String, crate::hotspots::KernelHotspots>,
+    /// Roofs measured on the machine, by (process, agent).
+    measured: std::collections::HashMap<(u32, u64), std::sync::Arc<super::measured::Roofs>>,
 }
 
 impl Judge {
@@ -303,6 +311,12 @@ impl Judge {
         let agent = self.agents.get(&(pid, agent_id)).cloned().unwrap_or_default();
         let gpu = self.forced.or_else(|| self.db.find(&agent.agent));
         (agent, gpu)
+    }
+
+    /// The device of `gpu` as agent `agent_id` of `pid` reports it, with the roofs measured on it.
+    fn device(&self, pid: u32, agent_id: u64, gpu: Option<&'static Gpu>, agent: &AgentRow) -> Option<Device<'static>> {
+        let measured = self.measured.get(&(pid, agent_id)).cloned();
+        gpu.map(|g| Device::new(g, &agent.agent).with_measured(measured))
     }
 
     /// The kernel's time: its dispatches', or where they have no timestamps, an estimate from its
@@ -323,7 +337,7 @@ impl Judge {
     fn analyse(&self, key: &KernelKey, rows: &KernelRows, joined: Option<&Join>) -> KernelAnalysis {
         let (pid, agent_id, name) = key;
         let (agent, gpu) = self.place(*pid, *agent_id);
-        let device = gpu.map(|g| Device::new(g, &agent.agent));
+        let device = self.device(*pid, *agent_id, gpu, &agent);
         let occupancy = occupancy_of(&agent, self.forced, rows);
         let family = Family::of(gpu.and_then(|g| g.gfx_target.as_deref()).unwrap_or(&agent.agent.target));
         let work = (!rows.counters.is_empty())
@@ -420,6 +434,27 @@ fn issue(counters: &BTreeMap<String, f64>, mean_ns: f64, device: Option<&Device<
     })
 }
 
+/// What agent `agent_id` is judged against: each measured roof, with the datasheet's beside.
+fn measured_note(agent_id: u64, d: &Device<'_>, m: &super::measured::Roofs) -> String {
+    let mut said: Vec<String> = m
+        .bandwidth
+        .iter()
+        .map(|(level, tbps)| {
+            let paper = d.datasheet_bandwidth(*level).map_or(String::new(), |p| format!(" (datasheet {p:.2})"));
+            format!("{} {tbps:.2} TB/s{paper}", level.name())
+        })
+        .collect();
+    said.extend(m.peaks.iter().map(|((precision, pipe), tflops)| {
+        let paper = d.datasheet_peak(*precision, *pipe).map_or(String::new(), |p| format!(" (datasheet {p:.1})"));
+        format!("{} {} {tflops:.1} TFLOP/s{paper}", precision.name(), pipe.name())
+    }));
+    format!(
+        "agent {agent_id} is judged against the roofs {} measured on it, not the datasheet's: {}",
+        m.source,
+        said.join(", ")
+    )
+}
+
 /// A kernel's PC samples by reason category.
 fn stall_mix(h: &crate::hotspots::KernelHotspots) -> super::reason::StallMix {
     super::reason::StallMix { samples: h.categories.iter().map(|c| (c.category, c.samples)).collect() }
@@ -466,30 +501,39 @@ fn dataset(dir: &Path, db: &'static Database, forced: Option<&'static Gpu>, opti
     let mut notes = Vec::new();
     // The stall mix is evidence beside the class, not what decides it: samples that cannot be
     // read cost a note, not the analysis.
-    let samples_dir = options.samples.as_deref().unwrap_or(dir);
-    if !samples_dir.is_dir() {
-        return Err(Error::Invalid(format!("--samples {}: not a dataset directory", samples_dir.display())));
-    }
-    let samples = crate::hotspots::read_pc_samples(samples_dir).unwrap_or_else(|e| {
-        notes.push(format!("PC samples not used: {e}"));
-        Vec::new()
-    });
-    if options.samples.is_some() {
-        notes.push(format!(
-            "PC samples from {} ({} rows), matched by kernel name",
-            samples_dir.display(),
-            samples.len()
-        ));
-    }
-    let hotspots = crate::hotspots::hotspots(&samples, 0).into_iter().map(|k| (k.kernel_name.clone(), k)).collect();
-    let judge = Judge { db, forced, agents: dataset::agents(dir)?, hotspots };
+    let samples = match &options.samples {
+        // Asked for by name: a folder without samples is an error, not a note.
+        Some(from) => {
+            let refused = |why: String| Error::Invalid(format!("--samples {}: {why}", from.display()));
+            if !from.is_dir() {
+                return Err(refused("not a dataset directory".into()));
+            }
+            if rocprof_rs_format::dataset::table_files(from, rocprof_rs_format::Table::PcSample)?.is_empty() {
+                return Err(refused("no pc_sample table (a run with --pc-sampling-method)".into()));
+            }
+            crate::hotspots::read_pc_samples(from).map_err(|e| refused(e.to_string()))?
+        }
+        None => crate::hotspots::read_pc_samples(dir).unwrap_or_else(|e| {
+            notes.push(format!("PC samples not used: {e}"));
+            Vec::new()
+        }),
+    };
+    let hotspots: std::collections::HashMap<String, crate::hotspots::KernelHotspots> =
+        crate::hotspots::hotspots(&samples, 0).into_iter().map(|k| (k.kernel_name.clone(), k)).collect();
+    let sampled_kernels = hotspots.len();
+    let measured: std::collections::HashMap<(u32, u64), std::sync::Arc<super::measured::Roofs>> =
+        super::measured::read(dir)?.into_iter().map(|(k, v)| (k, std::sync::Arc::new(v))).collect();
+    let judge = Judge { db, forced, agents: dataset::agents(dir)?, hotspots, measured };
     let mut devices: BTreeMap<String, Ceilings> = BTreeMap::new();
     // Agents the database does not know, in the order of the kernels they ran (process, agent).
     let mut unknown: BTreeMap<(u32, u64), String> = BTreeMap::new();
+    // Agents judged against roofs measured on them, and what those were.
+    let mut measured_notes: BTreeMap<(u32, u64), String> = BTreeMap::new();
     let mut sorter = Sorter::with_budget(crate::spill::share(4));
     let (mut len, mut total_ns, mut counted, mut cut) = (0usize, 0.0f64, false, 0u64);
     let mut value = Vec::new();
     let mut non_finite = NonFinite::default();
+    let mut sampled = 0usize;
     let mut add = |key: KernelKey, rows: KernelRows| -> Result<()> {
         if options.kernel.as_ref().is_some_and(|re| !re.is_match(&key.2)) {
             return Ok(());
@@ -505,13 +549,17 @@ fn dataset(dir: &Path, db: &'static Database, forced: Option<&'static Gpu>, opti
                 )
             });
         }
-        let device = gpu.map(|g| Device::new(g, &agent.agent));
+        let device = judge.device(key.0, key.1, gpu, &agent);
         if let Some(d) = &device {
             devices.entry(d.gpu.id.clone()).or_insert_with(|| ceilings(d));
+            if let Some(m) = &d.measured {
+                measured_notes.entry((key.0, key.1)).or_insert_with(|| measured_note(key.1, d, m));
+            }
         }
         let kernel_ns = Judge::total_ns(&rows, &agent, device.as_ref());
         total_ns += kernel_ns;
         len += 1;
+        sampled += usize::from(judge.hotspots.contains_key(&key.2));
         counted |= !rows.counters.is_empty();
         cut += u64::from(crate::names::is_cut(&key.2));
         encode_kernel(&key, &rows, &mut value);
@@ -531,6 +579,13 @@ fn dataset(dir: &Path, db: &'static Database, forced: Option<&'static Gpu>, opti
             None
         }
     };
+    notes.extend(measured_notes.into_values());
+    if let Some(from) = &options.samples {
+        notes.push(format!(
+            "PC samples of {sampled} of {len} kernels from {} ({sampled_kernels} kernels sampled there), matched by name",
+            from.display()
+        ));
+    }
     for note in unknown.into_values() {
         if !notes.contains(&note) {
             notes.push(note);
@@ -567,7 +622,7 @@ fn dataset(dir: &Path, db: &'static Database, forced: Option<&'static Gpu>, opti
         notes,
         timings: joined,
         throttled,
-        kernels: Kernels::Sorted { sorted: sorter.finish()?, len, total_ns, judge },
+        kernels: Kernels::Sorted { sorted: sorter.finish()?, len, total_ns, judge: Box::new(judge) },
     })
 }
 

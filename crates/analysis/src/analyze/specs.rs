@@ -338,6 +338,8 @@ pub struct Device<'d> {
     pub share: f64,
     /// The clock peaks are derived at, MHz (None: the database's).
     pub clock_mhz: Option<f64>,
+    /// Roofs measured on the machine, which stand in for the datasheet's where they exist.
+    pub measured: Option<std::sync::Arc<super::measured::Roofs>>,
 }
 
 impl<'d> Device<'d> {
@@ -347,7 +349,17 @@ impl<'d> Device<'d> {
         let compute_units = agent.compute_units.filter(|&c| c > 0).map_or(part_cus, f64::from);
         let share = if part_cus > 0.0 { (compute_units / part_cus).min(1.0) } else { 1.0 } / gpu.devices_per_package();
         let clock_mhz = agent.max_clock_mhz.filter(|&c| c > 0).map(f64::from);
-        Device { gpu, compute_units, share, clock_mhz }
+        Device { gpu, compute_units, share, clock_mhz, measured: None }
+    }
+
+    /// This device judged against `roofs`, measured on it, where they give a roof.
+    pub fn with_measured(self, roofs: Option<std::sync::Arc<super::measured::Roofs>>) -> Device<'d> {
+        Device { measured: roofs, ..self }
+    }
+
+    /// The measured peak of `precision` on `pipe`, where one was measured.
+    fn measured_peak(&self, precision: Precision, pipe: Pipe) -> Option<f64> {
+        self.measured.as_ref()?.peaks.get(&(precision, pipe)).copied()
     }
 
     /// The part whole, at its datasheet clock.
@@ -358,6 +370,11 @@ impl<'d> Device<'d> {
     /// Peak TFLOP/s (TOP/s): CU × clock × rate where the rate is known, the database's figure
     /// scaled to this device's share otherwise.
     pub fn peak(&self, precision: Precision, pipe: Pipe) -> Option<f64> {
+        self.measured_peak(precision, pipe).or_else(|| self.datasheet_peak(precision, pipe))
+    }
+
+    /// The datasheet's peak (CU × clock × rate, or the database's figure), measured or not.
+    pub fn datasheet_peak(&self, precision: Precision, pipe: Pipe) -> Option<f64> {
         let clock = self.clock_mhz.or_else(|| self.gpu.peak_clock_mhz(precision, pipe));
         match (self.gpu.rate(precision, pipe), clock) {
             (Some(rate), Some(clock)) => Some(self.compute_units * clock * rate / 1e6),
@@ -368,6 +385,12 @@ impl<'d> Device<'d> {
     /// Peak bandwidth of `level`, TB/s: per-CU levels as CU × clock × bytes per clock; the
     /// rest as the part's figure times this device's share.
     pub fn bandwidth(&self, level: Level) -> Option<f64> {
+        let measured = self.measured.as_ref().and_then(|m| m.bandwidth.get(&level).copied());
+        measured.or_else(|| self.datasheet_bandwidth(level))
+    }
+
+    /// The datasheet's bandwidth of `level`, measured or not.
+    pub fn datasheet_bandwidth(&self, level: Level) -> Option<f64> {
         let engine = self.gpu.value("peak_engine_clock_mhz");
         let clock = self.clock_mhz.or(engine);
         match (level, self.gpu.bytes_per_clock_per_cu(level), clock) {

@@ -98,6 +98,8 @@ pub struct Sink {
     agents: BTreeSet<(u32, u64)>,
     /// (process, agent id) of the agents the source described, which need no made-up row.
     described: BTreeSet<(u32, u64)>,
+    /// [`keys::MEASURED_ROOFS`]'s value, where the source measured its machine.
+    measured_roofs: Option<serde_json::Value>,
     aggregates: super::aggregate::KernelCounters,
     /// (process, dispatch id) of every dispatch row written.
     pub dispatches: std::collections::HashSet<(u32, u64)>,
@@ -146,6 +148,7 @@ impl Sink {
             source: source.to_owned(),
             agents: BTreeSet::new(),
             described: BTreeSet::new(),
+            measured_roofs: None,
             aggregates: Default::default(),
             dispatches: Default::default(),
             names: Default::default(),
@@ -166,6 +169,18 @@ impl Sink {
     /// Notes that rows of `pid` refer to agent `id`, so the agent table describes it.
     pub fn agent_seen(&mut self, pid: u32, id: u64) {
         self.agents.insert((pid, id));
+    }
+
+    /// Roofs measured on the machine the rows ran on, by agent id: kept in the process rows'
+    /// metadata for `analyze`.
+    pub fn set_measured_roofs(
+        &mut self,
+        source: &str,
+        roofs: std::collections::BTreeMap<u64, crate::analyze::measured::Roofs>,
+    ) {
+        if !roofs.is_empty() {
+            self.measured_roofs = Some(crate::analyze::measured::metadata_value(source, &roofs));
+        }
     }
 
     /// Adds an agent the source describes.
@@ -302,7 +317,11 @@ impl Sink {
     /// source (no host, rank, command line or clocks).
     fn push_processes(&mut self) {
         let pids: BTreeSet<u32> = self.agents.iter().chain(&self.described).map(|&(pid, _)| pid).collect();
-        let metadata = format!("{{\"{}\":{:?}}}", keys::IMPORTED_FROM, self.source);
+        let mut metadata = serde_json::json!({ keys::IMPORTED_FROM: self.source });
+        if let Some(roofs) = &self.measured_roofs {
+            metadata[keys::MEASURED_ROOFS] = roofs.clone();
+        }
+        let metadata = metadata.to_string();
         for pid in pids {
             self.process.rows.push(rocprof_rs_format::ProcessRow {
                 pid,

@@ -11,6 +11,8 @@
 //! - `pmc_dispatch_info.csv`: dispatch ids and kernel names only.
 //! - `SQ_LEVEL_WAVES.csv` and the other single-pass files: counters the merge left out.
 //! - `sysinfo.csv`: the machine, which becomes the agent ([`sysinfo`]).
+//! - `roofline.csv`: the roofs measured on it ([`roofline`]), which `analyze` uses in place of
+//!   the datasheet's.
 //!
 //! Each pass is a run of its own, so files are joined by the order of their dispatches, as
 //! rocprof-compute joins them, after checking that the kernel names agree; dispatch ids are
@@ -19,6 +21,7 @@
 //! file) have lost everything below 10 µs: they are dropped, the dispatch gets no time (start
 //! and end 0), and the import says so.
 
+pub mod roofline;
 pub mod sysinfo;
 mod wide;
 
@@ -100,6 +103,11 @@ pub fn read_workload(dir: &Path, sink: &mut Sink) -> Result<Read> {
     for pass in pass_files(dir, &primary)? {
         let rows = wide::read_pass(&pass, &mut w, sink)?;
         w.read.rows.push((pass.display().to_string(), rows));
+    }
+    if let Some(path) = file("roofline.csv") {
+        let roofs = roofline::read(&path)?;
+        w.read.rows.push((path.display().to_string(), roofs.len() as u64));
+        sink.set_measured_roofs(roofline::SOURCE, roofs);
     }
     finish(w, sysinfo.as_ref(), dir.join("sysinfo.csv"), sink)
 }
