@@ -131,10 +131,15 @@ class Dataset:
         gpu: Optional[str] = None,
         pid: Optional[int] = None,
         timings: Optional[PathLike] = None,
+        samples: Optional[PathLike] = None,
     ) -> dict[str, Any]:
         """`rocprof-rs analyze --format json`: per kernel its roofline position, bottleneck
-        class, evidence and recommendations; the GPUs' ceilings; notes; throttled kernels."""
-        return json.loads(_native.analyze_json(str(self.path), kernel, gpu, pid, None if timings is None else str(timings)))
+        class (and `kernel_class`, by its work alone), evidence and recommendations; the GPUs'
+        ceilings; notes; throttled kernels. `timings` and `samples` name other runs of the same
+        program whose dispatch times and PC samples stand in for this one's."""
+        timings = None if timings is None else str(timings)
+        samples = None if samples is None else str(samples)
+        return json.loads(_native.analyze_json(str(self.path), kernel, gpu, pid, timings, samples))
 
     def report(
         self,

@@ -188,3 +188,17 @@ def test_the_evaluator_profiles_a_callable_in_process(tmp_path, sim, monkeypatch
     assert result.error is None, result.error
     assert result.dataset is not None and result.dataset.table("kernel_dispatch").num_rows == 600
     assert 0.5 <= result.score <= 1.0
+
+
+def test_analyze_takes_times_and_pc_samples_from_other_runs():
+    fixture = Path(__file__).resolve().parents[2] / "tests" / "fixtures" / "sol-h200"
+    counted = rocprof_rs.Dataset(fixture / "counted")
+    python = counted.analyze(timings=fixture / "timed", samples=fixture / "sampled")
+    cli = cli_json(
+        "analyze", str(fixture / "counted"), "--timings", str(fixture / "timed"),
+        "--samples", str(fixture / "sampled"), "--format", "json",
+    )
+    assert python == cli
+    assert any(k["diagnosis"]["kernel_class"] == "TAIL" for k in python["kernels"])
+    with pytest.raises(rocprof_rs.RocprofError, match="no pc_sample table"):
+        counted.analyze(samples=fixture / "timed")

@@ -110,7 +110,7 @@ fn device_json(py: Python<'_>, dir: PathBuf, pid: Option<u32>) -> PyResult<Optio
 
 /// `rocprof-rs analyze PATH --format json`.
 #[pyfunction]
-#[pyo3(signature = (path, kernel=None, gpu=None, pid=None, timings=None))]
+#[pyo3(signature = (path, kernel=None, gpu=None, pid=None, timings=None, samples=None))]
 fn analyze_json(
     py: Python<'_>,
     path: PathBuf,
@@ -118,10 +118,11 @@ fn analyze_json(
     gpu: Option<String>,
     pid: Option<u32>,
     timings: Option<PathBuf>,
+    samples: Option<PathBuf>,
 ) -> PyResult<String> {
     detached(py, move || {
-        let options =
-            analyze::Options { kernel: regex(kernel.as_deref(), "kernel")?, gpu, pid, timings, ..Default::default() };
+        let kernel = regex(kernel.as_deref(), "kernel")?;
+        let options = analyze::Options { kernel, gpu, pid, timings, samples, ..Default::default() };
         json(&analyze::analyze(&path, &options)?)
     })
 }
