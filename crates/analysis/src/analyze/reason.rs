@@ -171,6 +171,14 @@ pub fn far(k: &Kernel, closest: f64, roofs: &str, recs: &mut Vec<Recommendation>
                 "the largest share of its samples, {}, issue or are ready to: its schedulers have warps but not issue slots",
                 whole_percent(share)
             ));
+            // Where its instructions were counted, how busy the schedulers really were.
+            if let Some(issue) = k.issue {
+                evidence.push(format!(
+                    "its schedulers issue in {} of their cycles (warp instructions counted){}",
+                    whole_percent(issue.share),
+                    if issue.share < 0.3 { ": the samples' issue share is not borne out by the count" } else { "" }
+                ));
+            }
             let why = format!("{} of its samples issue or wait to issue", whole_percent(share));
             recs.push(rec(
                 Class::Issue,
