@@ -10,8 +10,9 @@
 //! - With at least [`MIN_STALL_SAMPLES`] PC samples, the largest of three groups of them:
 //!   SYNC (barriers and fences), ISSUE (issued, ready but not selected, pipe throttles, fetch,
 //!   dispatch: the schedulers have the warps but not the slots), or waiting on results (memory,
-//!   shared memory, arithmetic dependencies): OCCUPANCY where its registers, shared memory or
-//!   LDS hold it under [`LOW_THEORETICAL`] of the warps an SM takes, else LATENCY.
+//!   a full memory queue, shared memory, arithmetic dependencies): OCCUPANCY where its
+//!   registers, shared memory or LDS hold it under [`LOW_THEORETICAL`] of the warps an SM
+//!   takes, else LATENCY.
 //! - Without samples, OCCUPANCY on the same occupancy evidence, else LATENCY, and the evidence
 //!   says to sample PCs to tell latency from issue or barriers.
 //!

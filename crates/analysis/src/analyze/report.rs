@@ -301,6 +301,8 @@ struct Judge {
     agents: Agents,
     /// The kernels' PC samples, by name: their stall mix is evidence beside the class.
     hotspots: std::collections::HashMap<String, crate::hotspots::KernelHotspots>,
+    /// The kernels' PC samples by reason, by name: what tells a kernel far from every roof.
+    stalls: std::collections::HashMap<String, super::reason::StallMix>,
     /// Roofs measured on the machine, by (process, agent).
     measured: std::collections::HashMap<(u32, u64), std::sync::Arc<super::measured::Roofs>>,
 }
@@ -365,7 +367,7 @@ impl Judge {
             busiest: busiest(&bandwidth),
             levels: bandwidth.iter().filter_map(|b| Some((b.level, b.share?))).collect(),
             issue: issue(&rows.counters, mean_ns, device.as_ref()),
-            stalls: self.hotspots.get(name.as_str()).map(stall_mix),
+            stalls: self.stalls.get(name.as_str()).cloned(),
             name: name.clone(),
             calls: rows.durations.count,
             mean_ns,
@@ -455,9 +457,21 @@ fn measured_note(agent_id: u64, d: &Device<'_>, m: &super::measured::Roofs) -> S
     )
 }
 
-/// A kernel's PC samples by reason category.
-fn stall_mix(h: &crate::hotspots::KernelHotspots) -> super::reason::StallMix {
-    super::reason::StallMix { samples: h.categories.iter().map(|c| (c.category, c.samples)).collect() }
+/// Each kernel's PC samples by reason category, a full memory queue (CUPTI's `lg_throttle` and
+/// `tex_throttle`) counted as waiting on memory: only the pipes' own throttles are the
+/// schedulers' side.
+fn stall_mixes(rows: &[crate::hotspots::PcSampleRow]) -> std::collections::HashMap<String, super::reason::StallMix> {
+    use rocprof_rs_format::pc_sample::ReasonCategory;
+    let mut by: std::collections::HashMap<String, BTreeMap<ReasonCategory, u64>> = std::collections::HashMap::new();
+    for row in rows {
+        let memory_queue =
+            row.reason.as_deref().is_some_and(|r| r.contains("lg_throttle") || r.contains("tex_throttle"));
+        let category = if memory_queue { ReasonCategory::MemoryDependency } else { row.category };
+        *by.entry(row.kernel_name.clone()).or_default().entry(category).or_default() += row.samples;
+    }
+    by.into_iter()
+        .map(|(name, counts)| (name, super::reason::StallMix { samples: counts.into_iter().collect() }))
+        .collect()
 }
 
 /// A kernel's place in the sort: largest total first, then by name, process and agent (the
@@ -523,7 +537,8 @@ fn dataset(dir: &Path, db: &'static Database, forced: Option<&'static Gpu>, opti
     let sampled_kernels = hotspots.len();
     let measured: std::collections::HashMap<(u32, u64), std::sync::Arc<super::measured::Roofs>> =
         super::measured::read(dir)?.into_iter().map(|(k, v)| (k, std::sync::Arc::new(v))).collect();
-    let judge = Judge { db, forced, agents: dataset::agents(dir)?, hotspots, measured };
+    let stalls = stall_mixes(&samples);
+    let judge = Judge { db, forced, agents: dataset::agents(dir)?, hotspots, stalls, measured };
     let mut devices: BTreeMap<String, Ceilings> = BTreeMap::new();
     // Agents the database does not know, in the order of the kernels they ran (process, agent).
     let mut unknown: BTreeMap<(u32, u64), String> = BTreeMap::new();
@@ -840,4 +855,43 @@ fn results_json(path: &Path, gpu: Option<&'static Gpu>, options: &Options) -> Re
     }
     let devices = device.iter().map(ceilings).collect();
     Ok(Analysis { analysed: kernels.len(), kernels, devices, notes, timings: None, throttled: Vec::new() })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use rocprof_rs_format::pc_sample::ReasonCategory;
+
+    fn row(reason: &str, samples: u64) -> crate::hotspots::PcSampleRow {
+        crate::hotspots::PcSampleRow {
+            pid: 1,
+            kernel_name: "k".into(),
+            kernel_id: 1,
+            agent_id: 0,
+            dispatch_id: 1,
+            correlation_id: 1,
+            code_object_id: 3,
+            pc_offset: 0x40,
+            instruction: None,
+            source_file: None,
+            source_line: None,
+            reason: Some(reason.into()),
+            category: ReasonCategory::of_vendor_reason(reason),
+            instruction_type: None,
+            method: rocprof_rs_format::pc_sample::SampleMethod::Cupti,
+            samples,
+        }
+    }
+
+    /// A full load/store or texture queue waits on memory; a full math pipe is the schedulers'.
+    #[test]
+    fn a_full_memory_queue_counts_as_waiting_on_memory() {
+        let rows = [
+            row("smsp__pcsamp_warps_issue_stalled_lg_throttle", 30),
+            row("smsp__pcsamp_warps_issue_stalled_tex_throttle", 5),
+            row("smsp__pcsamp_warps_issue_stalled_math_pipe_throttle", 20),
+        ];
+        let mix = &stall_mixes(&rows)["k"].samples;
+        assert_eq!(mix, &vec![(ReasonCategory::MemoryDependency, 35), (ReasonCategory::Throttle, 20)]);
+    }
 }
