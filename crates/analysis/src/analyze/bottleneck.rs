@@ -211,7 +211,9 @@ pub fn diagnose(k: &Kernel, device: Option<&Device<'_>>) -> Diagnosis {
     let efficiency = top.and_then(|p| p.efficiency).or(k.zero_flops.as_ref().map(|z| z.efficiency));
     let launches = launches(k);
     launch(k, &launches, device, &mut findings, &mut recs);
-    let above = efficiency.filter(|&e| e > ABOVE_ROOF).map(|e| {
+    // Any roof passed, not only the one binding at its intensity (a level's bandwidth, the
+    // issue slots).
+    let above = closest_roof(k, efficiency).filter(|&e| e > ABOVE_ROOF).map(|e| {
         format!(
             "at {} of its roof, above it: the counters, the clock or the device named do not match the run",
             whole_percent(e)
@@ -1034,6 +1036,15 @@ mod tests {
         // A memory level busier than the issue slots binds instead.
         k.busiest = Some((Level::L2, 0.8));
         assert_eq!(diagnose(&k, Some(&mi300x())).class, Class::Memory);
+    }
+
+    /// A level's bandwidth past its peak is as inconsistent as FLOPs past theirs.
+    #[test]
+    fn a_bandwidth_above_its_roof_says_so() {
+        let k = Kernel { calls: 10, mean_ns: 1e6, busiest: Some((Level::Dram, 1.2)), ..Kernel::default() };
+        let d = diagnose(&k, Some(&mi300x()));
+        assert_eq!(d.class, Class::Memory, "{d:#?}");
+        assert!(d.evidence.iter().any(|e| e.starts_with("at 120% of its roof, above it")), "{:?}", d.evidence);
     }
 
     #[test]
