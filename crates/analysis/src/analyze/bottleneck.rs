@@ -129,9 +129,6 @@ pub struct Kernel {
     pub lds_conflicts: Option<f64>,
     /// `TCC_HIT / (TCC_HIT + TCC_MISS)`.
     pub l2_hit: Option<f64>,
-    /// The level whose bandwidth the kernel uses most, and the share of its peak: what decides
-    /// a kernel whose bytes are counted but not its FLOPs.
-    pub busiest: Option<(Level, f64)>,
     /// Each level's bandwidth share of its peak, where both are known.
     pub levels: Vec<(Level, f64)>,
     /// Its schedulers' issue slots, where its instructions were counted.
@@ -151,6 +148,14 @@ pub struct Issue {
     /// Of its instructions, the share that are floating-point arithmetic (its FLOP counters'
     /// thread instructions over 32 lanes), where counted.
     pub arithmetic: Option<f64>,
+}
+
+impl Kernel {
+    /// The level whose bandwidth it uses most, and the share of its peak: what decides a kernel
+    /// whose bytes are counted but not its FLOPs.
+    pub fn busiest(&self) -> Option<(Level, f64)> {
+        self.levels.iter().copied().filter(|l| l.1.is_finite()).max_by(|a, b| a.1.total_cmp(&b.1))
+    }
 }
 
 /// What a kernel's rows held.
@@ -233,7 +238,7 @@ pub fn diagnose(k: &Kernel, device: Option<&Device<'_>>) -> Diagnosis {
     let beats = |share: f64, rivals: &[Option<f64>]| rivals.iter().flatten().all(|&r| share > r);
     let issue_share = k.issue.map(|i| i.share);
     let level_bound = k
-        .busiest
+        .busiest()
         .filter(|&(level, share)| share >= NEAR_ROOF && Some(level) != binding)
         .filter(|&(_, share)| {
             beats(share, &[efficiency, compute.map(|c| c.1)]) && issue_share.is_none_or(|i| share >= i)
@@ -248,7 +253,7 @@ pub fn diagnose(k: &Kernel, device: Option<&Device<'_>>) -> Diagnosis {
     // A compute roof other than the top point's, nearer than every other roof.
     let level_bound = level_bound.or_else(|| {
         let (at, share) = compute.filter(|&(at, share)| at > 0 && share >= NEAR_ROOF)?;
-        if !beats(share, &[efficiency, k.busiest.map(|b| b.1), issue_share]) {
+        if !beats(share, &[efficiency, k.busiest().map(|b| b.1), issue_share]) {
             return None;
         }
         let mut near = Vec::new();
@@ -331,7 +336,7 @@ pub fn diagnose(k: &Kernel, device: Option<&Device<'_>>) -> Diagnosis {
 /// ISSUE where the issue slots are its nearest roof, at [`NEAR_ROOF`] or more.
 fn issue_bound(k: &Kernel, efficiency: Option<f64>, recs: &mut Vec<Recommendation>) -> Option<Finding> {
     let issue = k.issue.filter(|i| i.share >= NEAR_ROOF)?;
-    let others = efficiency.into_iter().chain(k.busiest.map(|b| b.1));
+    let others = efficiency.into_iter().chain(k.busiest().map(|b| b.1));
     if others.into_iter().any(|o| o > issue.share) {
         return None;
     }
@@ -359,7 +364,11 @@ fn issue_bound(k: &Kernel, efficiency: Option<f64>, recs: &mut Vec<Recommendatio
 /// The share of its nearest roof: the roof binding at its intensity, each compute roof it
 /// does FLOPs on, each memory level's bandwidth; `None` where none is measured.
 fn closest_roof(k: &Kernel, efficiency: Option<f64>) -> Option<f64> {
-    closest_roof_of(k, efficiency).filter(|c| c.is_finite())
+    let compute = nearest_compute(k).map(|(_, share)| share);
+    let levels = k.levels.iter().map(|(_, share)| *share);
+    let issue = k.issue.map(|i| i.share);
+    // A share that is not a number (a zero time) is no roof, and hides none of the others.
+    efficiency.into_iter().chain(compute).chain(levels).chain(issue).filter(|s| s.is_finite()).max_by(f64::total_cmp)
 }
 
 /// The compute point nearest its peak: its index and share.
@@ -370,20 +379,6 @@ fn nearest_compute(k: &Kernel) -> Option<(usize, f64)> {
         .filter_map(|(at, p)| p.peak_tflops.filter(|&peak| peak > 0.0).map(|peak| (at, p.achieved_tflops / peak)))
         .filter(|(_, share)| share.is_finite())
         .max_by(|a, b| a.1.total_cmp(&b.1))
-}
-
-fn closest_roof_of(k: &Kernel, efficiency: Option<f64>) -> Option<f64> {
-    let compute =
-        k.points.iter().filter_map(|p| p.peak_tflops.filter(|&peak| peak > 0.0).map(|peak| p.achieved_tflops / peak));
-    let levels = k.levels.iter().map(|(_, share)| *share);
-    let issue = k.issue.map(|i| i.share);
-    efficiency
-        .into_iter()
-        .chain(compute)
-        .chain(levels)
-        .chain(k.busiest.map(|b| b.1))
-        .chain(issue)
-        .max_by(f64::total_cmp)
 }
 
 /// Each roof's share, largest first: `dram 38%, l2 52%, fp32 vector 3%`.
@@ -411,7 +406,7 @@ fn unknown(k: &Kernel, device: Option<&Device<'_>>) -> Vec<String> {
     let inputs = &k.inputs;
     let mut lacks = Vec::new();
     if inputs.estimates {
-        if k.points.is_empty() && k.busiest.is_none() {
+        if k.points.is_empty() && k.busiest().is_none() {
             lacks.push("no estimates: the results JSON gives it no flops_estimated or bytes_transferred".to_owned());
         }
     } else if inputs.counters == 0 {
@@ -456,7 +451,7 @@ fn undecided(k: &Kernel) -> String {
     } else {
         format!("no {}", families(&k.inputs.missing))
     };
-    match k.busiest {
+    match k.busiest() {
         Some((level, share)) => format!(
             "{flops}, and its busiest level, {}, at {} of its bandwidth, is under the {} that decides by bytes alone",
             level.name(),
@@ -937,7 +932,7 @@ mod tests {
             name: "laplacian".into(),
             calls: 1001,
             mean_ns: 2.6e6,
-            busiest: Some((Level::Dram, 0.71)),
+            levels: vec![(Level::Dram, 0.71)],
             ..Kernel::default()
         };
         let d = diagnose(&k, Some(&mi300x()));
@@ -995,7 +990,7 @@ mod tests {
         let mut w = Work::default();
         w.bytes.insert(Level::Dram, 16_791_360.0);
         assert!(roofline::zero_flops(&w, 8_653e-9, &mi300x()).is_none());
-        let k = Kernel { calls: 3, mean_ns: 8_653.0, busiest: Some((Level::Dram, 0.37)), ..Kernel::default() };
+        let k = Kernel { calls: 3, mean_ns: 8_653.0, levels: vec![(Level::Dram, 0.37)], ..Kernel::default() };
         assert_eq!(diagnose(&k, Some(&mi300x())).class, Class::Unknown);
         let k = Kernel { idle: idle(10_000.0), ..k };
         assert_eq!(diagnose(&k, Some(&mi300x())).class, Class::Launch);
@@ -1020,7 +1015,7 @@ mod tests {
     fn a_kernel_nearest_its_issue_slots_is_issue_bound() {
         let mut k = kernel(1.0, Precision::Fp32, Pipe::Vector, 8e9, &[(Level::Dram, 2e9)]);
         k.issue = Some(Issue { share: 0.74, arithmetic: Some(0.21) });
-        k.busiest = Some((Level::Dram, 2.0 / 5.3));
+        k.levels = vec![(Level::Dram, 2.0 / 5.3)];
         let d = diagnose(&k, Some(&mi300x()));
         assert_eq!(d.class, Class::Issue, "{d:#?}");
         assert!(
@@ -1034,14 +1029,14 @@ mod tests {
         assert!(cut.action.starts_with("Cut instructions per result"), "{cut:?}");
         assert!((cut.expected_gain - 0.79f64.min(1.0 - next)).abs() < 1e-9, "{cut:?}");
         // A memory level busier than the issue slots binds instead.
-        k.busiest = Some((Level::L2, 0.8));
+        k.levels = vec![(Level::L2, 0.8)];
         assert_eq!(diagnose(&k, Some(&mi300x())).class, Class::Memory);
     }
 
     /// A level's bandwidth past its peak is as inconsistent as FLOPs past theirs.
     #[test]
     fn a_bandwidth_above_its_roof_says_so() {
-        let k = Kernel { calls: 10, mean_ns: 1e6, busiest: Some((Level::Dram, 1.2)), ..Kernel::default() };
+        let k = Kernel { calls: 10, mean_ns: 1e6, levels: vec![(Level::Dram, 1.2)], ..Kernel::default() };
         let d = diagnose(&k, Some(&mi300x()));
         assert_eq!(d.class, Class::Memory, "{d:#?}");
         assert!(d.evidence.iter().any(|e| e.starts_with("at 120% of its roof, above it")), "{:?}", d.evidence);
@@ -1095,7 +1090,7 @@ mod tests {
             missing: vec!["fp32 VALU FLOPs: SQ_INSTS_VALU_ADD_F32, ... missing".into()],
             ..Inputs::default()
         };
-        let k = Kernel { mean_ns: 1e6, busiest: Some((Level::Dram, 0.4)), inputs, ..Kernel::default() };
+        let k = Kernel { mean_ns: 1e6, levels: vec![(Level::Dram, 0.4)], inputs, ..Kernel::default() };
         let d = diagnose(&k, Some(&mi300x()));
         assert_eq!(d.class, Class::Unknown);
         assert_eq!(

@@ -86,10 +86,6 @@ fn bandwidths(work: Option<&Work>, mean_ns: f64, device: Option<&Device<'_>>) ->
         .collect()
 }
 
-fn busiest(bandwidth: &[Bandwidth]) -> Option<(Level, f64)> {
-    bandwidth.iter().filter_map(|b| Some((b.level, b.share?))).max_by(|a, b| a.1.total_cmp(&b.1))
-}
-
 /// A device's ceilings, for the chart and the report.
 #[derive(Debug, Clone, Serialize)]
 pub struct Ceilings {
@@ -364,7 +360,6 @@ impl Judge {
         // Its times, idle included, came from the run --timings named.
         let timed_elsewhere = joined.is_some_and(|j| !j.unmatched.contains(name));
         let kernel = Kernel {
-            busiest: busiest(&bandwidth),
             levels: bandwidth.iter().filter_map(|b| Some((b.level, b.share?))).collect(),
             issue: issue(&rows.counters, mean_ns, device.as_ref()),
             stalls: self.stalls.get(name.as_str()).cloned(),
@@ -830,7 +825,6 @@ fn results_json(path: &Path, gpu: Option<&'static Gpu>, options: &Options) -> Re
             mean_ns,
             idle: Idle::Unmeasured("a results JSON times its components, not the gaps before them"),
             points: points.clone(),
-            busiest: busiest(&bandwidth),
             levels: bandwidth.iter().filter_map(|b| Some((b.level, b.share?))).collect(),
             inputs: Inputs { estimates: true, ..Inputs::default() },
             ..Kernel::default()
