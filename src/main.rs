@@ -10,6 +10,7 @@ mod say;
 
 mod cli;
 mod doctor;
+mod roofs;
 mod workload;
 
 /// A Rust-native GPU kernel profiler for AMD's rocprofiler-sdk (ROCm 7.0+).
@@ -40,6 +41,18 @@ enum Command {
         /// text or json.
         #[arg(long, value_name = "text|json", default_value = "text")]
         format: cli::TextOrJson,
+        /// Measure the roofs of the NVIDIA GPUs at hand (DRAM, L2, L1 and shared-memory
+        /// bandwidth, FP32 and FP64 FMA peaks; about a second each) and keep them for `analyze`,
+        /// which then judges workloads that ran on a GPU of that kind against them.
+        #[arg(long)]
+        measure_roofs: bool,
+        /// With --measure-roofs: only this CUDA device (ordinal).
+        #[arg(long, value_name = "N", requires = "measure_roofs")]
+        device: Option<i32>,
+        /// With --measure-roofs: keep the measurements here instead of
+        /// $XDG_CACHE_HOME/rocprof-rs/roofs (or ~/.cache/rocprof-rs/roofs).
+        #[arg(long, value_name = "DIR", requires = "measure_roofs")]
+        roofs_dir: Option<std::path::PathBuf>,
     },
     /// Trace an application with the rocprof-rs tool library, writing Parquet.
     ///
@@ -125,7 +138,10 @@ fn main() -> ExitCode {
         unsafe { libc::signal(libc::SIGXFSZ, libc::SIG_IGN) };
     }
     match cli.command {
-        Command::Doctor { json, format } => doctor(json || format == cli::TextOrJson::Json),
+        Command::Doctor { json, format, measure_roofs: true, device, roofs_dir } => {
+            roofs::command(json || format == cli::TextOrJson::Json, device, roofs_dir)
+        }
+        Command::Doctor { json, format, .. } => doctor(json || format == cli::TextOrJson::Json),
         Command::Run(args) => cli::run(*args),
         Command::Avail(args) => cli::avail(args),
         Command::Demo(args) => cli::demo(args),

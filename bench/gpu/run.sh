@@ -35,6 +35,10 @@
 #                report` of it; report/check_report.py: the page's kernels, GPU busy time, device
 #                and timeline against pyarrow's reading of the dataset and nvidia-smi's UUID. The
 #                page and the dataset come back (the dataset is the report test's H100 fixture)
+#   roofs        issue 41, one GPU: `doctor --measure-roofs` (the GPU's own roofs, kept for
+#                analyze), then the same under ncu; roofs/check_roofs.py: each microbenchmark's
+#                bytes or FLOPs equal ncu's counters, its loads hit the level measured, and
+#                ncu's launch times give the same roofs
 #   sol          issue 41, one GPU: counters/model.py (a torch.compile'd ResNet-18 and a bf16
 #                transformer layer: cuDNN, cuBLAS and Triton kernels) traced for timings, under
 #                --preset roofline, and PC-sampled for the stall mix; the same model's step 2 under
@@ -71,7 +75,7 @@ cd "$REPO"
 
 STAGE="${1:-}"
 case "$STAGE" in
-    smoke | equivalence | overhead | fixtures | memory | counters | preflight | all-quick | ranks | telemetry | python | report | pcsampling | sol) ;;
+    smoke | equivalence | overhead | fixtures | memory | counters | preflight | all-quick | ranks | telemetry | python | report | pcsampling | sol | roofs) ;;
     *)
         sed -n '2,37p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//'
         echo "usage: bash bench/gpu/run.sh STAGE" >&2
@@ -133,7 +137,7 @@ needs() { [[ ! -e "$1" || "$2" -nt "$1" ]]; }
 
 build_all() {
     mkdir -p "$BUILD"
-    if [[ "$STAGE" == ranks || "$STAGE" == telemetry || "$STAGE" == python || "$STAGE" == report || "$STAGE" == pcsampling || "$STAGE" == sol ]]; then
+    if [[ "$STAGE" == ranks || "$STAGE" == telemetry || "$STAGE" == python || "$STAGE" == report || "$STAGE" == pcsampling || "$STAGE" == sol || "$STAGE" == roofs ]]; then
         echo "$STAGE: nothing to build (python and torch only)"
         return 0
     fi
@@ -744,10 +748,34 @@ build_cupti_pc_sample() {
         (cd "$dir" && make CUDA_INSTALL_PATH="$CUDA_HOME" > make.log 2>&1) && cp "$dir/libpc_sampling_continuous.so" "$1"
 }
 
+# roofs_measure DIR: `doctor --measure-roofs` of GPU 0, kept in DIR/kept, its JSON in DIR/roofs.json.
+roofs_measure() {
+    "$ROCPROF" doctor --measure-roofs --device 0 --json --roofs-dir "$1/kept" > "$1/roofs.json"
+}
+
+stage_roofs() {
+    local W="$WORK/roofs" NCU
+    NCU="$(command -v ncu || echo "$CUDA_HOME/bin/ncu")"
+    mkdir -p "$W"
+    step roofs_measure roofs_measure "$W"
+    step roofs_text "$ROCPROF" doctor --measure-roofs --device 0 --roofs-dir "$W/kept-again"
+    step roofs_ncu logged "$W/ncu.txt" "$NCU" --clock-control none --cache-control none -f -o "$W/ncu" \
+        --metrics dram__bytes_read.sum,lts__t_sectors_srcunit_tex_op_read.sum,lts__t_sectors_srcunit_tex_op_read_lookup_hit.sum,l1tex__t_bytes.sum,l1tex__t_sector_hit_rate.pct,l1tex__data_pipe_lsu_wavefronts_mem_shared.sum,smsp__sass_thread_inst_executed_op_ffma_pred_on.sum,smsp__sass_thread_inst_executed_op_dfma_pred_on.sum,gpu__time_duration.sum \
+        "$ROCPROF" doctor --measure-roofs --device 0 --roofs-dir "$W/kept-ncu"
+    step roofs_ncu_raw to_file "$W/ncu-raw.csv" "$NCU" -i "$W/ncu.ncu-rep" --page raw --csv --print-units base
+    step roofs_check "$PY" "$HERE/roofs/check_roofs.py" --ours "$W/roofs.json" --ncu "$W/ncu-raw.csv" \
+        --out "$W/verdict-roofs.json" --md "$OUT/roofs.md"
+    VERDICTS+=("$W/verdict-roofs.json")
+    step copy_measured cp "$W/roofs.json" "$OUT/roofs-measured.json"
+    step copy_ncu cp "$W/ncu-raw.csv" "$OUT/roofs-ncu-raw.csv"
+}
+
 stage_sol() {
     local W="$WORK/sol" C="$HERE/counters" NCU
     NCU="$(command -v ncu || echo "$CUDA_HOME/bin/ncu")"
     mkdir -p "$W"
+    # The GPU's own roofs (issue 41, item 4): the model judged against them too, for comparison.
+    step sol_roofs roofs_measure "$W"
     step sol_timed logged "$W/timed.txt" traced --kernel-trace --marker-trace -d "$W/timed" -- "$PY" "$C/model.py" 6
     step sol_counted logged "$W/counted.txt" traced --kernel-trace --marker-trace --preset roofline \
         -d "$W/counted" -- "$PY" "$C/model.py" 12
@@ -761,14 +789,23 @@ stage_sol() {
         --print-units base --print-details all
     step sol_ncu_rules to_file "$W/ncu-details.txt" "$NCU" -i "$W/ncu.ncu-rep" --page details --print-details all \
         --print-rule-details
+    # ncu's Speed of Light holds each unit to its peak, the datasheet's: the verdict is against
+    # those. Against the roofs sol_roofs measured, for sol/README.md's comparison.
     step sol_analyze to_file "$W/analyze.txt" "$ROCPROF" analyze "$W/counted" --timings "$W/timed" \
-        --samples "$W/sampled" --top 40
+        --samples "$W/sampled" --roofs datasheet --top 40
     step sol_analyze_json to_file "$W/analyze.json" "$ROCPROF" analyze "$W/counted" --timings "$W/timed" \
-        --samples "$W/sampled" --format json
+        --samples "$W/sampled" --roofs datasheet --format json
+    local kept
+    for kept in "$W"/kept/*.json; do
+        step sol_analyze_measured to_file "$W/analyze-measured.json" "$ROCPROF" analyze "$W/counted" \
+            --timings "$W/timed" --samples "$W/sampled" --roofs "$kept" --format json
+    done
     step sol_distill "$PY" "$HERE/sol/distill_ncu.py" --raw "$W/ncu-raw.csv" --details "$W/ncu-details.csv" \
         --out "$W/ncu.json"
     step sol_check "$PY" "$HERE/sol/check_sol.py" --analyze "$W/analyze.json" --ncu "$W/ncu.json" \
         --out "$W/verdict-sol.json" --md "$OUT/sol.md"
+    step sol_check_measured "$PY" "$HERE/sol/check_sol.py" --analyze "$W/analyze-measured.json" \
+        --ncu "$W/ncu.json" --out "$W/verdict-sol-measured.json" --md "$OUT/sol-measured.md"
     VERDICTS+=("$W/verdict-sol.json")
     # The pages themselves stay on the machine (40 MB): ncu.json is what the fixture keeps.
     step tar tar -C "$W" -czf "$OUT/sol-data.tgz" --exclude='*.ncu-rep' --exclude='ncu-details.*' .

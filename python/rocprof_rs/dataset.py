@@ -132,14 +132,18 @@ class Dataset:
         pid: Optional[int] = None,
         timings: Optional[PathLike] = None,
         samples: Optional[PathLike] = None,
+        roofs: Optional[PathLike] = None,
     ) -> dict[str, Any]:
         """`rocprof-rs analyze --format json`: per kernel its roofline position, bottleneck
         class (and `kernel_class`, by its work alone), evidence and recommendations; the GPUs'
         ceilings; notes; throttled kernels. `timings` and `samples` name other runs of the same
-        program whose dispatch times and PC samples stand in for this one's."""
+        program whose dispatch times and PC samples stand in for this one's. `roofs` is a file
+        `rocprof-rs doctor --measure-roofs` kept, or "datasheet"; by default the roofs the
+        dataset carries, else those kept for a GPU of its kind."""
         timings = None if timings is None else str(timings)
         samples = None if samples is None else str(samples)
-        return json.loads(_native.analyze_json(str(self.path), kernel, gpu, pid, timings, samples))
+        roofs = None if roofs is None else str(roofs)
+        return json.loads(_native.analyze_json(str(self.path), kernel, gpu, pid, timings, samples, roofs))
 
     def report(
         self,

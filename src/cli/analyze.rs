@@ -7,6 +7,7 @@ use std::process::ExitCode;
 
 use clap::Args;
 use comfy_table::{Cell, CellAlignment, ContentArrangement, Table, presets::UTF8_FULL_CONDENSED};
+use rocprof_rs_analysis::analyze::kept;
 use rocprof_rs_analysis::analyze::specs::{Level, Pipe, Precision};
 use rocprof_rs_analysis::analyze::{self, Analysis, KernelAnalysis, Options, Streamed};
 use rocprof_rs_analysis::hotspots;
@@ -50,6 +51,12 @@ pub struct AnalyzeArgs {
     /// run that collects counters.
     #[arg(long, value_name = "DIR")]
     samples: Option<PathBuf>,
+    /// The measured roofs to judge against: a file `rocprof-rs doctor --measure-roofs` wrote
+    /// (used for every GPU of its kind, before the dataset's own), or `datasheet` for the
+    /// datasheet's alone. Without it: the roofs the dataset carries (an imported roofline.csv),
+    /// else the newest measurement kept for a GPU of the same kind and SM count.
+    #[arg(long, value_name = "FILE|datasheet")]
+    roofs: Option<PathBuf>,
     /// What a results JSON's flops_estimated are: PRECISION-PIPE, e.g. fp16-matrix (the default),
     /// fp32-vector.
     #[arg(long, value_name = "PRECISION-PIPE", value_parser = parse_estimated)]
@@ -103,6 +110,18 @@ pub fn analyze(args: AnalyzeArgs) -> ExitCode {
         estimated: args.estimated,
         timings: args.timings.clone(),
         samples: args.samples.clone(),
+        roofs: match kept::choice(args.roofs.as_deref()) {
+            Ok((choice, problems)) => {
+                for problem in problems {
+                    eprintln!("rocprof-rs: {problem}");
+                }
+                choice
+            }
+            Err(e) => {
+                eprintln!("rocprof-rs: --roofs: {e}");
+                return ExitCode::FAILURE;
+            }
+        },
     };
     // Refused before the analysis: a device or FIFO is never an output, and several GPUs'
     // charts would go beside it (`/dev/null-mi300x.svg`).

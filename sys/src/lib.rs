@@ -41,6 +41,7 @@ pub use generated::*;
 pub use checked::*;
 
 pub mod cuda;
+pub mod cuda_launch;
 pub mod cupti;
 pub mod dylib;
 pub mod hip;

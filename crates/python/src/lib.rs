@@ -110,7 +110,8 @@ fn device_json(py: Python<'_>, dir: PathBuf, pid: Option<u32>) -> PyResult<Optio
 
 /// `rocprof-rs analyze PATH --format json`.
 #[pyfunction]
-#[pyo3(signature = (path, kernel=None, gpu=None, pid=None, timings=None, samples=None))]
+#[pyo3(signature = (path, kernel=None, gpu=None, pid=None, timings=None, samples=None, roofs=None))]
+#[allow(clippy::too_many_arguments, reason = "the CLI's options, one keyword each")]
 fn analyze_json(
     py: Python<'_>,
     path: PathBuf,
@@ -119,10 +120,13 @@ fn analyze_json(
     pid: Option<u32>,
     timings: Option<PathBuf>,
     samples: Option<PathBuf>,
+    roofs: Option<PathBuf>,
 ) -> PyResult<String> {
     detached(py, move || {
         let kernel = regex(kernel.as_deref(), "kernel")?;
-        let options = analyze::Options { kernel, gpu, pid, timings, samples, ..Default::default() };
+        // Unreadable kept files are passed over, as the CLI does (it says so on stderr).
+        let (roofs, _) = analyze::kept::choice(roofs.as_deref())?;
+        let options = analyze::Options { kernel, gpu, pid, timings, samples, roofs, ..Default::default() };
         json(&analyze::analyze(&path, &options)?)
     })
 }

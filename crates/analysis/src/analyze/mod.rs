@@ -8,6 +8,7 @@ pub mod bottleneck;
 pub mod busy_time;
 pub mod dataset;
 pub mod diff;
+pub mod kept;
 pub mod measured;
 pub mod occupancy;
 pub mod reason;

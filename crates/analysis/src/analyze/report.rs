@@ -35,6 +35,8 @@ pub struct Options {
     /// Another run of the same program whose PC samples stand in for this one's, matched by
     /// kernel name: a run that counts cannot also sample on NVIDIA.
     pub samples: Option<std::path::PathBuf>,
+    /// The measured roofs to judge against, beside the datasheet's.
+    pub roofs: super::kept::RoofChoice,
 }
 
 /// One kernel's analysis.
@@ -446,7 +448,7 @@ fn measured_note(agent_id: u64, d: &Device<'_>, m: &super::measured::Roofs) -> S
         format!("{} {} {tflops:.1} TFLOP/s{paper}", precision.name(), pipe.name())
     }));
     format!(
-        "agent {agent_id} is judged against the roofs {} measured on it, not the datasheet's: {}",
+        "agent {agent_id} is judged against the roofs measured by {}, not the datasheet's: {}",
         m.source,
         said.join(", ")
     )
@@ -530,10 +532,10 @@ fn dataset(dir: &Path, db: &'static Database, forced: Option<&'static Gpu>, opti
     let hotspots: std::collections::HashMap<String, crate::hotspots::KernelHotspots> =
         crate::hotspots::hotspots(&samples, 0).into_iter().map(|k| (k.kernel_name.clone(), k)).collect();
     let sampled_kernels = hotspots.len();
-    let measured: std::collections::HashMap<(u32, u64), std::sync::Arc<super::measured::Roofs>> =
-        super::measured::read(dir)?.into_iter().map(|(k, v)| (k, std::sync::Arc::new(v))).collect();
+    let agents = dataset::agents(dir)?;
+    let measured = super::kept::choose(&options.roofs, super::measured::read(dir)?, &agents)?;
     let stalls = stall_mixes(&samples);
-    let judge = Judge { db, forced, agents: dataset::agents(dir)?, hotspots, stalls, measured };
+    let judge = Judge { db, forced, agents, hotspots, stalls, measured };
     let mut devices: BTreeMap<String, Ceilings> = BTreeMap::new();
     // Agents the database does not know, in the order of the kernels they ran (process, agent).
     let mut unknown: BTreeMap<(u32, u64), String> = BTreeMap::new();

@@ -1,0 +1,328 @@
+//! `rocprof-rs doctor --measure-roofs`: the roofs of the NVIDIA GPUs at hand, measured by short
+//! microbenchmarks launched through the CUDA driver (PTX compiled by it, no toolkit needed),
+//! and kept for `analyze` ([`rocprof_rs_analysis::analyze::kept`]).
+//!
+//! Each roof is the best of [`TIMED_LAUNCHES`] launches after [`WARM_LAUNCHES`] untimed ones
+//! (the median is kept beside it): DRAM and L2 bandwidth by 16-byte loads over a window 4 GiB
+//! (at most half the free memory, at least 4× the L2) or a third of the L2, cached in L2 only;
+//! L1 by the same loads over 16 KiB cached in L1; shared memory by conflict-free 16-byte loads
+//! from a 16 KiB tile; FP32 and FP64 by independent FMA chains. Tensor-core peaks are not
+//! measured (`mma.sync` reaches only part of Hopper's `wgmma` peak), so those stay the datasheet's.
+
+mod gpu;
+mod kernels;
+mod render;
+
+use std::ffi::{c_int, c_uint, c_void};
+use std::path::Path;
+
+use rocprof_rs_analysis::analyze::kept::Kept;
+use rocprof_rs_analysis::analyze::measured::Roofs;
+use rocprof_rs_analysis::analyze::specs::{Level, Pipe, Precision};
+use rocprofiler_sdk_sys::cuda_launch as cu;
+use serde::Serialize;
+
+pub use gpu::GpuError;
+use gpu::{Device, Driver, Module, Shape};
+
+/// Launches before timing: the first compiles caches and warms L2.
+pub const WARM_LAUNCHES: usize = 2;
+/// Timed launches per roof.
+pub const TIMED_LAUNCHES: usize = 10;
+/// Threads per block of every kernel.
+const BLOCK_THREADS: c_uint = 256;
+
+/// How one roof was measured.
+#[derive(Debug, Clone, Serialize)]
+pub struct Run {
+    /// The roof's name in the kept file (`dram`, `fp32-vector`).
+    pub roof: String,
+    pub kernel: &'static str,
+    /// `TB/s` or `TFLOP/s`.
+    pub unit: &'static str,
+    /// Bytes or FLOPs one launch moves or does.
+    pub work_per_launch: f64,
+    /// For the memory roofs, the bytes the loads sweep.
+    pub window_bytes: Option<u64>,
+    pub blocks: c_uint,
+    pub threads_per_block: c_uint,
+    pub best_seconds: f64,
+    pub median_seconds: f64,
+    /// Work over the best time, in the unit.
+    pub best: f64,
+    pub median: f64,
+}
+
+/// One GPU's measurement.
+#[derive(Debug, Clone)]
+pub struct Measurement {
+    pub ordinal: c_int,
+    pub kept: Kept,
+    pub runs: Vec<Run>,
+    /// Roofs not measured, and why.
+    pub skipped: Vec<String>,
+}
+
+/// Measures CUDA device `ordinal`.
+pub fn measure(driver: &Driver, ordinal: c_int) -> Result<Measurement, GpuError> {
+    let device = driver.open(ordinal)?;
+    let sms = device.attribute(cu::CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT)?;
+    let l2_bytes = u64::try_from(device.attribute(cu::CU_DEVICE_ATTRIBUTE_L2_CACHE_SIZE)?).unwrap_or(0);
+    let per_sm = device.attribute(cu::CU_DEVICE_ATTRIBUTE_MAX_THREADS_PER_MULTIPROCESSOR)?;
+    if sms <= 0 || per_sm < i64::from(BLOCK_THREADS) {
+        return Err(GpuError::Refused(format!("device {ordinal} reports {sms} SMs of {per_sm} threads")));
+    }
+    // A full GPU of resident blocks, so no launch ends in a partial wave.
+    let shape = Shape {
+        blocks: c_uint::try_from(sms * (per_sm / i64::from(BLOCK_THREADS))).unwrap_or(c_uint::MAX),
+        threads: BLOCK_THREADS,
+    };
+    let module = device.load(&kernels::module())?;
+    let sink = device.alloc(64, 0)?;
+    let mut bench = Bench { module: &module, shape, sink: sink.address, runs: Vec::new() };
+    let mut skipped = Vec::new();
+
+    let free = u64::try_from(device.free_memory()?).unwrap_or(0);
+    let dram_window = prev_power_of_two((free / 2).min(4 << 30));
+    if l2_bytes > 0 && dram_window >= 4 * l2_bytes {
+        bench.read(&device, Level::Dram, "read_global_cg", dram_window, dram_window)?;
+    } else {
+        skipped.push(format!("dram: {free} bytes free, too few for a window 4x the L2's {l2_bytes}"));
+    }
+    if l2_bytes >= 3 << 20 {
+        bench.read(&device, Level::L2, "read_global_cg", prev_power_of_two(l2_bytes / 3), 16 << 30)?;
+    } else {
+        skipped.push(format!("l2: the driver reports an L2 of {l2_bytes} bytes"));
+    }
+    bench.read(&device, Level::L1, "read_global_ca", 16 << 10, 64 << 30)?;
+    bench.shared(8192)?;
+    bench.fma(Precision::Fp32, "fma_f32", 4096)?;
+    bench.fma(Precision::Fp64, "fma_f64", 1024)?;
+
+    let mut roofs = Roofs::default();
+    for run in &bench.runs {
+        let level = Level::ALL.into_iter().find(|l| l.name() == run.roof);
+        match level {
+            Some(level) => roofs.bandwidth.insert(level, run.best),
+            None if run.roof == "fp32-vector" => roofs.peaks.insert((Precision::Fp32, Pipe::Vector), run.best),
+            None => roofs.peaks.insert((Precision::Fp64, Pipe::Vector), run.best),
+        };
+    }
+    let kept = Kept {
+        path: Default::default(),
+        gpu_name: device.name()?,
+        uuid: device.uuid()?,
+        sm_count: u32::try_from(sms).unwrap_or(0),
+        measured_at_unix: std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.as_secs()),
+        roofs,
+    };
+    let runs = std::mem::take(&mut bench.runs);
+    Ok(Measurement { ordinal, kept, runs, skipped })
+}
+
+/// Writes `measurement` into `dir` under its GPU's UUID, replacing an older one; its path.
+pub fn keep(measurement: &Measurement, dir: &Path) -> std::io::Result<std::path::PathBuf> {
+    use std::io::Write;
+    std::fs::create_dir_all(dir)?;
+    let path = dir.join(measurement.kept.file_name());
+    let by = measured_by();
+    let runs = serde_json::to_value(&measurement.runs).unwrap_or_default();
+    let text = serde_json::to_string_pretty(&measurement.kept.document(&by, runs)).map_err(std::io::Error::other)?;
+    let mut output = rocprof_rs_format::publish::OutputFile::create(&path)?;
+    output.write_all(text.as_bytes())?;
+    output.write_all(b"\n")?;
+    output.commit()?;
+    Ok(path)
+}
+
+/// Runs `doctor --measure-roofs`: measures `device` (or every CUDA device), keeps each
+/// measurement in `dir` (or the default folder) and prints them.
+pub fn command(json: bool, device: Option<c_int>, dir: Option<std::path::PathBuf>) -> std::process::ExitCode {
+    use std::process::ExitCode;
+    let fail = |e: &dyn std::fmt::Display| {
+        eprintln!("rocprof-rs: doctor --measure-roofs: {e}");
+        ExitCode::FAILURE
+    };
+    let Some(dir) = dir.or_else(rocprof_rs_analysis::analyze::kept::default_dir) else {
+        return fail(&"neither XDG_CACHE_HOME nor HOME is an absolute path: say where with --roofs-dir");
+    };
+    let driver = match Driver::load() {
+        Ok(d) => d,
+        Err(e) => return fail(&e),
+    };
+    let ordinals = match device {
+        Some(n) => vec![n],
+        None => match driver.device_count() {
+            Ok(0) => return fail(&"the CUDA driver sees no GPU"),
+            Ok(n) => (0..n).collect(),
+            Err(e) => return fail(&e),
+        },
+    };
+    let mut documents = Vec::new();
+    for ordinal in ordinals {
+        let measurement = match measure(&driver, ordinal) {
+            Ok(m) => m,
+            Err(e) => return fail(&format!("CUDA device {ordinal}: {e}")),
+        };
+        let path = match keep(&measurement, &dir) {
+            Ok(p) => p,
+            Err(e) => return fail(&format!("{}: {e}", dir.display())),
+        };
+        if json {
+            let runs = serde_json::to_value(&measurement.runs).unwrap_or_default();
+            let mut document = measurement.kept.document(&measured_by(), runs);
+            document["kept_at"] = path.display().to_string().into();
+            document["not_measured"] = measurement.skipped.clone().into();
+            document["datasheet"] = serde_json::to_value(render::datasheet(&measurement)).unwrap_or_default();
+            documents.push(document);
+        } else {
+            print!("{}", render::text(&measurement, Some(&path)));
+        }
+    }
+    if json {
+        std::println!("{}", serde_json::to_string_pretty(&documents).unwrap_or_default());
+    }
+    ExitCode::SUCCESS
+}
+
+fn measured_by() -> String {
+    format!("rocprof-rs {} doctor --measure-roofs", env!("CARGO_PKG_VERSION"))
+}
+
+fn prev_power_of_two(n: u64) -> u64 {
+    if n == 0 { 0 } else { 1 << (63 - n.leading_zeros()) }
+}
+
+struct Bench<'m, 'a, 'd> {
+    module: &'m Module<'a, 'd>,
+    shape: Shape,
+    sink: cu::CUdeviceptr,
+    runs: Vec<Run>,
+}
+
+impl Bench<'_, '_, '_> {
+    fn threads(&self) -> u64 {
+        u64::from(self.shape.blocks) * u64::from(self.shape.threads)
+    }
+
+    /// Times `launch` [`TIMED_LAUNCHES`] times after warming up; the best and median seconds.
+    fn time(mut launch: impl FnMut() -> Result<f64, GpuError>) -> Result<(f64, f64), GpuError> {
+        for _ in 0..WARM_LAUNCHES {
+            launch()?;
+        }
+        let mut times = (0..TIMED_LAUNCHES).map(|_| launch()).collect::<Result<Vec<f64>, _>>()?;
+        times.sort_by(f64::total_cmp);
+        Ok((times[0], times[times.len() / 2]))
+    }
+
+    fn record(
+        &mut self,
+        roof: String,
+        kernel: &'static str,
+        unit: &'static str,
+        work: f64,
+        window: Option<u64>,
+        times: (f64, f64),
+    ) {
+        // TB/s and TFLOP/s alike.
+        let scale = 1e12;
+        let (best_seconds, median_seconds) = times;
+        self.runs.push(Run {
+            roof,
+            kernel,
+            unit,
+            work_per_launch: work,
+            window_bytes: window,
+            blocks: self.shape.blocks,
+            threads_per_block: self.shape.threads,
+            best_seconds,
+            median_seconds,
+            best: work / best_seconds.max(f64::MIN_POSITIVE) / scale,
+            median: work / median_seconds.max(f64::MIN_POSITIVE) / scale,
+        });
+    }
+
+    /// `level`'s bandwidth: `kernel` sweeping a `window`-byte buffer (a power of two) for about
+    /// `bytes` per launch.
+    fn read(
+        &mut self,
+        device: &Device<'_>,
+        level: Level,
+        kernel: &'static str,
+        window: u64,
+        bytes: u64,
+    ) -> Result<(), GpuError> {
+        let buffer = device.alloc(usize::try_from(window).unwrap_or(usize::MAX), 0x0101_0101)?;
+        let per_trip = self.threads() * u64::from(kernels::LOADS_PER_TRIP) * kernels::LOAD_BYTES;
+        let mut trips = c_uint::try_from((bytes / per_trip).max(1)).unwrap_or(c_uint::MAX);
+        let (mut base, mut mask, mut sink) = (buffer.address, window - 1, self.sink);
+        let function = self.module.function(kernel)?;
+        let mut parameters: [*mut c_void; 4] =
+            [(&raw mut base).cast(), (&raw mut mask).cast(), (&raw mut trips).cast(), (&raw mut sink).cast()];
+        // SAFETY: read_global_*(u64 base, u64 mask, u32 trips, u64 sink): the values are of those
+        // types; every load is at base + (offset & mask), inside the window's allocation, and
+        // `buffer` and the sink outlive the synchronous launch.
+        let times = Bench::time(|| unsafe { self.module.timed(function, self.shape, &mut parameters) })?;
+        let work = (u64::from(trips) * per_trip) as f64;
+        self.record(level.name().to_owned(), kernel, "TB/s", work, Some(window), times);
+        Ok(())
+    }
+
+    /// Shared memory's bandwidth.
+    fn shared(&mut self, trips: c_uint) -> Result<(), GpuError> {
+        let function = self.module.function("read_shared")?;
+        let (mut trips, mut sink) = (trips, self.sink);
+        let mut parameters: [*mut c_void; 2] = [(&raw mut trips).cast(), (&raw mut sink).cast()];
+        // SAFETY: read_shared(u32 trips, u64 sink): the values are of those types; the sink
+        // outlives the synchronous launch.
+        let times = Bench::time(|| unsafe { self.module.timed(function, self.shape, &mut parameters) })?;
+        let per_trip = self.threads() * u64::from(kernels::LOADS_PER_TRIP) * kernels::LOAD_BYTES;
+        let window = Some(u64::from(kernels::SHARED_TILE_BYTES));
+        self.record(
+            Level::Lds.name().to_owned(),
+            "read_shared",
+            "TB/s",
+            (u64::from(trips) * per_trip) as f64,
+            window,
+            times,
+        );
+        Ok(())
+    }
+
+    /// `precision`'s FMA peak on the vector pipes.
+    fn fma(&mut self, precision: Precision, kernel: &'static str, trips: c_uint) -> Result<(), GpuError> {
+        let function = self.module.function(kernel)?;
+        let (mut trips, mut sink) = (trips, self.sink);
+        let mut parameters: [*mut c_void; 2] = [(&raw mut trips).cast(), (&raw mut sink).cast()];
+        // SAFETY: fma_*(u32 trips, u64 sink): the values are of those types; the sink outlives
+        // the synchronous launch.
+        let times = Bench::time(|| unsafe { self.module.timed(function, self.shape, &mut parameters) })?;
+        let flops = 2.0 * f64::from(kernels::FMAS_PER_TRIP) * f64::from(trips) * self.threads() as f64;
+        self.record(format!("{}-{}", precision.name(), Pipe::Vector.name()), kernel, "TFLOP/s", flops, None, times);
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn windows_are_powers_of_two_at_or_under_the_bound() {
+        assert_eq!(prev_power_of_two(0), 0);
+        assert_eq!(prev_power_of_two(1), 1);
+        assert_eq!(prev_power_of_two((50 << 20) / 3), 16 << 20);
+        assert_eq!(prev_power_of_two(u64::MAX), 1 << 63);
+    }
+
+    #[test]
+    fn the_module_declares_every_kernel_the_benchmarks_launch() {
+        let ptx = kernels::module();
+        for kernel in ["read_global_cg", "read_global_ca", "read_shared", "fma_f32", "fma_f64"] {
+            assert_eq!(ptx.matches(&format!(".visible .entry {kernel}(")).count(), 1, "{kernel}");
+        }
+        // Every register a kernel names is declared: %r up to 25 in the read kernels.
+        assert!(ptx.contains(".reg .b32 %r<32>;") && !ptx.contains("%r32"));
+        assert_eq!(ptx.matches("fma.rn.f32").count(), kernels::FMAS_PER_TRIP as usize);
+    }
+}
