@@ -259,3 +259,60 @@ fn against_the_gpus_measured_roofs_the_kernels_near_them_move_and_the_note_says_
     assert_eq!(moved.len(), 2, "{moved:#?}");
     assert!(moved.iter().all(|m| m.contains("-> MEMORY")), "{moved:#?}");
 }
+
+/// Every evidence line of a kernel: its class's and its other findings'.
+fn texts(k: &serde_json::Value) -> Vec<String> {
+    let d = &k["diagnosis"];
+    let mut out: Vec<String> =
+        d["evidence"].as_array().unwrap().iter().map(|e| e.as_str().unwrap().to_owned()).collect();
+    for f in d["also"].as_array().into_iter().flatten() {
+        out.extend(f["evidence"].as_array().unwrap().iter().map(|e| e.as_str().unwrap().to_owned()));
+    }
+    out
+}
+
+/// Each recommendation appears only with the measurement it rests on (the same rules as
+/// `bench/gpu/sol/check_sol.py`'s EVIDENCE), and its gain is a share of the kernel's time.
+#[test]
+fn no_recommendation_appears_without_the_measurement_it_rests_on() {
+    for roofs in ["datasheet", fixture("roofs-h200.json").to_str().unwrap()] {
+        let json = analysis(roofs);
+        let mut given = 0;
+        for k in json["kernels"].as_array().unwrap() {
+            let said = texts(k);
+            let any = |needle: &str| said.iter().any(|t| t.contains(needle));
+            let conflicts = k["lds_conflicts"].as_f64().unwrap_or(0.0);
+            let dram = k["work"]["bytes"]["dram"].as_f64().unwrap_or(0.0);
+            let waves = k["occupancy"]["waves"].as_f64();
+            let limiter = k["occupancy"]["limiter"].as_str().unwrap_or("");
+            for r in k["diagnosis"]["recommendations"].as_array().unwrap() {
+                let action = r["action"].as_str().unwrap();
+                let rests = match action {
+                    a if a.starts_with("Pad LDS") || a.starts_with("Change the LDS layout") => conflicts >= 0.1,
+                    a if a.starts_with("Fuse it with its producer") => dram > 0.0,
+                    a if a.starts_with("Fuse it with the kernels around it")
+                        || a.starts_with("Make it a persistent kernel")
+                        || a.starts_with("Capture the launches") =>
+                    {
+                        any("idles a median")
+                    }
+                    a if a.starts_with("Split the work into more") => waves.is_some_and(|w| w < 1.0),
+                    a if a.starts_with("Keep more independent loads") => any("PC samples"),
+                    a if a.starts_with("Cut instructions per result") => {
+                        any("warp instructions counted") || any("PC samples")
+                    }
+                    a if a.starts_with("Use fewer registers") => limiter == "registers",
+                    a if a.starts_with("Issue FLOPs closer to the peak") || a.starts_with("Use matrix cores") => {
+                        !k["points"].as_array().unwrap().is_empty()
+                    }
+                    other => panic!("{}: {other:?}: no rule names its evidence", k["name"]),
+                };
+                assert!(rests, "{}: {action:?} without its measurement: {said:#?}", k["name"]);
+                let gain = r["expected_gain"].as_f64().unwrap();
+                assert!((0.0..=1.0).contains(&gain), "{}: {action:?}: gain {gain}", k["name"]);
+                given += 1;
+            }
+        }
+        assert!(given > 50, "{given} recommendations: the fixture gives many");
+    }
+}

@@ -64,8 +64,7 @@ fn roofs_given_are_used_and_a_measurement_of_another_gpu_is_refused_by_name() {
     let said = notes(&analyze(&cache, &["--roofs", given.to_str().unwrap()]));
     assert!(said.contains(JUDGED), "{said}");
 
-    let mut other: serde_json::Value =
-        serde_json::from_str(&std::fs::read_to_string(&given).unwrap()).unwrap();
+    let mut other: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(&given).unwrap()).unwrap();
     other["gpu"]["name"] = "NVIDIA H100 80GB HBM3".into();
     let path = cache.join("h100.json");
     std::fs::write(&path, other.to_string()).unwrap();

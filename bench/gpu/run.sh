@@ -360,6 +360,11 @@ stage_counters() {
     mkdir -p "$W"
     local NCU
     NCU="$(command -v ncu || echo "$CUDA_HOME/bin/ncu")"
+    # The GPU's own roofs: an L2-resident re-read (l2_reuse) is judged against what the L2
+    # delivers to loads, not its peak (issue 41, item 4).
+    step counters_roofs roofs_measure "$W"
+    local roofs
+    roofs="$(kept_roofs "$W")"
     step known_build "$NVCC" -O3 -std=c++17 -arch=sm_90 -o "$W/known" "$C/known.cu"
     step known_plain timed plain timeout -k 10 "$T" "$W/known"
     step known_timed timed timed timeout -k 10 "$T" "$ROCPROF" run --backend cupti --kernel-trace -d "$W/known_timed" -- "$W/known"
@@ -370,8 +375,9 @@ stage_counters() {
     echo "metrics collected: $metrics"
     step known_ncu timed ncu_known timeout -k 10 300 "$NCU" --metrics "$metrics" --clock-control none --csv --print-units base "$W/known"
     cp "$W/ncu_known.log" "$W/ncu_known.csv"
-    step known_analyze sh -c "'$ROCPROF' analyze '$W/known_counted' --timings '$W/known_timed' --gpu h100_sxm5 --format json > '$W/analyze_known.json'"
-    "$ROCPROF" analyze "$W/known_counted" --timings "$W/known_timed" --gpu h100_sxm5 --top 8 > "$W/analyze_known.txt" 2>&1
+    step known_analyze sh -c "'$ROCPROF' analyze '$W/known_counted' --timings '$W/known_timed' --gpu h100_sxm5 --roofs '$roofs' --format json > '$W/analyze_known.json'"
+    "$ROCPROF" analyze "$W/known_counted" --timings "$W/known_timed" --gpu h100_sxm5 --roofs "$roofs" --top 8 > "$W/analyze_known.txt" 2>&1
+    "$ROCPROF" analyze "$W/known_counted" --timings "$W/known_timed" --gpu h100_sxm5 --roofs datasheet --top 8 > "$W/analyze_known_datasheet.txt" 2>&1
     # A GEMM's L2 bytes vary by 3% from launch to launch (its tiles' order): 12 launches of ours
     # (4 per group) against 8 of ncu's.
     step gemm_timed timed gemm_timed timeout -k 10 "$T" "$ROCPROF" run --backend cupti --kernel-trace -d "$W/gemm_timed" -- "$PY" "$C/gemm.py"
@@ -753,6 +759,15 @@ roofs_measure() {
     "$ROCPROF" doctor --measure-roofs --device 0 --json --roofs-dir "$1/kept" > "$1/roofs.json"
 }
 
+# kept_roofs DIR: the file roofs_measure kept in DIR/kept, or `datasheet` where it kept none.
+kept_roofs() {
+    local kept
+    for kept in "$1"/kept/*.json; do
+        [[ -f "$kept" ]] && { echo "$kept"; return; }
+    done
+    echo datasheet
+}
+
 stage_roofs() {
     local W="$WORK/roofs" NCU
     NCU="$(command -v ncu || echo "$CUDA_HOME/bin/ncu")"
@@ -795,11 +810,8 @@ stage_sol() {
         --samples "$W/sampled" --roofs datasheet --top 40
     step sol_analyze_json to_file "$W/analyze.json" "$ROCPROF" analyze "$W/counted" --timings "$W/timed" \
         --samples "$W/sampled" --roofs datasheet --format json
-    local kept
-    for kept in "$W"/kept/*.json; do
-        step sol_analyze_measured to_file "$W/analyze-measured.json" "$ROCPROF" analyze "$W/counted" \
-            --timings "$W/timed" --samples "$W/sampled" --roofs "$kept" --format json
-    done
+    step sol_analyze_measured to_file "$W/analyze-measured.json" "$ROCPROF" analyze "$W/counted" \
+        --timings "$W/timed" --samples "$W/sampled" --roofs "$(kept_roofs "$W")" --format json
     step sol_distill "$PY" "$HERE/sol/distill_ncu.py" --raw "$W/ncu-raw.csv" --details "$W/ncu-details.csv" \
         --out "$W/ncu.json"
     step sol_check "$PY" "$HERE/sol/check_sol.py" --analyze "$W/analyze.json" --ncu "$W/ncu.json" \

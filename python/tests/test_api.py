@@ -202,3 +202,18 @@ def test_analyze_takes_times_and_pc_samples_from_other_runs():
     assert any(k["diagnosis"]["kernel_class"] == "TAIL" for k in python["kernels"])
     with pytest.raises(rocprof_rs.RocprofError, match="no pc_sample table"):
         counted.analyze(samples=fixture / "timed")
+
+
+def test_analyze_judges_against_the_roofs_given():
+    fixture = Path(__file__).resolve().parents[2] / "tests" / "fixtures" / "sol-h200"
+    counted = rocprof_rs.Dataset(fixture / "counted")
+    roofs = fixture / "roofs-h200.json"
+    python = counted.analyze(timings=fixture / "timed", roofs=roofs)
+    cli = cli_json("analyze", str(fixture / "counted"), "--timings", str(fixture / "timed"),
+                   "--roofs", str(roofs), "--format", "json")
+    assert python == cli
+    assert any("judged against the roofs measured by rocprof-rs doctor" in n for n in python["notes"])
+    paper = counted.analyze(timings=fixture / "timed", roofs="datasheet")
+    assert not any("judged against the roofs" in n for n in paper["notes"])
+    with pytest.raises(rocprof_rs.RocprofError, match="missing.json"):
+        counted.analyze(roofs=fixture / "missing.json")

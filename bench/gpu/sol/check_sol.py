@@ -8,6 +8,7 @@
 - Classes: for every kernel over 1% of the time, our class by its work alone (`kernel_class`)
   agrees with ncu's Speed of Light finding as README.md maps it, for at least 90% of them;
   every disagreement is listed with both sides' evidence.
+- Recommendations: each rests on the measurement it names (EVIDENCE below), for every kernel.
 """
 import argparse
 import json
@@ -20,6 +21,67 @@ ALLOWED = {
     "small grid": {"TAIL"},
     "latency": {"LATENCY", "OCCUPANCY", "ISSUE", "SYNC"},
 }
+
+
+def texts(k):
+    """Every evidence line of `k`: its class's and its other findings'."""
+    d = k["diagnosis"]
+    return d["evidence"] + [e for f in d.get("also", []) for e in f["evidence"]]
+
+
+def dram_bytes(k):
+    return ((k.get("work") or {}).get("bytes") or {}).get("dram", 0) > 0
+
+
+def idle_measured(k):
+    return any("idles a median" in t for t in texts(k))
+
+
+def waves_under_one(k):
+    waves = (k.get("occupancy") or {}).get("waves")
+    return waves is not None and waves < 1
+
+
+def samples_taken(k):
+    return any(t.startswith("PC samples") for t in texts(k))
+
+
+def limited_by(k, *limiters):
+    return (k.get("occupancy") or {}).get("limiter") in limiters
+
+
+# Each recommendation and the measurement it must rest on (issue 41: "no advice without its
+# evidence"). An action not listed here fails the check until it is.
+EVIDENCE = [
+    ("Pad LDS arrays", "measured LDS bank conflicts >= 10%", lambda k: (k.get("lds_conflicts") or 0) >= 0.1),
+    ("Change the LDS layout", "measured LDS bank conflicts >= 10%", lambda k: (k.get("lds_conflicts") or 0) >= 0.1),
+    ("Fuse it with its producer", "measured DRAM bytes", dram_bytes),
+    ("Fuse it with the kernels around it", "measured idle before its dispatches", idle_measured),
+    ("Make it a persistent kernel", "measured idle before its dispatches", idle_measured),
+    ("Capture the launches", "measured idle before its dispatches", idle_measured),
+    ("Split the work into more", "a grid under one wave, from its launch", waves_under_one),
+    ("Keep more independent loads", "PC samples", samples_taken),
+    ("Cut instructions per result", "counted warp instructions or PC samples",
+     lambda k: any("warp instructions counted" in t or t.startswith("PC samples") for t in texts(k))),
+    ("Use fewer registers", "occupancy limited by registers", lambda k: limited_by(k, "registers", "vgpr", "sgpr")),
+    ("Use less shared memory", "occupancy limited by shared memory", lambda k: limited_by(k, "shared_memory", "lds")),
+    ("Issue FLOPs closer to the peak", "counted FLOPs", lambda k: bool(k.get("points"))),
+    ("Use matrix cores", "counted FLOPs", lambda k: bool(k.get("points"))),
+]
+
+
+def unsupported(k):
+    """The recommendations of `k` without the measurement they rest on, or not known here."""
+    bad = []
+    for r in k["diagnosis"].get("recommendations", []):
+        rule = next((e for e in EVIDENCE if r["action"].startswith(e[0])), None)
+        if rule is None:
+            bad.append(f"{k['name'][:50]}: {r['action']!r}: no rule names its evidence")
+        elif not rule[2](k):
+            bad.append(f"{k['name'][:50]}: {r['action']!r} without {rule[1]}")
+        elif not 0 <= r["expected_gain"] <= 1:
+            bad.append(f"{k['name'][:50]}: {r['action']!r}: gain {r['expected_gain']}")
+    return bad
 
 
 def base(name):
@@ -87,6 +149,10 @@ def main():
                 break
     checks.append({"check": "theoretical warps equal ncu's where the launch is the same", "pass": not occ_bad,
                    "detail": "; ".join(occ_bad[:5]) or "all equal"})
+    bad = [b for k in ours for b in unsupported(k)]
+    given = sum(len(k["diagnosis"].get("recommendations", [])) for k in ours)
+    checks.append({"check": "every recommendation rests on the measurement it names", "pass": not bad,
+                   "detail": "; ".join(bad[:5]) or f"all {given}"})
     lines += [""] + [f"- {'PASS' if c['pass'] else 'FAIL'} {c['check']}: {c['detail']}" for c in checks]
     open(args.md, "w").write("\n".join(lines) + "\n")
     ok = all(c["pass"] for c in checks)

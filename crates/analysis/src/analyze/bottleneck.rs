@@ -260,14 +260,24 @@ pub fn diagnose(k: &Kernel, device: Option<&Device<'_>>) -> Diagnosis {
         compute_bound(&k.points[at], device, &mut near, &mut recs);
         near.pop()
     });
-    // Bank conflicts: what removing them saves at best is their share of the LDS's cycles, so
-    // of the kernel's time. They decide the class only where the LDS binds; elsewhere they are
-    // another finding.
+    // Bank conflicts: removing them saves their share of the LDS's busy cycles, and the LDS is
+    // busy for its share of its bandwidth over the kernel's time: that product bounds the time
+    // saved, whether or not the LDS binds. They decide the class only where the LDS binds;
+    // elsewhere they are another finding.
     let mut conflicts = None;
     if let Some(c) = k.lds_conflicts.filter(|&c| c >= LDS_CONFLICTS) {
-        let why = format!("{} of active LDS cycles are bank conflicts (measured)", whole_percent(c));
-        recs.push(rec(Class::Lds, "Pad LDS arrays (one extra element per row)", &why, c));
-        recs.push(rec(Class::Lds, "Change the LDS layout (swizzle) so lanes hit distinct banks", &why, c));
+        let busy = k.levels.iter().find(|(l, _)| *l == Level::Lds).map(|&(_, share)| share.clamp(0.0, 1.0));
+        let why = match busy {
+            Some(busy) => format!(
+                "{} of active LDS cycles are bank conflicts (measured), with the LDS busy {} of the time",
+                whole_percent(c),
+                whole_percent(busy)
+            ),
+            None => format!("{} of active LDS cycles are bank conflicts (measured)", whole_percent(c)),
+        };
+        let gain = c * busy.unwrap_or(1.0);
+        recs.push(rec(Class::Lds, "Pad LDS arrays (one extra element per row)", &why, gain));
+        recs.push(rec(Class::Lds, "Change the LDS layout (swizzle) so lanes hit distinct banks", &why, gain));
         conflicts = Some(Finding { class: Class::Lds, evidence: vec![why] });
     }
 
@@ -881,7 +891,13 @@ mod tests {
         assert_eq!(d.class, Class::Memory, "{d:#?}");
         assert!(d.also.iter().any(|f| f.class == Class::Lds));
         let pad = d.recommendations.iter().find(|r| r.action.starts_with("Pad LDS")).unwrap();
-        assert!((pad.expected_gain - 0.3).abs() < 1e-9);
+        assert!((pad.expected_gain - 0.3).abs() < 1e-9, "no LDS bytes measured: the conflicts' share alone");
+        // With the LDS busy a fifth of the time, removing 30% of its cycles saves 6% at most.
+        k.levels.push((Level::Lds, 0.2));
+        let d = diagnose(&k, Some(&mi300x()));
+        let pad = d.recommendations.iter().find(|r| r.action.starts_with("Pad LDS")).unwrap();
+        assert!((pad.expected_gain - 0.06).abs() < 1e-9, "{pad:?}");
+        assert!(pad.why.contains("LDS busy 20% of the time"), "{pad:?}");
         let k = Kernel { mean_ns: 1e6, lds_conflicts: Some(0.3), ..Kernel::default() };
         assert_eq!(diagnose(&k, Some(&mi300x())).class, Class::Unknown);
     }

@@ -64,6 +64,9 @@ pub struct KernelAnalysis {
     /// Where its FLOP counters were all collected and all zero, and it has no point: the memory
     /// level that bounds it.
     pub zero_flops: Option<ZeroFlops>,
+    /// The share of its LDS (shared-memory) cycles that were bank-conflict replays, where
+    /// counted: what a padding or swizzling recommendation rests on.
+    pub lds_conflicts: Option<f64>,
     pub diagnosis: Diagnosis,
 }
 
@@ -354,6 +357,7 @@ impl Judge {
             _ => (Vec::new(), None),
         };
         let get = |names: &[&str]| roofline::any(&rows.counters, names);
+        let lds_conflicts = roofline::lds_conflicts(family, &rows.counters);
         let l2_hit = match (get(&["TCC_HIT_sum", "GL2C_HIT_sum"]), get(&["TCC_MISS_sum", "GL2C_MISS_sum"])) {
             (Some(h), Some(m)) if h + m > 0.0 => Some(h / (h + m)),
             _ => None,
@@ -371,7 +375,7 @@ impl Judge {
             idle: idle(rows, !rows.counters.is_empty() && !timed_elsewhere),
             occupancy: occupancy.clone(),
             points: points.clone(),
-            lds_conflicts: roofline::lds_conflicts(family, &rows.counters),
+            lds_conflicts,
             l2_hit,
             zero_flops: zero_flops.clone(),
             inputs: Inputs {
@@ -388,7 +392,11 @@ impl Judge {
             diagnosis.evidence.push(b.how.clone());
         }
         let stalls = self.hotspots.get(name.as_str());
-        if let Some(said) = stalls.and_then(|h| crate::hotspots::evidence::stall_evidence(diagnosis.class, h)) {
+        // A launch-bound kernel's samples speak to its work: to the class its work alone has,
+        // which the mix decided already where it is far from every roof.
+        let judged =
+            if diagnosis.class == bottleneck::Class::Launch { diagnosis.kernel_class } else { diagnosis.class };
+        if let Some(said) = stalls.and_then(|h| crate::hotspots::evidence::stall_evidence(judged, h)) {
             diagnosis.evidence.extend(said);
         }
         let total_ns = if busy.is_some() { mean_ns * rows.durations.count as f64 } else { rows.durations.sum as f64 };
@@ -407,6 +415,7 @@ impl Judge {
             bandwidth,
             points,
             zero_flops,
+            lds_conflicts,
             diagnosis,
         }
     }
@@ -846,6 +855,7 @@ fn results_json(path: &Path, gpu: Option<&'static Gpu>, options: &Options) -> Re
             bandwidth,
             points,
             zero_flops: None,
+            lds_conflicts: None,
             diagnosis: bottleneck::diagnose(&kernel, device.as_ref()),
         });
     }
