@@ -96,8 +96,8 @@ pub fn measure(driver: &Driver, ordinal: c_int) -> Result<Measurement, GpuError>
     }
     bench.read(&device, Level::L1, "read_global_ca", 16 << 10, 64 << 30)?;
     bench.shared(8192)?;
-    bench.fma(Precision::Fp32, "fma_f32", 4096)?;
-    bench.fma(Precision::Fp64, "fma_f64", 1024)?;
+    bench.fma(Precision::Fp32, "fma_f32", 1024, (0.999_999_9_f32, 1e-7_f32))?;
+    bench.fma(Precision::Fp64, "fma_f64", 512, (0.999_999_999_999_9_f64, 1e-7_f64))?;
 
     let mut roofs = Roofs::default();
     for run in &bench.runs {
@@ -290,12 +290,20 @@ impl Bench<'_, '_, '_> {
     }
 
     /// `precision`'s FMA peak on the vector pipes.
-    fn fma(&mut self, precision: Precision, kernel: &'static str, trips: c_uint) -> Result<(), GpuError> {
+    /// `T` is the kernel's float type (f32 for fma_f32, f64 for fma_f64).
+    fn fma<T: Copy>(
+        &mut self,
+        precision: Precision,
+        kernel: &'static str,
+        trips: c_uint,
+        bc: (T, T),
+    ) -> Result<(), GpuError> {
         let function = self.module.function(kernel)?;
-        let (mut trips, mut sink) = (trips, self.sink);
-        let mut parameters: [*mut c_void; 2] = [(&raw mut trips).cast(), (&raw mut sink).cast()];
-        // SAFETY: fma_*(u32 trips, u64 sink): the values are of those types; the sink outlives
-        // the synchronous launch.
+        let (mut trips, (mut b, mut c), mut sink) = (trips, bc, self.sink);
+        let mut parameters: [*mut c_void; 4] =
+            [(&raw mut trips).cast(), (&raw mut b).cast(), (&raw mut c).cast(), (&raw mut sink).cast()];
+        // SAFETY: fma_f32(u32 trips, f32 b, f32 c, u64 sink) and fma_f64(u32, f64, f64, u64):
+        // the callers pass `T` of the kernel's type; the sink outlives the synchronous launch.
         let times = Bench::time(|| unsafe { self.module.timed(function, self.shape, &mut parameters) })?;
         let flops = 2.0 * f64::from(kernels::FMAS_PER_TRIP) * f64::from(trips) * self.threads() as f64;
         self.record(format!("{}-{}", precision.name(), Pipe::Vector.name()), kernel, "TFLOP/s", flops, None, times);
