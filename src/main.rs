@@ -42,8 +42,9 @@ enum Command {
         #[arg(long, value_name = "text|json", default_value = "text")]
         format: cli::TextOrJson,
         /// Measure the roofs of the NVIDIA GPUs at hand (DRAM, L2, L1 and shared-memory
-        /// bandwidth, FP32 and FP64 FMA peaks; about a second each) and keep them for `analyze`,
-        /// which then judges workloads that ran on a GPU of that kind against them.
+        /// bandwidth, FP32 and FP64 FMA peaks; well under a second per GPU) and keep them for
+        /// `analyze`, which then judges workloads that ran on a GPU of that kind against them. A
+        /// roof under half or over 105% of the datasheet's is said and not kept.
         #[arg(long)]
         measure_roofs: bool,
         /// With --measure-roofs: only this CUDA device (ordinal).

@@ -281,6 +281,7 @@ fn no_recommendation_appears_without_the_measurement_it_rests_on() {
         for k in json["kernels"].as_array().unwrap() {
             let said = texts(k);
             let any = |needle: &str| said.iter().any(|t| t.contains(needle));
+            let sampled = said.iter().any(|t| t.starts_with("PC samples"));
             let conflicts = k["lds_conflicts"].as_f64().unwrap_or(0.0);
             let dram = k["work"]["bytes"]["dram"].as_f64().unwrap_or(0.0);
             let waves = k["occupancy"]["waves"].as_f64();
@@ -297,11 +298,16 @@ fn no_recommendation_appears_without_the_measurement_it_rests_on() {
                         any("idles a median")
                     }
                     a if a.starts_with("Split the work into more") => waves.is_some_and(|w| w < 1.0),
-                    a if a.starts_with("Keep more independent loads") => any("PC samples"),
-                    a if a.starts_with("Cut instructions per result") => {
-                        any("warp instructions counted") || any("PC samples")
-                    }
+                    a if a.starts_with("Keep more independent loads") => sampled,
+                    a if a.starts_with("Cut instructions per result") => any("warp instructions counted") || sampled,
                     a if a.starts_with("Use fewer registers") => limiter == "registers",
+                    a if a.starts_with("Use fewer VGPRs") => limiter == "vgpr",
+                    a if a.starts_with("Use fewer SGPRs") => limiter == "sgpr",
+                    a if a.starts_with("Use less LDS per workgroup") => limiter == "lds",
+                    a if a.starts_with("Use less shared memory per block") => limiter == "sharedmemory",
+                    a if a.starts_with("Use larger workgroups") => limiter == "workgroup",
+                    a if a.starts_with("Use larger blocks") => limiter == "blocks",
+                    a if a.starts_with("Launch more") => limiter == "none",
                     a if a.starts_with("Issue FLOPs closer to the peak") || a.starts_with("Use matrix cores") => {
                         !k["points"].as_array().unwrap().is_empty()
                     }

@@ -16,6 +16,7 @@ fn analyze(counted: &str, timed: &str) -> Vec<serde_json::Value> {
     let (counted, timed) = (fixture(counted), fixture(timed));
     let out = Command::new(env!("CARGO_BIN_EXE_rocprof-rs"))
         .args(["analyze", counted.to_str().unwrap(), "--timings", timed.to_str().unwrap(), "--gpu", "h100_sxm5"])
+        .args(["--roofs", "datasheet"])
         .args(["--format", "json"])
         .output()
         .unwrap();

@@ -47,7 +47,7 @@ fn stats_sum_what_the_application_launched() {
 #[test]
 fn analyze_finds_the_h100_from_the_agent_row_and_judges_launches_by_idle_time() {
     let dir = dataset().to_str().unwrap();
-    let report = json(&["analyze", dir, "--format", "json"]);
+    let report = json(&["analyze", dir, "--roofs", "datasheet", "--format", "json"]);
     let kernels = report["kernels"].as_array().unwrap();
     assert_eq!(kernels.len(), 4);
     assert!(kernels.iter().all(|k| k["gpu"] == "h100_sxm5"), "{kernels:?}");
@@ -58,7 +58,7 @@ fn analyze_finds_the_h100_from_the_agent_row_and_judges_launches_by_idle_time() 
         let launches = if k["calls"] == 1 { "launches not judged from 1 gap" } else { "not launch-bound" };
         assert!(evidence.contains(launches), "{}: {evidence}", k["name"]);
     }
-    let text = String::from_utf8(rocprof_rs(&["analyze", dir]).stdout).unwrap();
+    let text = String::from_utf8(rocprof_rs(&["analyze", dir, "--roofs", "datasheet"]).stdout).unwrap();
     assert!(!text.contains("HIP graph"), "{text}");
 }
 

@@ -44,14 +44,18 @@ fn a_kept_measurement_of_the_same_gpu_is_used_by_default_and_datasheet_turns_it_
     assert!(!none.contains("judged against the roofs"), "{none}");
 
     std::fs::copy(fixture("roofs-h200.json"), kept.join("GPU-d72301d5.json")).unwrap();
-    // A file that is not a measurement is said and passed over.
+    // A file that is not a measurement is said and passed over, and a FIFO never blocks.
     std::fs::write(kept.join("broken.json"), "{\"format\": 3}").unwrap();
+    let fifo = std::ffi::CString::new(kept.join("fifo.json").to_str().unwrap()).unwrap();
+    // SAFETY: a NUL-terminated path.
+    assert_eq!(unsafe { libc::mkfifo(fifo.as_ptr(), 0o600) }, 0);
     let out = analyze(&cache, &[]);
     let said = notes(&out);
     assert!(said.contains(JUDGED) && said.contains("GPU-d72301d5.json"), "{said}");
     assert!(said.contains("l2 9.18 TB/s (datasheet 13.12)"), "{said}");
     let stderr = common::stderr(&out);
     assert!(stderr.contains("kept roofs not used: ") && stderr.contains("broken.json: \"format\""), "{stderr}");
+    assert!(stderr.contains("fifo.json: not a regular file"), "{stderr}");
 
     let paper = notes(&analyze(&cache, &["--roofs", "datasheet"]));
     assert!(!paper.contains("judged against the roofs"), "{paper}");
@@ -92,6 +96,15 @@ fn roofs_given_are_used_and_a_measurement_of_another_gpu_is_refused_by_name() {
 /// Without a CUDA driver (CI), one line says so; with one, the measurement is kept and reads back.
 #[test]
 fn doctor_measures_and_keeps_the_roofs_or_says_why_not() {
+    // A folder that cannot be made is refused by name before anything is measured.
+    let out = Command::new(env!("CARGO_BIN_EXE_rocprof-rs"))
+        .args(["doctor", "--measure-roofs", "--roofs-dir", "/dev/null/roofs"])
+        .output()
+        .unwrap();
+    assert!(!out.status.success());
+    let error = common::stderr(&out);
+    assert!(error.starts_with("rocprof-rs: doctor --measure-roofs: --roofs-dir /dev/null/roofs: "), "{error}");
+
     let dir = common::scratch("doctor-roofs");
     let out = Command::new(env!("CARGO_BIN_EXE_rocprof-rs"))
         .args(["doctor", "--measure-roofs", "--roofs-dir"])
@@ -109,6 +122,7 @@ fn doctor_measures_and_keeps_the_roofs_or_says_why_not() {
         let error = common::stderr(&out);
         assert!(error.starts_with("rocprof-rs: doctor --measure-roofs: "), "{error}");
         assert_eq!(error.lines().count(), 1, "{error}");
-        assert!(!dir.join("kept").exists(), "nothing is kept from a measurement not made");
+        let kept = std::fs::read_dir(dir.join("kept")).map_or(0, |d| d.count());
+        assert_eq!(kept, 0, "nothing is kept from a measurement not made");
     }
 }

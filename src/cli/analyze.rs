@@ -54,7 +54,8 @@ pub struct AnalyzeArgs {
     /// The measured roofs to judge against: a file `rocprof-rs doctor --measure-roofs` wrote
     /// (used for every GPU of its kind, before the dataset's own), or `datasheet` for the
     /// datasheet's alone. Without it: the roofs the dataset carries (an imported roofline.csv),
-    /// else the newest measurement kept for a GPU of the same kind and SM count.
+    /// else the newest measurement kept for a GPU of the same kind and SM count. (A file named
+    /// `datasheet` is `./datasheet`.)
     #[arg(long, value_name = "FILE|datasheet")]
     roofs: Option<PathBuf>,
     /// What a results JSON's flops_estimated are: PRECISION-PIPE, e.g. fp16-matrix (the default),

@@ -72,9 +72,10 @@ impl Driver {
         self.check("cuDevicePrimaryCtxRetain", unsafe {
             (self.cuda.api.cuDevicePrimaryCtxRetain)(&mut context, device)
         })?;
-        let opened = Device { driver: self, device };
+        let mut opened = Device { driver: self, device, current: false };
         // SAFETY: the context was just retained and stays alive until the drop releases it.
         self.check("cuCtxSetCurrent", unsafe { (self.cuda.api.cuCtxSetCurrent)(context) })?;
+        opened.current = true;
         Ok(opened)
     }
 }
@@ -84,12 +85,18 @@ impl Driver {
 pub struct Device<'d> {
     driver: &'d Driver,
     device: CUdevice,
+    /// Whether its context was made current on this thread (and so must be left).
+    current: bool,
 }
 
 impl Drop for Device<'_> {
     fn drop(&mut self) {
-        // SAFETY: the context retained in `open` is current on this thread.
-        unsafe { (self.driver.cuda.api.cuCtxSynchronize)() };
+        if self.current {
+            // SAFETY: the context retained in `open` is current on this thread.
+            unsafe { (self.driver.cuda.api.cuCtxSynchronize)() };
+            // SAFETY: no context is always a valid current context; a released one never is.
+            unsafe { (self.driver.cuda.api.cuCtxSetCurrent)(std::ptr::null_mut()) };
+        }
         // SAFETY: retained once in `open`; its work is done.
         unsafe { (self.driver.cuda.api.cuDevicePrimaryCtxRelease_v2)(self.device) };
     }
@@ -109,11 +116,13 @@ impl<'d> Device<'d> {
         Ok(unsafe { CStr::from_ptr(name.as_ptr()) }.to_string_lossy().into_owned())
     }
 
-    /// `GPU-xxxxxxxx-xxxx-xxxx-xxxx-xxxxxxxxxxxx`, as nvidia-smi prints it.
+    /// `GPU-xxxxxxxx-xxxx-xxxx-xxxx-xxxxxxxxxxxx`: the `_v2` call gives a MIG instance its own
+    /// UUID, so a slice's measurement never takes the whole GPU's file.
     pub fn uuid(&self) -> Result<String, GpuError> {
         let mut uuid = CUuuid::default();
         // SAFETY: a valid out-pointer.
-        self.driver.check("cuDeviceGetUuid", unsafe { (self.api().cuDeviceGetUuid)(&mut uuid, self.device) })?;
+        let code = unsafe { (self.api().cuDeviceGetUuid_v2)(&mut uuid, self.device) };
+        self.driver.check("cuDeviceGetUuid_v2", code)?;
         let hex: String = uuid.bytes.iter().map(|b| format!("{b:02x}")).collect();
         Ok(format!("GPU-{}-{}-{}-{}-{}", &hex[0..8], &hex[8..12], &hex[12..16], &hex[16..20], &hex[20..32]))
     }
@@ -156,6 +165,13 @@ impl<'d> Device<'d> {
         Ok(buffer)
     }
 
+    /// Waits for everything launched in the context: after a failure mid-launch, nothing may
+    /// still run when its buffers are freed.
+    fn synchronize(&self) {
+        // SAFETY: the context is current (only a current device launches).
+        unsafe { (self.api().cuCtxSynchronize)() };
+    }
+
     fn event(&self) -> Result<Event<'_, 'd>, GpuError> {
         let mut event: CUevent = std::ptr::null_mut();
         // SAFETY: a valid out-pointer; the context is current.
@@ -187,6 +203,21 @@ pub struct Shape {
 }
 
 impl<'a, 'd> Module<'a, 'd> {
+    /// How many blocks of `threads` threads of `function` one SM holds at once.
+    pub fn blocks_per_sm(&self, function: CUfunction, threads: c_uint) -> Result<c_uint, GpuError> {
+        let mut blocks: c_int = 0;
+        let threads = c_int::try_from(threads).unwrap_or(c_int::MAX);
+        // SAFETY: a valid out-pointer and a function of this loaded module.
+        let code = unsafe {
+            (self.device.api().cuOccupancyMaxActiveBlocksPerMultiprocessor)(&mut blocks, function, threads, 0)
+        };
+        self.device.driver.check("cuOccupancyMaxActiveBlocksPerMultiprocessor", code)?;
+        c_uint::try_from(blocks)
+            .ok()
+            .filter(|b| *b > 0)
+            .ok_or_else(|| GpuError::Refused(format!("{blocks} blocks fit an SM")))
+    }
+
     pub fn function(&self, name: &str) -> Result<CUfunction, GpuError> {
         let text = CString::new(name).map_err(|_| GpuError::Refused(format!("{name:?}: a NUL byte")))?;
         let mut function: CUfunction = std::ptr::null_mut();
@@ -209,6 +240,26 @@ impl<'a, 'd> Module<'a, 'd> {
         parameters: &mut [*mut c_void],
     ) -> Result<f64, GpuError> {
         let (start, end) = (self.device.event()?, self.device.event()?);
+        // SAFETY: the caller's contract, passed on.
+        let timed = unsafe { self.launch_timed(function, shape, parameters, &start, &end) };
+        if timed.is_err() {
+            self.device.synchronize();
+        }
+        timed
+    }
+
+    /// [`Module::timed`] between `start` and `end`.
+    ///
+    /// # Safety
+    /// As [`Module::timed`].
+    unsafe fn launch_timed(
+        &self,
+        function: CUfunction,
+        shape: Shape,
+        parameters: &mut [*mut c_void],
+        start: &Event<'_, 'd>,
+        end: &Event<'_, 'd>,
+    ) -> Result<f64, GpuError> {
         let api = self.device.api();
         let check = |call, code| self.device.driver.check(call, code);
         // SAFETY: the event belongs to the current context; the null stream is the default.

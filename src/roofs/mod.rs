@@ -72,14 +72,10 @@ pub fn measure(driver: &Driver, ordinal: c_int) -> Result<Measurement, GpuError>
     if sms <= 0 || per_sm < i64::from(BLOCK_THREADS) {
         return Err(GpuError::Refused(format!("device {ordinal} reports {sms} SMs of {per_sm} threads")));
     }
-    // A full GPU of resident blocks, so no launch ends in a partial wave.
-    let shape = Shape {
-        blocks: c_uint::try_from(sms * (per_sm / i64::from(BLOCK_THREADS))).unwrap_or(c_uint::MAX),
-        threads: BLOCK_THREADS,
-    };
     let module = device.load(&kernels::module())?;
     let sink = device.alloc(64, 0)?;
-    let mut bench = Bench { module: &module, shape, sink: sink.address, runs: Vec::new() };
+    let sms = c_uint::try_from(sms).unwrap_or(c_uint::MAX);
+    let mut bench = Bench { module: &module, sms, sink: sink.address, runs: Vec::new() };
     let mut skipped = Vec::new();
 
     let free = u64::try_from(device.free_memory()?).unwrap_or(0);
@@ -96,8 +92,8 @@ pub fn measure(driver: &Driver, ordinal: c_int) -> Result<Measurement, GpuError>
     }
     bench.read(&device, Level::L1, "read_global_ca", 16 << 10, 64 << 30)?;
     bench.shared(8192)?;
-    bench.fma(Precision::Fp32, "fma_f32", 1024, (0.999_999_9_f32, 1e-7_f32))?;
-    bench.fma(Precision::Fp64, "fma_f64", 512, (0.999_999_999_999_9_f64, 1e-7_f64))?;
+    bench.fma::<f32>(1024)?;
+    bench.fma::<f64>(512)?;
 
     let mut roofs = Roofs::default();
     for run in &bench.runs {
@@ -112,7 +108,7 @@ pub fn measure(driver: &Driver, ordinal: c_int) -> Result<Measurement, GpuError>
         path: Default::default(),
         gpu_name: device.name()?,
         uuid: device.uuid()?,
-        sm_count: u32::try_from(sms).unwrap_or(0),
+        sm_count: sms,
         measured_at_unix: std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.as_secs()),
         roofs,
     };
@@ -146,6 +142,10 @@ pub fn command(json: bool, device: Option<c_int>, dir: Option<std::path::PathBuf
     let Some(dir) = dir.or_else(rocprof_rs_analysis::analyze::kept::default_dir) else {
         return fail(&"neither XDG_CACHE_HOME nor HOME is an absolute path: say where with --roofs-dir");
     };
+    // The folder first: a measurement that cannot be kept is not worth taking.
+    if let Err(e) = std::fs::create_dir_all(&dir) {
+        return fail(&format!("--roofs-dir {}: {e}", dir.display()));
+    }
     let driver = match Driver::load() {
         Ok(d) => d,
         Err(e) => return fail(&e),
@@ -160,13 +160,20 @@ pub fn command(json: bool, device: Option<c_int>, dir: Option<std::path::PathBuf
     };
     let mut documents = Vec::new();
     for ordinal in ordinals {
-        let measurement = match measure(&driver, ordinal) {
+        let mut measurement = match measure(&driver, ordinal) {
             Ok(m) => m,
             Err(e) => return fail(&format!("CUDA device {ordinal}: {e}")),
         };
+        for why in implausible(&mut measurement) {
+            eprintln!("rocprof-rs: doctor --measure-roofs: CUDA device {ordinal}: {why}");
+        }
+        if measurement.kept.roofs.is_empty() {
+            return fail(&format!("CUDA device {ordinal}: no roof measured is plausible: nothing kept"));
+        }
+        let target = dir.join(measurement.kept.file_name());
         let path = match keep(&measurement, &dir) {
             Ok(p) => p,
-            Err(e) => return fail(&format!("{}: {e}", dir.display())),
+            Err(e) => return fail(&format!("{}: {e}", target.display())),
         };
         if json {
             let runs = serde_json::to_value(&measurement.runs).unwrap_or_default();
@@ -185,6 +192,37 @@ pub fn command(json: bool, device: Option<c_int>, dir: Option<std::path::PathBuf
     ExitCode::SUCCESS
 }
 
+/// Drops from what is kept each roof under half or over 105% of the datasheet's: a GPU busy
+/// with other work, throttled or misread, whose figure would mislead every later analysis.
+/// Says why for each; the run itself stays in `runs`.
+fn implausible(m: &mut Measurement) -> Vec<String> {
+    let sheet = render::datasheet(m);
+    let mut said = Vec::new();
+    for run in &m.runs {
+        let Some(paper) = sheet.get(&run.roof) else { continue };
+        // L1 hits return through shared memory's data pipe: its figure is the bound.
+        let paper = if run.roof == "l1" { sheet.get("lds").unwrap_or(paper) } else { paper };
+        let share = run.best / paper;
+        if (0.5..=1.05).contains(&share) {
+            continue;
+        }
+        said.push(format!(
+            "{} {:.2} {} is {:.0}% of the datasheet's {paper:.2}: not kept (a busy or throttled GPU?)",
+            run.roof,
+            run.best,
+            run.unit,
+            100.0 * share
+        ));
+        let level = Level::ALL.into_iter().find(|l| l.name() == run.roof);
+        match level {
+            Some(level) => m.kept.roofs.bandwidth.remove(&level),
+            None if run.roof.starts_with("fp64") => m.kept.roofs.peaks.remove(&(Precision::Fp64, Pipe::Vector)),
+            None => m.kept.roofs.peaks.remove(&(Precision::Fp32, Pipe::Vector)),
+        };
+    }
+    said
+}
+
 fn measured_by() -> String {
     format!("rocprof-rs {} doctor --measure-roofs", env!("CARGO_PKG_VERSION"))
 }
@@ -195,14 +233,44 @@ fn prev_power_of_two(n: u64) -> u64 {
 
 struct Bench<'m, 'a, 'd> {
     module: &'m Module<'a, 'd>,
-    shape: Shape,
+    /// The device's SMs.
+    sms: c_uint,
     sink: cu::CUdeviceptr,
     runs: Vec<Run>,
 }
 
+/// The float type of an FMA kernel: the kernel, its precision and the `b` and `c` it takes.
+trait FmaFloat: Copy {
+    const KERNEL: &'static str;
+    const PRECISION: Precision;
+    const B: Self;
+    const C: Self;
+}
+
+impl FmaFloat for f32 {
+    const KERNEL: &'static str = "fma_f32";
+    const PRECISION: Precision = Precision::Fp32;
+    const B: f32 = 0.999_999_9;
+    const C: f32 = 1e-7;
+}
+
+impl FmaFloat for f64 {
+    const KERNEL: &'static str = "fma_f64";
+    const PRECISION: Precision = Precision::Fp64;
+    const B: f64 = 0.999_999_999_999_9;
+    const C: f64 = 1e-7;
+}
+
+fn threads(shape: Shape) -> u64 {
+    u64::from(shape.blocks) * u64::from(shape.threads)
+}
+
 impl Bench<'_, '_, '_> {
-    fn threads(&self) -> u64 {
-        u64::from(self.shape.blocks) * u64::from(self.shape.threads)
+    /// A full GPU of `function`'s blocks resident at once, as many as its registers and shared
+    /// memory let an SM hold, so no launch ends in a partial wave.
+    fn shape(&self, function: cu::CUfunction) -> Result<Shape, GpuError> {
+        let per_sm = self.module.blocks_per_sm(function, BLOCK_THREADS)?;
+        Ok(Shape { blocks: self.sms.saturating_mul(per_sm), threads: BLOCK_THREADS })
     }
 
     /// Times `launch` [`TIMED_LAUNCHES`] times after warming up; the best and median seconds.
@@ -215,8 +283,10 @@ impl Bench<'_, '_, '_> {
         Ok((times[0], times[times.len() / 2]))
     }
 
+    #[allow(clippy::too_many_arguments, reason = "one run's facts, recorded once")]
     fn record(
         &mut self,
+        shape: Shape,
         roof: String,
         kernel: &'static str,
         unit: &'static str,
@@ -233,8 +303,8 @@ impl Bench<'_, '_, '_> {
             unit,
             work_per_launch: work,
             window_bytes: window,
-            blocks: self.shape.blocks,
-            threads_per_block: self.shape.threads,
+            blocks: shape.blocks,
+            threads_per_block: shape.threads,
             best_seconds,
             median_seconds,
             best: work / best_seconds.max(f64::MIN_POSITIVE) / scale,
@@ -253,60 +323,51 @@ impl Bench<'_, '_, '_> {
         bytes: u64,
     ) -> Result<(), GpuError> {
         let buffer = device.alloc(usize::try_from(window).unwrap_or(usize::MAX), 0x0101_0101)?;
-        let per_trip = self.threads() * u64::from(kernels::LOADS_PER_TRIP) * kernels::LOAD_BYTES;
-        let mut trips = c_uint::try_from((bytes / per_trip).max(1)).unwrap_or(c_uint::MAX);
-        let (mut base, mut mask, mut sink) = (buffer.address, window - 1, self.sink);
         let function = self.module.function(kernel)?;
+        let shape = self.shape(function)?;
+        let per_trip = threads(shape) * u64::from(kernels::LOADS_PER_TRIP) * kernels::LOAD_BYTES;
+        let mut trips = c_uint::try_from((bytes / per_trip).max(1)).unwrap_or(c_uint::MAX);
+        let (mut base, mut mask, mut sink) = (buffer.address, window.saturating_sub(1), self.sink);
         let mut parameters: [*mut c_void; 4] =
             [(&raw mut base).cast(), (&raw mut mask).cast(), (&raw mut trips).cast(), (&raw mut sink).cast()];
         // SAFETY: read_global_*(u64 base, u64 mask, u32 trips, u64 sink): the values are of those
         // types; every load is at base + (offset & mask), inside the window's allocation, and
         // `buffer` and the sink outlive the synchronous launch.
-        let times = Bench::time(|| unsafe { self.module.timed(function, self.shape, &mut parameters) })?;
+        let times = Bench::time(|| unsafe { self.module.timed(function, shape, &mut parameters) })?;
         let work = (u64::from(trips) * per_trip) as f64;
-        self.record(level.name().to_owned(), kernel, "TB/s", work, Some(window), times);
+        self.record(shape, level.name().to_owned(), kernel, "TB/s", work, Some(window), times);
         Ok(())
     }
 
     /// Shared memory's bandwidth.
     fn shared(&mut self, trips: c_uint) -> Result<(), GpuError> {
         let function = self.module.function("read_shared")?;
+        let shape = self.shape(function)?;
         let (mut trips, mut sink) = (trips, self.sink);
         let mut parameters: [*mut c_void; 2] = [(&raw mut trips).cast(), (&raw mut sink).cast()];
         // SAFETY: read_shared(u32 trips, u64 sink): the values are of those types; the sink
         // outlives the synchronous launch.
-        let times = Bench::time(|| unsafe { self.module.timed(function, self.shape, &mut parameters) })?;
-        let per_trip = self.threads() * u64::from(kernels::LOADS_PER_TRIP) * kernels::LOAD_BYTES;
+        let times = Bench::time(|| unsafe { self.module.timed(function, shape, &mut parameters) })?;
+        let per_trip = threads(shape) * u64::from(kernels::LOADS_PER_TRIP) * kernels::LOAD_BYTES;
+        let work = (u64::from(trips) * per_trip) as f64;
         let window = Some(u64::from(kernels::SHARED_TILE_BYTES));
-        self.record(
-            Level::Lds.name().to_owned(),
-            "read_shared",
-            "TB/s",
-            (u64::from(trips) * per_trip) as f64,
-            window,
-            times,
-        );
+        self.record(shape, Level::Lds.name().to_owned(), "read_shared", "TB/s", work, window, times);
         Ok(())
     }
 
-    /// `precision`'s FMA peak on the vector pipes.
-    /// `T` is the kernel's float type (f32 for fma_f32, f64 for fma_f64).
-    fn fma<T: Copy>(
-        &mut self,
-        precision: Precision,
-        kernel: &'static str,
-        trips: c_uint,
-        bc: (T, T),
-    ) -> Result<(), GpuError> {
-        let function = self.module.function(kernel)?;
-        let (mut trips, (mut b, mut c), mut sink) = (trips, bc, self.sink);
+    /// `T`'s FMA peak on the vector pipes.
+    fn fma<T: FmaFloat>(&mut self, trips: c_uint) -> Result<(), GpuError> {
+        let function = self.module.function(T::KERNEL)?;
+        let shape = self.shape(function)?;
+        let (mut trips, mut b, mut c, mut sink) = (trips, T::B, T::C, self.sink);
         let mut parameters: [*mut c_void; 4] =
             [(&raw mut trips).cast(), (&raw mut b).cast(), (&raw mut c).cast(), (&raw mut sink).cast()];
         // SAFETY: fma_f32(u32 trips, f32 b, f32 c, u64 sink) and fma_f64(u32, f64, f64, u64):
-        // the callers pass `T` of the kernel's type; the sink outlives the synchronous launch.
-        let times = Bench::time(|| unsafe { self.module.timed(function, self.shape, &mut parameters) })?;
-        let flops = 2.0 * f64::from(kernels::FMAS_PER_TRIP) * f64::from(trips) * self.threads() as f64;
-        self.record(format!("{}-{}", precision.name(), Pipe::Vector.name()), kernel, "TFLOP/s", flops, None, times);
+        // `T` is the kernel's type by FmaFloat; the sink outlives the synchronous launch.
+        let times = Bench::time(|| unsafe { self.module.timed(function, shape, &mut parameters) })?;
+        let flops = 2.0 * f64::from(kernels::FMAS_PER_TRIP) * f64::from(trips) * threads(shape) as f64;
+        let roof = format!("{}-{}", T::PRECISION.name(), Pipe::Vector.name());
+        self.record(shape, roof, T::KERNEL, "TFLOP/s", flops, None, times);
         Ok(())
     }
 }

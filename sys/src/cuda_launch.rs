@@ -1,6 +1,6 @@
-//! The CUDA driver functions that load PTX and launch it: checked declarations from `cuda.h`
-//! (CUDA 12 ABI, the `_v2` entry points where the header maps a name to one), resolved in
-//! `libcuda.so.1` at run time. `rocprof-rs doctor --measure-roofs` launches its microbenchmarks
+//! The CUDA driver functions that load PTX and launch it: declarations written from `cuda.h`
+//! (CUDA 12 ABI, the `_v2` entry points where the header maps a name to one; no CUDA header is
+//! at hand to check them against at build time), resolved in `libcuda.so.1` at run time. `rocprof-rs doctor --measure-roofs` launches its microbenchmarks
 //! through them; nothing inside a profiled process does.
 
 use std::ffi::{c_char, c_int, c_uint, c_void};
@@ -48,7 +48,7 @@ dynamic_api! {
     fn cuDeviceGetCount(count: *mut c_int) -> CUresult;
     fn cuDeviceGet(device: *mut CUdevice, ordinal: c_int) -> CUresult;
     fn cuDeviceGetName(name: *mut c_char, len: c_int, device: CUdevice) -> CUresult;
-    fn cuDeviceGetUuid(uuid: *mut CUuuid, device: CUdevice) -> CUresult;
+    fn cuDeviceGetUuid_v2(uuid: *mut CUuuid, device: CUdevice) -> CUresult;
     fn cuDeviceGetAttribute(value: *mut c_int, attribute: CUdevice_attribute, device: CUdevice) -> CUresult;
     fn cuDeviceTotalMem_v2(bytes: *mut usize, device: CUdevice) -> CUresult;
     fn cuDevicePrimaryCtxRetain(context: *mut CUcontext, device: CUdevice) -> CUresult;
@@ -80,6 +80,12 @@ dynamic_api! {
     fn cuEventRecord(event: CUevent, stream: CUstream) -> CUresult;
     fn cuEventSynchronize(event: CUevent) -> CUresult;
     fn cuEventElapsedTime(milliseconds: *mut f32, start: CUevent, end: CUevent) -> CUresult;
+    fn cuOccupancyMaxActiveBlocksPerMultiprocessor(
+        blocks: *mut c_int,
+        function: CUfunction,
+        block_size: c_int,
+        dynamic_shared_bytes: usize,
+    ) -> CUresult;
 }
 
 /// The CUDA driver, opened to launch kernels.

@@ -7,7 +7,7 @@ microbenchmark's work is counted by the hardware, not by our arithmetic:
 - the bytes or FLOPs one launch does, as `doctor` reports them, equal ncu's counters within 2%
   (DRAM read bytes; for L2 and L1 the bytes the loads ask of L1TEX; shared-memory wavefronts x 128 B, FFMA and
   DFMA thread instructions x 2), and the loads hit the level they measure (L2 and L1 hit rates
-  over 95%; the DRAM sweep's L2 read bytes reach DRAM);
+  over 95%);
 - the roof from ncu's own fastest launch time is within 10% of ours;
 - each measured roof is at most 105% of the datasheet's (the figures `analyze` uses
   without it, which doctor prints beside), and at least 50% of it; L1 against shared memory's,

@@ -124,8 +124,11 @@ fn analyze_json(
 ) -> PyResult<String> {
     detached(py, move || {
         let kernel = regex(kernel.as_deref(), "kernel")?;
-        // Unreadable kept files are passed over, as the CLI does (it says so on stderr).
-        let (roofs, _) = analyze::kept::choice(roofs.as_deref())?;
+        // Unreadable kept files are passed over, as the CLI does, and said on stderr as it says.
+        let (roofs, problems) = analyze::kept::choice(roofs.as_deref())?;
+        for problem in problems {
+            eprintln!("rocprof-rs: {problem}");
+        }
         let options = analyze::Options { kernel, gpu, pid, timings, samples, roofs, ..Default::default() };
         json(&analyze::analyze(&path, &options)?)
     })

@@ -127,6 +127,9 @@ pub struct Kernel {
     pub points: Vec<Point>,
     /// The share of its LDS work lost to bank conflicts ([`roofline::lds_conflicts`]).
     pub lds_conflicts: Option<f64>,
+    /// Whether its LDS bytes leave the conflict cycles out (AMD's `(active − conflict) × 128`)
+    /// rather than count the replays (NVIDIA's wavefronts × 128).
+    pub lds_bytes_without_conflicts: bool,
     /// `TCC_HIT / (TCC_HIT + TCC_MISS)`.
     pub l2_hit: Option<f64>,
     /// Each level's bandwidth share of its peak, where both are known.
@@ -261,12 +264,16 @@ pub fn diagnose(k: &Kernel, device: Option<&Device<'_>>) -> Diagnosis {
         near.pop()
     });
     // Bank conflicts: removing them saves their share of the LDS's busy cycles, and the LDS is
-    // busy for its share of its bandwidth over the kernel's time: that product bounds the time
-    // saved, whether or not the LDS binds. They decide the class only where the LDS binds;
-    // elsewhere they are another finding.
+    // busy for its share of its bandwidth over the kernel's time (AMD's bytes leave the conflict
+    // cycles out, so its busy share is that over 1 − c): that product bounds the time saved,
+    // whether or not the LDS binds. They decide the class only where the LDS binds; elsewhere
+    // they are another finding.
     let mut conflicts = None;
     if let Some(c) = k.lds_conflicts.filter(|&c| c >= LDS_CONFLICTS) {
-        let busy = k.levels.iter().find(|(l, _)| *l == Level::Lds).map(|&(_, share)| share.clamp(0.0, 1.0));
+        let busy = k.levels.iter().find(|(l, _)| *l == Level::Lds).map(|&(_, share)| {
+            let busy = if k.lds_bytes_without_conflicts { share / (1.0 - c).max(f64::EPSILON) } else { share };
+            busy.clamp(0.0, 1.0)
+        });
         let why = match busy {
             Some(busy) => format!(
                 "{} of active LDS cycles are bank conflicts (measured), with the LDS busy {} of the time",
@@ -898,6 +905,11 @@ mod tests {
         let pad = d.recommendations.iter().find(|r| r.action.starts_with("Pad LDS")).unwrap();
         assert!((pad.expected_gain - 0.06).abs() < 1e-9, "{pad:?}");
         assert!(pad.why.contains("LDS busy 20% of the time"), "{pad:?}");
+        // AMD's LDS bytes leave the conflict cycles out: busy 0.2 / 0.7 of the time.
+        k.lds_bytes_without_conflicts = true;
+        let d = diagnose(&k, Some(&mi300x()));
+        let pad = d.recommendations.iter().find(|r| r.action.starts_with("Pad LDS")).unwrap();
+        assert!((pad.expected_gain - 0.3 * 0.2 / 0.7).abs() < 1e-9, "{pad:?}");
         let k = Kernel { mean_ns: 1e6, lds_conflicts: Some(0.3), ..Kernel::default() };
         assert_eq!(diagnose(&k, Some(&mi300x())).class, Class::Unknown);
     }

@@ -61,15 +61,21 @@ impl Kept {
 
     /// Reads a kept file; one error naming the file and what in it is wrong.
     pub fn read(path: &Path) -> Result<Kept> {
+        use std::io::Read;
+        use std::os::unix::fs::OpenOptionsExt;
         let io = |source| Error::Io { path: path.display().to_string(), source };
-        let meta = std::fs::metadata(path).map_err(io)?;
+        // Not blocking on a FIFO put in its place, and judged by what was opened, not the name.
+        let file = std::fs::OpenOptions::new().read(true).custom_flags(libc::O_NONBLOCK).open(path).map_err(io)?;
+        let meta = file.metadata().map_err(io)?;
         if !meta.is_file() {
             return Err(invalid(path, "not a regular file"));
         }
-        if meta.len() > MAX_BYTES {
-            return Err(invalid(path, &format!("{} bytes, more than a measurement's {MAX_BYTES}", meta.len())));
+        let mut bytes = Vec::new();
+        file.take(MAX_BYTES + 1).read_to_end(&mut bytes).map_err(io)?;
+        if bytes.len() as u64 > MAX_BYTES {
+            return Err(invalid(path, &format!("more than a measurement's {MAX_BYTES} bytes")));
         }
-        let text = std::fs::read_to_string(path).map_err(io)?;
+        let text = String::from_utf8(bytes).map_err(|_| invalid(path, "not UTF-8 text"))?;
         Kept::parse(path, &text)
     }
 
@@ -127,13 +133,31 @@ pub fn default_dir() -> Option<PathBuf> {
 /// read; nothing where the folder does not exist.
 pub fn all_in(dir: &Path) -> (Vec<Kept>, Vec<String>) {
     let (mut kept, mut problems) = (Vec::new(), Vec::new());
-    let Ok(entries) = std::fs::read_dir(dir) else { return (kept, problems) };
-    // A folder of thousands of files is not ours; the first few hundred are enough.
-    for entry in entries.flatten().take(512) {
-        let path = entry.path();
-        if path.extension().is_none_or(|e| e != "json") {
-            continue;
+    let entries = match std::fs::read_dir(dir) {
+        Ok(entries) => entries,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return (kept, problems),
+        Err(e) => {
+            problems.push(format!("kept roofs not used: {}: {e}", dir.display()));
+            return (kept, problems);
         }
+    };
+    // One file per GPU: a folder of thousands is not ours, and the first 512 by name are read.
+    let mut paths: Vec<std::path::PathBuf> = entries
+        .flatten()
+        .map(|e| e.path())
+        .filter(|p| p.extension().is_some_and(|e| e == "json"))
+        .take(1 << 16)
+        .collect();
+    paths.sort_unstable();
+    if paths.len() > 512 {
+        problems.push(format!(
+            "kept roofs: {} files in {}, only the first 512 by name read",
+            paths.len(),
+            dir.display()
+        ));
+        paths.truncate(512);
+    }
+    for path in paths {
         match Kept::read(&path) {
             Ok(k) => kept.push(k),
             Err(e) => problems.push(format!("kept roofs not used: {e}")),

@@ -157,6 +157,12 @@ pub fn analyze_streamed(path: &Path, options: &Options) -> Result<Streamed> {
             samples.display()
         )));
     }
+    if let super::kept::RoofChoice::Given(kept) = &options.roofs {
+        return Err(Error::Invalid(format!(
+            "--roofs {}: a results JSON names no GPU of its own to judge against measured roofs (use --gpu)",
+            kept.path.display()
+        )));
+    }
     let mut analysis = results_json(path, forced.or_else(|| db.get("mi300x")), options)?;
     let total: f64 = analysis.kernels.iter().map(|k| k.total_ns).sum();
     for k in &mut analysis.kernels {
@@ -376,6 +382,7 @@ impl Judge {
             occupancy: occupancy.clone(),
             points: points.clone(),
             lds_conflicts,
+            lds_bytes_without_conflicts: family != roofline::Family::Nvidia,
             l2_hit,
             zero_flops: zero_flops.clone(),
             inputs: Inputs {

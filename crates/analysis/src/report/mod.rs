@@ -176,8 +176,12 @@ pub fn build(dir: &Path, options: &Options) -> Result<Report> {
     // The tables list the first `top` kernels and the charts draw the longest CHART_KERNELS:
     // only those are kept in memory, however many kernels the dataset has.
     let keep = options.top.max(1).max(analyze::svg::CHART_KERNELS);
-    let analysis = analyze::analyze_streamed(dir, &analyze::Options { gpu: options.gpu.clone(), ..Default::default() })
-        .and_then(|a| a.into_analysis(keep));
+    // The roofs `analyze` would use by default (the dataset's, else a kept measurement of its
+    // GPU), so the page and `analyze` agree; a kept file that cannot be read is passed over.
+    let roofs = analyze::kept::choice(None).map(|(choice, _)| choice).unwrap_or_default();
+    let analysis =
+        analyze::analyze_streamed(dir, &analyze::Options { gpu: options.gpu.clone(), roofs, ..Default::default() })
+            .and_then(|a| a.into_analysis(keep));
     crate::release_freed_memory();
     // A GPU asked for by name that the analysis cannot take is the user's error, as in `analyze`.
     if let (Some(_), Err(e)) = (&options.gpu, &analysis) {
