@@ -35,6 +35,9 @@
 #                report` of it; report/check_report.py: the page's kernels, GPU busy time, device
 #                and timeline against pyarrow's reading of the dataset and nvidia-smi's UUID. The
 #                page and the dataset come back (the dataset is the report test's H100 fixture)
+#   serve        issue 42, one GPU: serve/decode.py (a 12-layer GPT-like bf16 decode, batch 16,
+#                static KV cache; CUDA-graph and eager) under no tool, the CUPTI floor, rocprof-rs
+#                --kernel-trace and torch.profiler, interleaved rounds (SERVE_ARGS); serve.md
 #   roofs        issue 41, one GPU: `doctor --measure-roofs` (the GPU's own roofs, kept for
 #                analyze), then the same under ncu; roofs/check_roofs.py: each microbenchmark's
 #                bytes or FLOPs equal ncu's counters, its loads hit the level measured, and
@@ -75,7 +78,7 @@ cd "$REPO"
 
 STAGE="${1:-}"
 case "$STAGE" in
-    smoke | equivalence | overhead | fixtures | memory | counters | preflight | all-quick | ranks | telemetry | python | report | pcsampling | sol | roofs) ;;
+    smoke | equivalence | overhead | fixtures | memory | counters | preflight | all-quick | ranks | telemetry | python | report | pcsampling | sol | roofs | serve) ;;
     *)
         sed -n '2,37p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//'
         echo "usage: bash bench/gpu/run.sh STAGE" >&2
@@ -783,6 +786,12 @@ stage_roofs() {
     VERDICTS+=("$W/verdict-roofs.json")
     step copy_measured cp "$W/roofs.json" "$OUT/roofs-measured.json"
     step copy_ncu cp "$W/ncu-raw.csv" "$OUT/roofs-ncu-raw.csv"
+}
+
+stage_serve() {
+    # shellcheck disable=SC2086  # SERVE_ARGS is a list of options
+    step serve "$PY" "$HERE/serve/serve.py" --out-dir "$OUT" ${SERVE_ARGS:-}
+    VERDICTS+=("$OUT/verdict-serve.json")
 }
 
 stage_sol() {

@@ -1,0 +1,189 @@
+#!/usr/bin/env python3
+"""The `serve` stage (issue 42): what each tool costs a serving decode loop, in tokens/s.
+
+    serve.py [--out-dir DIR] [--rounds 3] [--steps 3000] [--eager-steps 1000] [--variants graph,eager]
+             [--configs A,B,C,T] [--budget-s 420]
+
+Configurations, each running `python3 serve/decode.py --variant V --steps N`:
+  A  no tool
+  B  the CUPTI floor: CUDA_INJECTION64_PATH=bench/gpu/build/cupti_floor.so (CUPTI's concurrent
+     kernel records, counted and dropped: what CUPTI itself costs per kernel)
+  C  rocprof-rs run --backend cupti --kernel-trace
+  T  torch.profiler (CPU and CUDA activities) around the timed steps
+The modes issue 42 adds (windows, graph-level tracing, the flight recorder) join as configurations
+when they exist.
+
+Method (METHOD.md): configurations interleaved within a round so drift hits all alike; one pilot
+round first, discarded; then up to --rounds rounds while the budget allows. Per variant and
+configuration: the median tokens/s, its min and max, and the cost against A (1 − X/A). Each run
+times itself (CUDA events around the timed steps), so start-up and tear-down are outside.
+
+Writes DIR/serve-runs.json (every run) and DIR/serve.md. Checks: every run succeeded; C recorded at least every kernel of the timed replays (replays ×
+the graph's kernel nodes, graph variant) and dropped nothing; the floor's kernel records and
+torch.profiler's kernel events are reported beside, after every round. Exits 1 if a check failed or no round was measured.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import re
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from collections import defaultdict
+
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+import benchlib  # noqa: E402
+
+DECODE = os.path.join(os.path.dirname(os.path.abspath(__file__)), "decode.py")
+FLOOR = os.path.join(benchlib.BUILD, "cupti_floor.so")
+NAMES = {"A": "no tool", "B": "CUPTI floor", "C": "rocprof-rs --kernel-trace", "T": "torch.profiler"}
+
+
+def run_one(config: str, variant: str, args, work: str) -> dict:
+    steps = args.steps if variant == "graph" else args.eager_steps
+    cmd = [sys.executable, DECODE, "--variant", variant, "--steps", str(steps)]
+    env = {k: v for k, v in os.environ.items() if k not in ("CUDA_INJECTION64_PATH", "NVTX_INJECTION64_PATH")}
+    out_dir = None
+    if config == "B":
+        env["CUDA_INJECTION64_PATH"] = FLOOR
+    elif config == "C":
+        out_dir = tempfile.mkdtemp(prefix=f"{variant}-C-", dir=work)
+        cmd = [benchlib.rocprof_cli(), "run", "--backend", "cupti", "--kernel-trace", "-d", out_dir, "--quiet", "--"] + cmd
+    elif config == "T":
+        cmd = cmd + ["--torch-profiler"]
+    proc = subprocess.run(["timeout", "-k", "10", str(args.timeout)] + cmd, env=env, capture_output=True, text=True)
+    rec: dict = {"config": config, "variant": variant, "rc": proc.returncode}
+    bench = next((json.loads(line[6:]) for line in proc.stdout.splitlines() if line.startswith("SERVE ")), None)
+    rec["bench"] = bench
+    rec["tokens_per_s"] = bench["tokens_per_s"] if bench and proc.returncode == 0 else None
+    if rec["tokens_per_s"] is None:
+        rec["stderr_tail"] = proc.stderr[-1500:]
+    timed_kernels = None
+    if bench and bench.get("graph_kernel_nodes"):
+        timed_kernels = bench["graph_kernel_nodes"] * bench["replays"]
+    rec["expected_at_least"] = timed_kernels
+    if config == "B":
+        m = re.search(r"cupti_floor: (\d+) records \(kernels (\d+), dropped (\d+)\)", proc.stderr)
+        rec["floor"] = {"records": int(m.group(1)), "kernels": int(m.group(2)), "dropped": int(m.group(3))} if m else None
+    elif config == "C":
+        rows = benchlib.count_rows(out_dir, "kernel_dispatch")
+        dropped = benchlib.dropped_total(benchlib.read_metadata(out_dir))
+        rec.update(kernel_rows=rows, dropped=dropped)
+        rec["rows_ok"] = dropped == 0 and (timed_kernels is None or rows >= timed_kernels)
+        shutil.rmtree(out_dir, ignore_errors=True)
+    return rec
+
+
+def summarize(runs: list[dict], variants: list[str]) -> dict:
+    out = {}
+    for variant in variants:
+        per = defaultdict(list)
+        for r in runs:
+            if r["variant"] == variant and r["tokens_per_s"] is not None and not r.get("pilot"):
+                per[r["config"]].append(r["tokens_per_s"])
+        stats = {c: {"median": statistics.median(x), "min": min(x), "max": max(x), "n": len(x)} for c, x in per.items()}
+        base = stats.get("A", {}).get("median")
+        cost = {c: (1 - s["median"] / base) if base else None for c, s in stats.items() if c != "A"}
+        measured = [r for r in runs if r["variant"] == variant and not r.get("pilot")]
+        checks = {"every run succeeded": all(r["tokens_per_s"] is not None for r in measured) and bool(measured)}
+        c_runs = [r for r in measured if r["config"] == "C"]
+        if c_runs:
+            checks["C: every timed kernel recorded, nothing dropped"] = all(r.get("rows_ok") for r in c_runs)
+        nodes = next((r["bench"].get("graph_kernel_nodes") for r in measured if r.get("bench")), None)
+        out[variant] = {"stats": stats, "cost": cost, "checks": checks, "graph_kernel_nodes": nodes}
+    return out
+
+
+def markdown(summary: dict, meta: dict) -> str:
+    shown = [c for c in "ABCT" if c in meta["configs"]]
+    lines = ["### Serving decode (tokens/s, median [min–max]; cost = 1 − X/A)", "",
+             "| variant | " + " | ".join(f"{c}: {NAMES[c]}" for c in shown) + " | " +
+             " | ".join(f"{c} cost" for c in shown if c != "A") + " |",
+             "|---|" + "---:|" * (2 * len(shown) - 1)]
+    for variant, s in summary.items():
+        cells = [f"{s['stats'][c]['median']:,.0f} [{s['stats'][c]['min']:,.0f}–{s['stats'][c]['max']:,.0f}]"
+                 if c in s["stats"] else "—" for c in shown]
+        costs = [f"{100 * s['cost'][c]:+.2f}%" if s["cost"].get(c) is not None else "—" for c in shown if c != "A"]
+        lines.append(f"| {variant} ({s['graph_kernel_nodes'] or '?'} kernels a step) | " + " | ".join(cells + costs) + " |")
+    lines += ["", "Checks:"]
+    for variant, s in summary.items():
+        lines += [f"- {variant}: {name}: {'PASS' if ok else 'FAIL'}" for name, ok in s["checks"].items()]
+    lines += ["", f"Rounds measured: {meta['rounds_measured']} (after 1 pilot round, discarded); {meta['steps']} timed steps a graph run, {meta['eager_steps']} an eager one."]
+    return "\n".join(lines) + "\n"
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--out-dir", default=os.environ.get("OUT", "."))
+    ap.add_argument("--rounds", type=int, default=3)
+    ap.add_argument("--steps", type=int, default=3000, help="timed steps of the graph variant")
+    ap.add_argument("--eager-steps", type=int, default=1000, help="timed steps of the eager variant")
+    ap.add_argument("--variants", default="graph,eager")
+    ap.add_argument("--configs", default="A,B,C,T")
+    ap.add_argument("--budget-s", type=float, default=420.0)
+    ap.add_argument("--timeout", type=int, default=180)
+    args = ap.parse_args()
+    start = time.monotonic()
+    variants = [v for v in args.variants.split(",") if v]
+    configs = [c for c in args.configs.split(",") if c]
+    unknown = [c for c in configs if c not in NAMES]
+    if unknown:
+        ap.error(f"unknown configurations {unknown}; known: {', '.join(NAMES)}")
+    if "B" in configs and not os.path.exists(FLOOR):
+        print(f"serve: {FLOOR} missing: no floor", file=sys.stderr)
+        configs.remove("B")
+    os.makedirs(args.out_dir, exist_ok=True)
+    work = tempfile.mkdtemp(prefix="rocprof-serve-")
+    runs: list[dict] = []
+    meta = {"configs": configs, "variants": variants, "steps": args.steps, "eager_steps": args.eager_steps,
+            "rounds_measured": 0}
+
+    def save():
+        summary = summarize(runs, variants)
+        meta["elapsed_s"] = round(time.monotonic() - start, 1)
+        # serve.json is run.sh's stage summary.
+        with open(os.path.join(args.out_dir, "serve-runs.json"), "w") as fh:
+            json.dump({"meta": meta, "summary": summary, "runs": runs}, fh, indent=1)
+        with open(os.path.join(args.out_dir, "serve.md"), "w") as fh:
+            fh.write(markdown(summary, meta))
+        return summary
+
+    def one_round(pilot: bool) -> float:
+        t0 = time.monotonic()
+        for variant in variants:
+            for c in configs:
+                rec = run_one(c, variant, args, work)
+                rec["pilot"] = pilot
+                runs.append(rec)
+                got = f"{rec['tokens_per_s']:,.0f} tokens/s" if rec["tokens_per_s"] else f"FAILED rc={rec['rc']}"
+                bench = rec.get("bench") or {}
+                got += f"  nodes {bench.get('graph_kernel_nodes')} rows {rec.get('kernel_rows')} phases {bench.get('phases')}"
+                print(f"[{'pilot' if pilot else 'round ' + str(meta['rounds_measured'])}] {variant} {c} ({NAMES[c]}): {got}", flush=True)
+                if rec.get("stderr_tail"):
+                    print("    " + rec["stderr_tail"][-800:].replace("\n", "\n    "), flush=True)
+        return time.monotonic() - t0
+
+    per_round = one_round(pilot=True)
+    save()
+    while meta["rounds_measured"] < args.rounds and time.monotonic() - start + per_round <= args.budget_s:
+        per_round = one_round(pilot=False)
+        meta["rounds_measured"] += 1
+        save()
+    summary = save()
+    shutil.rmtree(work, ignore_errors=True)
+    print(open(os.path.join(args.out_dir, "serve.md")).read())
+    ok = meta["rounds_measured"] > 0 and all(all(s["checks"].values()) for s in summary.values())
+    with open(os.path.join(args.out_dir, "verdict-serve.json"), "w") as fh:
+        json.dump({"label": "serve", "ok": ok}, fh)
+    print(f"VERDICT serve: {'ok' if ok else 'FAILED'}")
+    return 0 if ok else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())
