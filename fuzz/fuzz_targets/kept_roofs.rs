@@ -15,6 +15,14 @@ fuzz_target!(|data: &[u8]| {
         assert!(v.is_finite() && *v > 0.0);
     }
     assert!(!kept.fits(&Agent::default()));
-    let again = Kept::parse(std::path::Path::new("fuzz.json"), &kept.document("fuzz", serde_json::Value::Null).to_string());
-    assert_eq!(again.map(|k| k.roofs.to_json()).ok(), Some(kept.roofs.to_json()));
+    // Written and read back, the same roofs: serde_json's parsing is not correctly rounded
+    // (no float_roundtrip), so to the last bit or two.
+    let again = Kept::parse(std::path::Path::new("fuzz.json"), &kept.document("fuzz", serde_json::Value::Null).to_string())
+        .expect("a measurement written reads back");
+    assert_eq!(again.roofs.bandwidth.len(), kept.roofs.bandwidth.len());
+    assert_eq!(again.roofs.peaks.len(), kept.roofs.peaks.len());
+    let pairs = again.roofs.bandwidth.values().zip(kept.roofs.bandwidth.values());
+    for (a, b) in pairs.chain(again.roofs.peaks.values().zip(kept.roofs.peaks.values())) {
+        assert!((a - b).abs() <= 1e-12 * b.abs(), "{a} read back as {b}");
+    }
 });
