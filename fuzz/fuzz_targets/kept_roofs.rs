@@ -17,8 +17,9 @@ fuzz_target!(|data: &[u8]| {
     assert!(!kept.fits(&Agent::default()));
     // Written and read back, the same roofs: serde_json's parsing is not correctly rounded
     // (no float_roundtrip), so to the last bit or two.
-    let again = Kept::parse(std::path::Path::new("fuzz.json"), &kept.document("fuzz", serde_json::Value::Null).to_string())
-        .expect("a measurement written reads back");
+    let again =
+        Kept::parse(std::path::Path::new("fuzz.json"), &kept.document("fuzz", serde_json::Value::Null).to_string())
+            .expect("a measurement written reads back");
     assert_eq!(again.roofs.bandwidth.len(), kept.roofs.bandwidth.len());
     assert_eq!(again.roofs.peaks.len(), kept.roofs.peaks.len());
     let pairs = again.roofs.bandwidth.values().zip(kept.roofs.bandwidth.values());
