@@ -72,8 +72,10 @@ fn collective_rows(truth: &Path) -> Vec<(u64, u64)> {
 #[test]
 fn four_ranks_with_a_straggler_deliver_their_truths_and_the_launcher_names_the_straggler() {
     let dir = scratch("straggler");
-    let (world, steps, delay_ms) = (4usize, 6usize, 60u64);
-    let output = ranks(&dir, &["--ranks", "4", "--steps", "6", "--straggler", "2:3:60", "--agents", "2"]);
+    // A delay far above what a loaded machine's scheduling adds (tens of ms on 2 busy cores),
+    // so the spreads below judge the straggler, not the load.
+    let (world, steps, delay_ms) = (4usize, 6usize, 200u64);
+    let output = ranks(&dir, &["--ranks", "4", "--steps", "6", "--straggler", "2:3:200", "--agents", "2"]);
     assert!(output.status.success(), "the launcher failed: {}", stderr(&output));
     assert!(stderr(&output).contains("SIMULATED"), "the run must say it is simulated");
 
@@ -97,7 +99,7 @@ fn four_ranks_with_a_straggler_deliver_their_truths_and_the_launcher_names_the_s
     let truth: Value = serde_json::from_str(&std::fs::read_to_string(dir.join("ranks-truth.json")).unwrap()).unwrap();
     assert_eq!(truth["world_size"], 4);
     assert_eq!(truth["steps"], 6);
-    assert_eq!(truth["straggler"], serde_json::json!({"rank": 2, "step": 3, "delay_ms": 60}));
+    assert_eq!(truth["straggler"], serde_json::json!({"rank": 2, "step": 3, "delay_ms": 200}));
     let pids: Vec<u64> = truth["ranks"].as_array().unwrap().iter().map(|r| r["pid"].as_u64().unwrap()).collect();
     assert_eq!(pids.len(), world);
     for (rank, pid) in pids.iter().enumerate() {
@@ -133,7 +135,7 @@ fn four_ranks_with_a_straggler_deliver_their_truths_and_the_launcher_names_the_s
             // It sleeps the delay where its peers do not; they can only be late by what the
             // machine's load makes them (the queued work of the step before hides up to about 1 ms).
             assert!(
-                spread_ms > delay - 2.0 && spread_ms < delay + 20.0,
+                spread_ms > delay - 2.0 && spread_ms < delay * 1.5,
                 "step 3's spread {spread_ms} ms, delay {delay} ms"
             );
         } else {
