@@ -17,7 +17,7 @@ use std::ffi::{c_int, c_uint, c_void};
 use std::path::Path;
 
 use rocprof_rs_analysis::analyze::kept::Kept;
-use rocprof_rs_analysis::analyze::measured::Roofs;
+use rocprof_rs_analysis::analyze::measured::{Roof, Roofs};
 use rocprof_rs_analysis::analyze::specs::{Level, Pipe, Precision};
 use rocprofiler_sdk_sys::cuda_launch as cu;
 use serde::Serialize;
@@ -97,12 +97,9 @@ pub fn measure(driver: &Driver, ordinal: c_int) -> Result<Measurement, GpuError>
 
     let mut roofs = Roofs::default();
     for run in &bench.runs {
-        let level = Level::ALL.into_iter().find(|l| l.name() == run.roof);
-        match level {
-            Some(level) => roofs.bandwidth.insert(level, run.best),
-            None if run.roof == "fp32-vector" => roofs.peaks.insert((Precision::Fp32, Pipe::Vector), run.best),
-            None => roofs.peaks.insert((Precision::Fp64, Pipe::Vector), run.best),
-        };
+        if let Some(roof) = Roof::parse(&run.roof) {
+            roofs.set(roof, run.best);
+        }
     }
     let kept = Kept {
         path: Default::default(),
@@ -213,11 +210,10 @@ fn implausible(m: &mut Measurement) -> Vec<String> {
             run.unit,
             100.0 * share
         ));
-        let level = Level::ALL.into_iter().find(|l| l.name() == run.roof);
-        match level {
-            Some(level) => m.kept.roofs.bandwidth.remove(&level),
-            None if run.roof.starts_with("fp64") => m.kept.roofs.peaks.remove(&(Precision::Fp64, Pipe::Vector)),
-            None => m.kept.roofs.peaks.remove(&(Precision::Fp32, Pipe::Vector)),
+        match Roof::parse(&run.roof) {
+            Some(Roof::Bandwidth(level)) => m.kept.roofs.bandwidth.remove(&level),
+            Some(Roof::Peak(precision, pipe)) => m.kept.roofs.peaks.remove(&(precision, pipe)),
+            None => None,
         };
     }
     said

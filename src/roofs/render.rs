@@ -2,7 +2,8 @@
 
 use std::collections::BTreeMap;
 
-use rocprof_rs_analysis::analyze::specs::{Agent, Database, Device, Level, Pipe, Precision};
+use rocprof_rs_analysis::analyze::measured::Roof;
+use rocprof_rs_analysis::analyze::specs::{Agent, Database, Device};
 
 use super::Measurement;
 
@@ -12,10 +13,9 @@ pub fn datasheet(m: &Measurement) -> BTreeMap<String, f64> {
     let agent = agent(m);
     let Some(part) = Database::builtin().ok().and_then(|db| db.find(&agent)) else { return BTreeMap::new() };
     let device = Device::new(part, &agent);
-    let figure = |roof: &str| match Level::ALL.into_iter().find(|l| l.name() == roof) {
-        Some(level) => device.datasheet_bandwidth(level),
-        None if roof.starts_with("fp64") => device.datasheet_peak(Precision::Fp64, Pipe::Vector),
-        None => device.datasheet_peak(Precision::Fp32, Pipe::Vector),
+    let figure = |roof: &str| match Roof::parse(roof)? {
+        Roof::Bandwidth(level) => device.datasheet_bandwidth(level),
+        Roof::Peak(precision, pipe) => device.datasheet_peak(precision, pipe),
     };
     m.runs.iter().filter_map(|run| Some((run.roof.clone(), figure(&run.roof)?))).collect()
 }

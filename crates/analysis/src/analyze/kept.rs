@@ -13,7 +13,7 @@ use std::sync::Arc;
 
 use super::dataset::Agents;
 use super::measured::Roofs;
-use super::specs::Agent;
+use super::specs::{Agent, normalize};
 use crate::error::{Error, Result};
 
 /// The `format` a kept measurement declares.
@@ -115,10 +115,6 @@ impl Kept {
 
 fn invalid(path: &Path, what: &str) -> Error {
     Error::Invalid(format!("{}: {what}", path.display()))
-}
-
-fn normalize(text: &str) -> String {
-    text.chars().filter(char::is_ascii_alphanumeric).map(|c| c.to_ascii_lowercase()).collect()
 }
 
 /// Where measurements are kept: `$XDG_CACHE_HOME/rocprof-rs/roofs`, else

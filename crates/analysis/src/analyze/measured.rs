@@ -26,7 +26,36 @@ pub struct Roofs {
     pub peaks: BTreeMap<(Precision, Pipe), f64>,
 }
 
+/// One roof by its name in a measurement (`dram`, `fp32-vector`): a level's bandwidth or a
+/// precision's peak on a pipe.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Roof {
+    Bandwidth(Level),
+    Peak(Precision, Pipe),
+}
+
+impl Roof {
+    /// The roof `name` names, where it names one.
+    pub fn parse(name: &str) -> Option<Roof> {
+        if let Some(level) = Level::ALL.into_iter().find(|l| l.name() == name) {
+            return Some(Roof::Bandwidth(level));
+        }
+        let (p, q) = name.split_once('-')?;
+        let precision = Precision::ALL.into_iter().find(|x| x.name() == p)?;
+        let pipe = [Pipe::Vector, Pipe::Matrix].into_iter().find(|x| x.name() == q)?;
+        Some(Roof::Peak(precision, pipe))
+    }
+}
+
 impl Roofs {
+    /// Sets `roof` to `value` (TB/s or TFLOP/s).
+    pub fn set(&mut self, roof: Roof, value: f64) {
+        match roof {
+            Roof::Bandwidth(level) => self.bandwidth.insert(level, value),
+            Roof::Peak(precision, pipe) => self.peaks.insert((precision, pipe), value),
+        };
+    }
+
     /// Its JSON object: `{"dram": 1.389, "fp32-vector": 20.94, ...}`.
     pub fn to_json(&self) -> serde_json::Value {
         let mut map = serde_json::Map::new();
@@ -46,14 +75,8 @@ impl Roofs {
         let Some(map) = value.as_object() else { return roofs };
         for (name, value) in map {
             let Some(v) = value.as_f64().filter(|v| v.is_finite() && *v > 0.0) else { continue };
-            if let Some(level) = Level::ALL.into_iter().find(|l| l.name() == name) {
-                roofs.bandwidth.insert(level, v);
-            } else if let Some((precision, pipe)) = name.split_once('-').and_then(|(p, q)| {
-                let precision = Precision::ALL.into_iter().find(|x| x.name() == p)?;
-                let pipe = [Pipe::Vector, Pipe::Matrix].into_iter().find(|x| x.name() == q)?;
-                Some((precision, pipe))
-            }) {
-                roofs.peaks.insert((precision, pipe), v);
+            if let Some(roof) = Roof::parse(name) {
+                roofs.set(roof, v);
             }
         }
         roofs

@@ -301,7 +301,7 @@ impl Database {
 }
 
 /// Lower-case letters and digits only, so `AMD Instinct MI300X` matches `MI300X`.
-fn normalize(text: &str) -> String {
+pub(crate) fn normalize(text: &str) -> String {
     text.chars().filter(char::is_ascii_alphanumeric).map(|c| c.to_ascii_lowercase()).collect()
 }
 
