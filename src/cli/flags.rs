@@ -208,6 +208,17 @@ pub struct RunArgs {
     #[arg(long, value_name = "PATH", help_heading = "Device telemetry")]
     device_sample_library: Option<String>,
 
+    /// Record only in windows of ON every EVERY (for example 200ms/20s; units us, ms, s, m,
+    /// h), the first at the start: nearly free between windows. The window table holds each
+    /// window, the metadata the share of the run recorded, and stats scale to the run.
+    #[arg(long, value_name = "ON/EVERY", help_heading = "Always on")]
+    window: Option<String>,
+    /// NVIDIA: trace CUDA graph launches node by node (node: a kernel_dispatch row per kernel
+    /// of every replay) or as one graph_launch row per launch (graph: CUPTI's graph-level
+    /// records, far cheaper; kernel rows only inside --window's windows).
+    #[arg(long, value_name = "graph|node", help_heading = "Always on")]
+    graph_trace: Option<String>,
+
     /// Read a madengine profiling profile (JSON) and do what it asks where rocprof-rs can;
     /// every part it cannot do is named on stderr. Options given here override it.
     #[arg(long, value_name = "FILE.json", help_heading = "Launch")]
@@ -273,6 +284,8 @@ impl RunArgs {
             (config::PC_SAMPLING_UNIT, &self.pc_sampling_unit),
             (config::PC_SAMPLING_INTERVAL, &self.pc_sampling_interval),
             (config::DEVICE_SAMPLE_LIBRARY, &self.device_sample_library),
+            (config::WINDOW, &self.window),
+            (config::GRAPH_TRACE, &self.graph_trace),
         ];
         for (name, value) in texts {
             if let Some(value) = value {

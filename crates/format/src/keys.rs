@@ -81,3 +81,12 @@ pub const PC_SAMPLES_DROPPED: &str = "pc_samples_dropped";
 /// In the run-metadata file: PC samples whose dispatch named no kernel the writer knew (their
 /// rows have kernel id 0).
 pub const PC_SAMPLES_UNRESOLVED: &str = "pc_samples_unresolved";
+
+/// The metadata file's object describing a windowed run: `setting` (`ON/EVERY`), `windows`,
+/// `recorded_ns` (the windows' time together), `run_ns` (from the run's start to the file's
+/// writing) and `recorded_share` (their ratio). Absent from a run without windows.
+pub const WINDOWS: &str = "windows";
+
+/// The metadata file's key for the level CUDA graphs were traced at (`node` or `graph`),
+/// where it is not the default `node`.
+pub const GRAPH_TRACE: &str = "graph_trace";

@@ -375,6 +375,45 @@ columns! {
     }
 }
 
+columns! {
+    /// `window`: one row per tracing window of a windowed run (`ROCPROF_RS_WINDOW`). The
+    /// backend recorded everything launched between `opened_ns` (its collection was on) and
+    /// `closing_ns` (it was about to be switched off), and nothing launched outside `start_ns`
+    /// (read before switching on) and `end_ns` (read after switching off); the switches take
+    /// microseconds, unless the thread is preempted. A row of any other table belongs to the
+    /// window with the greatest `start_ns` at or before its own start: work launched inside a
+    /// window can start and end after it closes, never before it opened (this places a row
+    /// right as long as its work starts less than the gap between windows after its launch).
+    /// `window` counts from 0 in the process. An unwindowed run writes no rows here.
+    Window / WindowRow {
+        window: U32,
+        start_ns: I64,
+        end_ns: I64,
+        opened_ns: I64,
+        closing_ns: I64,
+        pid: SameU32,
+    }
+}
+
+columns! {
+    /// `graph_launch`: one row per launch of a CUDA graph, from CUPTI's graph-level activity
+    /// (`--graph-trace graph`): the graph, the stream it was launched into, and when its first
+    /// node started and its last ended. `correlation_id` is the launch call's, which the
+    /// `cuda_api` row of the call shares. AMD's SDK 1.0 has no graph-level record; there this
+    /// table stays empty.
+    GraphLaunch / GraphLaunchRow {
+        graph_id: U32,
+        stream_id: I32,
+        start_ns: I64,
+        end_ns: I64,
+        duration_ns: I64,
+        correlation_id: U64,
+        agent_id: U64,
+        pid: SameU32,
+        vendor: Dict,
+    }
+}
+
 /// Declares the [`Table`] enum from one list: each table's variant, folder name and row
 /// buffers (several tables may share a schema, as the API tables do).
 macro_rules! tables {
@@ -452,6 +491,10 @@ tables! {
     DeviceSample => "device_sample", DeviceSample;
     /// `pc_sample`: [`PcSample`].
     PcSample => "pc_sample", PcSample;
+    /// `window`: [`Window`].
+    Window => "window", Window;
+    /// `graph_launch`: [`GraphLaunch`].
+    GraphLaunch => "graph_launch", GraphLaunch;
 }
 
 impl Table {

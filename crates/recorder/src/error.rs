@@ -58,6 +58,11 @@ pub enum Error {
     /// The tool is not running in this process (not configured by the SDK, or disabled).
     #[error("the rocprof-rs tool is not running in this process")]
     NotRunning,
+    /// Regions and pauses were asked of a run whose tracing windows decide when it collects.
+    #[error(
+        "this run records in tracing windows (ROCPROF_RS_WINDOW), which decide when it collects: regions and pauses cannot"
+    )]
+    Windowed,
     /// The SDK was initialized before the in-process profiler started (something called HIP
     /// first), so it no longer accepts a tool.
     #[error(

@@ -24,6 +24,7 @@ pub mod profiler;
 mod signals;
 pub mod telemetry;
 mod threads;
+mod windows;
 
 pub use error::{Error, Result, Status};
 pub use pipeline::summary::Summary;

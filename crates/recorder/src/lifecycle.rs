@@ -49,6 +49,8 @@ pub struct Tool {
     pub(crate) writer: Mutex<Option<WriterGuard>>,
     /// The device sampler, where asked for and its library opened.
     sampler: Mutex<Option<crate::telemetry::SamplerGuard>>,
+    /// The thread that opens and closes tracing windows, where asked for.
+    windows: Mutex<Option<crate::windows::WindowsGuard>>,
     /// The library feeding the queue, once it started.
     backend: OnceLock<&'static dyn Backend>,
     /// What a forked child needs to start its own tables.
@@ -121,6 +123,7 @@ pub(crate) fn install(config: Config) -> Option<&'static Tool> {
         queue: AtomicPtr::new(std::ptr::null_mut()),
         writer: Mutex::new(None),
         sampler: Mutex::new(None),
+        windows: Mutex::new(None),
         backend: OnceLock::new(),
         seed: OnceLock::new(),
         config,
@@ -146,7 +149,18 @@ pub(crate) fn start(
     let _ = tool.backend.set(backend);
     STATE.store(RUNNING, Ordering::Release);
     start_sampler(tool, backend.telemetry());
-    backend.start()
+    backend.start()?;
+    start_windows(tool, backend)
+}
+
+/// Starts the window thread where the run asks for windows; the backend started with
+/// collection off ([`Config::starts_collecting`]), and the first window opens at once.
+fn start_windows(tool: &'static Tool, backend: &'static dyn Backend) -> Result<()> {
+    let Some(window) = tool.config.window else { return Ok(()) };
+    let windows = crate::windows::WindowsGuard::start(tool, backend, window)
+        .map_err(|e| Error::Io { path: "the window thread".into(), source: e })?;
+    *tool.windows.lock() = Some(windows);
+    Ok(())
 }
 
 /// Starts the device sampler where the run asks for one. A library that cannot be had costs
@@ -202,6 +216,7 @@ pub(crate) fn end_in_forked_child() {
 /// samples cover the GPUs.
 pub(crate) fn forget_sampler_in_forked_child(tool: &Tool) {
     std::mem::forget(tool.sampler.lock().take());
+    std::mem::forget(tool.windows.lock().take());
 }
 
 /// Runs an entry's body; a panic disables the tool and yields `fallback`.
@@ -241,6 +256,9 @@ pub(crate) fn disabled_because() -> Option<String> {
 /// Starts or stops collection, for an in-process region.
 pub(crate) fn set_collecting(on: bool) -> Result<()> {
     let tool = running().ok_or(Error::NotRunning)?;
+    if tool.config.window.is_some() {
+        return Err(Error::Windowed);
+    }
     tool.backend.get().ok_or(Error::NotRunning)?.set_collecting(on)
 }
 
@@ -280,6 +298,10 @@ pub(crate) fn finish() -> Option<Summary> {
     };
     if let Some(sampler) = tool.sampler.lock().take() {
         sampler.stop();
+    }
+    if let Some(windows) = tool.windows.lock().take() {
+        // The last window closes at the end and is recorded while the writer still runs.
+        windows.stop();
     }
     if previous == RUNNING
         && let Some(backend) = tool.backend.get()

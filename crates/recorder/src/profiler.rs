@@ -227,10 +227,19 @@ impl ProfilerBuilder {
         Config::from_vars(&vars, &Placeholders::of_this_process(&vars))
     }
 
+    /// Records only in tracing windows of `on` every `every` (`ROCPROF_RS_WINDOW`); such a
+    /// profile has no regions or pauses.
+    pub fn window(self, on: std::time::Duration, every: std::time::Duration) -> Self {
+        self.set(config::WINDOW, format!("{}us/{}us", on.as_micros(), every.as_micros()))
+    }
+
     /// Sets the library up with this tool and starts collecting (unless paused). Call it before
     /// the first HIP, HSA or CUDA call.
     pub fn start(self) -> Result<Profiler> {
         let config = self.config()?;
+        if self.paused && config.window.is_some() {
+            return Err(Error::Windowed);
+        }
         if !lifecycle::is_idle() {
             return Err(Error::AlreadyConfigured);
         }

@@ -88,6 +88,9 @@ pub struct Sink {
     device_sample: TableWriter<tables::DeviceSample>,
     /// rocprofv3's PC sampling CSVs, aggregated as the tool aggregates them.
     pub pc_sample: TableWriter<tables::PcSample>,
+    /// Imports have no windows or graph launches; the tables are there, empty, as in any dataset.
+    window: TableWriter<tables::Window>,
+    graph_launch: TableWriter<tables::GraphLaunch>,
     /// The PC samples read so far, summed until [`Sink::finish`].
     pub(crate) pc_sums: super::rocprofv3_pc::PcSums,
     /// Each dispatch's kernel, for the PC samples that name only their dispatch.
@@ -143,6 +146,8 @@ impl Sink {
             process: TableWriter::new(&options, Table::Process, metadata.clone()),
             device_sample: TableWriter::new(&options, Table::DeviceSample, metadata.clone()),
             pc_sample: TableWriter::new(&options, Table::PcSample, metadata.clone()),
+            window: TableWriter::new(&options, Table::Window, metadata.clone()),
+            graph_launch: TableWriter::new(&options, Table::GraphLaunch, metadata.clone()),
             pc_sums: Default::default(),
             dispatch_kernels: Default::default(),
             source: source.to_owned(),
@@ -292,7 +297,7 @@ impl Sink {
     }
 
     /// Every table, in the order the import's report lists them.
-    fn writers_mut(&mut self) -> [&mut dyn AnyTableWriter; 16] {
+    fn writers_mut(&mut self) -> [&mut dyn AnyTableWriter; 18] {
         [
             &mut self.dispatch,
             &mut self.hip_api,
@@ -310,6 +315,8 @@ impl Sink {
             &mut self.process,
             &mut self.device_sample,
             &mut self.pc_sample,
+            &mut self.window,
+            &mut self.graph_launch,
         ]
     }
 

@@ -8,6 +8,7 @@
 
 pub mod counters;
 pub mod pc_sampling;
+pub mod window;
 
 use std::collections::BTreeMap;
 use std::ffi::OsString;
@@ -212,8 +213,20 @@ pub struct Config {
     pub cupti_dump_max: u64,
     /// Records per CUPTI buffer while dumping (0: no limit).
     pub cupti_buffer_records: u64,
+    /// Tracing windows, if collection is to be on only part of the time.
+    pub window: Option<window::Window>,
+    /// Whether CUDA graph launches are traced node by node or as one row per launch.
+    pub graph_trace: window::GraphTrace,
     /// A fault to inject (tests only).
     pub fault: Option<Fault>,
+}
+
+impl Config {
+    /// Whether the backend collects from its start: not where the run starts paused (regions
+    /// turn it on) or records in windows (the window thread does).
+    pub fn starts_collecting(&self) -> bool {
+        !self.start_paused && self.window.is_none()
+    }
 }
 
 /// One documented variable: its name, what it accepts, and its default.
@@ -268,6 +281,8 @@ variables! {
     NVDISASM = "ROCPROF_RS_NVDISASM", "NVIDIA: the nvdisasm that gives sampled PCs their instruction text, or off", "(search: PATH, $CUDA_HOME/bin, /usr/local/cuda/bin)";
     DEVICE_SAMPLE_MS = "ROCPROF_RS_DEVICE_SAMPLE_MS", "milliseconds between samples of every GPU's power, energy, clocks, memory, busy % and temperature (NVML, AMD SMI) into device_sample, from 1 to 60000; 0 for none", "0";
     DEVICE_SAMPLE_LIBRARY = "ROCPROF_RS_DEVICE_SAMPLE_LIBRARY", "the path of libamd_smi.so or libnvidia-ml.so.1 to sample through", "(search: libamd_smi.so in $ROCM_PATH/lib and /opt/rocm/lib; libnvidia-ml.so.1)";
+    WINDOW = "ROCPROF_RS_WINDOW", "ON/EVERY, each a number with a unit (us, ms, s, m, h), ON at least 1ms and shorter than EVERY, EVERY at most 24h: record only in windows of ON every EVERY, the first opening at the start (for example 200ms/20s)", "(always on)";
+    GRAPH_TRACE = "ROCPROF_RS_GRAPH_TRACE", "node (a kernel_dispatch row per kernel of every CUDA graph replay) or graph (a graph_launch row per graph launch; with ROCPROF_RS_WINDOW, kernel rows inside windows only); NVIDIA only", "node";
     CUPTI_DUMP = "ROCPROF_RS_CUPTI_DUMP", "NVIDIA, for test fixtures: a directory to write each CUPTI buffer into, raw, with a JSON sidecar", "(none)";
     CUPTI_DUMP_MAX = "ROCPROF_RS_CUPTI_DUMP_MAX", "an integer: bytes the dump may write in all", "1048576";
     CUPTI_BUFFER_RECORDS = "ROCPROF_RS_CUPTI_BUFFER_RECORDS", "an integer: records per CUPTI buffer while dumping, for small fixtures (0: no limit)", "0";
@@ -376,7 +391,7 @@ pub fn utc_stamp(time: std::time::SystemTime) -> String {
     format!("{year:04}{month:02}{day:02}-{:02}{:02}{:02}", rem / 3600, rem % 3600 / 60, rem % 60)
 }
 
-fn invalid(variable: &'static str, value: &str, accepts: &str) -> Error {
+pub(crate) fn invalid(variable: &'static str, value: &str, accepts: &str) -> Error {
     Error::Config { variable, value: value.to_owned(), accepts: accepts.to_owned() }
 }
 
@@ -557,6 +572,16 @@ impl Config {
             },
         };
         let buffer_bytes = bytes(env, BUFFER_SIZE, 8 << 20)?;
+        let window = window::Window::from_env(env)?;
+        let start_paused = flag(env, START_PAUSED, false)?;
+        if let Some(w) = window.filter(|_| start_paused) {
+            return Err(invalid(
+                WINDOW,
+                &w.text(),
+                "no windows in a run that starts paused: windows decide when collection is on, regions and \
+                 pauses cannot (unset ROCPROF_RS_START_PAUSED, or use regions without windows)",
+            ));
+        }
         let cupti_buffer_bytes = bytes(env, BUFFER_SIZE, CUPTI_BUFFER_BYTES)?;
         Ok(Config {
             output_dir: PathBuf::from(expand_dir(&dir, placeholders)),
@@ -589,12 +614,14 @@ impl Config {
             counters: counters::CounterRequest::from_env(env)?,
             pc_sampling: pc_sampling::PcSampling::from_env(env)?,
             flush_ms: integer(env, FLUSH_MS, 1000, (10, 86_400_000))?,
-            start_paused: flag(env, START_PAUSED, false)?,
+            start_paused,
             device_sample_ms: integer(env, DEVICE_SAMPLE_MS, 0, (0, 60_000))?,
             device_sample_library: env.get(DEVICE_SAMPLE_LIBRARY).filter(|v| !v.trim().is_empty()).cloned(),
             cupti_dump: env.get(CUPTI_DUMP).filter(|v| !v.is_empty()).map(PathBuf::from),
             cupti_dump_max: integer(env, CUPTI_DUMP_MAX, 1 << 20, (0, u64::MAX))?,
             cupti_buffer_records: integer(env, CUPTI_BUFFER_RECORDS, 0, (0, u64::MAX))?,
+            window,
+            graph_trace: window::GraphTrace::from_env(env)?,
             fault: match env.get(TEST_FAULT).map(String::as_str) {
                 None | Some("") => None,
                 Some("panic-in-ingest") => Some(Fault::PanicInIngest),

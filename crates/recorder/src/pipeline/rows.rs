@@ -11,7 +11,7 @@ use parquet::file::metadata::KeyValue;
 
 use super::counter_rows::CounterRows;
 use super::kernels::Kernel;
-use super::records::{Api, OwnRow, Record, RowContext, Symbol, Tally};
+use super::records::{Api, OwnRecord, OwnRow, Record, RowContext, Symbol, Tally};
 use super::run::OperationNames;
 use super::summary::Summary;
 use crate::config::Config;
@@ -72,6 +72,10 @@ pub struct Tables {
     api_tables: Vec<(u32, usize)>,
     /// The backend's own counts, for the run metadata.
     tallies: std::collections::BTreeMap<&'static str, u64>,
+    /// Windows recorded so far, and their time together.
+    windows: (u64, u64),
+    /// When the run started (its metadata's start), what the windows' share is of.
+    started_ns: u64,
     metadata_path: PathBuf,
     static_metadata: Vec<KeyValue>,
     dispatch: TableWriter<tables::KernelDispatch>,
@@ -158,6 +162,12 @@ impl Tables {
             vendor: library.vendor.clone(),
             api_tables,
             tallies: Default::default(),
+            windows: (0, 0),
+            started_ns: metadata
+                .iter()
+                .find(|kv| kv.key == keys::START_NS)
+                .and_then(|kv| kv.value.as_deref()?.parse().ok())
+                .unwrap_or(0),
             config,
         };
         let held: Vec<Table> = tables.files().into_iter().map(|(table, _)| table).collect();
@@ -273,7 +283,13 @@ impl Tables {
             Record::Tally(Tally { key, count }) => {
                 self.tallies.insert(key, *count);
             }
-            Record::Row(row) => self.add_own_row(row.row()),
+            Record::Row(row) => {
+                if let OwnRecord::WindowBounds(w) = row {
+                    self.windows.0 += 1;
+                    self.windows.1 += w.end_ns.saturating_sub(w.start_ns);
+                }
+                self.add_own_row(row.row());
+            }
         }
     }
 
@@ -569,6 +585,19 @@ impl Tables {
         let said = |key: &str| self.pc.enabled() && key == keys::PC_SAMPLES_DROPPED;
         for (key, count) in self.tallies.iter().filter(|&(&key, &count)| count > 0 && !said(key)) {
             fields.push(format!("{}:{count}", json_string(Some(key))));
+        }
+        if let Some(window) = self.config.window {
+            let run_ns = end_ns.saturating_sub(self.started_ns);
+            let (windows, recorded_ns) = self.windows;
+            let share = if run_ns == 0 { 0.0 } else { (recorded_ns as f64 / run_ns as f64).min(1.0) };
+            fields.push(format!(
+                "\"{}\":{{\"setting\":\"{}\",\"windows\":{windows},\"recorded_ns\":{recorded_ns},\"run_ns\":{run_ns},\"recorded_share\":{share:.6}}}",
+                keys::WINDOWS,
+                window.text()
+            ));
+        }
+        if self.config.graph_trace != crate::config::window::GraphTrace::Node {
+            fields.push(format!("\"{}\":\"{}\"", keys::GRAPH_TRACE, self.config.graph_trace.name()));
         }
         if self.born_ns > 0 {
             fields.push(format!("\"forked_at_ns\":{}", self.born_ns));

@@ -73,6 +73,24 @@ pub enum OpenError {
     Sdk(String),
 }
 
+/// Microseconds each thread waits after a launch (0: none), so the simulated GPUs keep up with
+/// the host as a real application's do: unpaced, the play launches far faster than the GPUs
+/// run, and a kernel starts long after its launch.
+static LAUNCH_GAP_US: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
+
+/// Sets the wait after each launch, for every thread that plays from now on.
+pub fn set_launch_gap(micros: u64) {
+    LAUNCH_GAP_US.store(micros, std::sync::atomic::Ordering::Relaxed);
+}
+
+/// The wait after a launch.
+fn pace() {
+    let micros = LAUNCH_GAP_US.load(std::sync::atomic::Ordering::Relaxed);
+    if micros > 0 {
+        std::thread::sleep(Duration::from_micros(micros));
+    }
+}
+
 /// The simulated machine and runtime in this process.
 pub struct Machine {
     library: Library,

@@ -188,6 +188,9 @@ pub(super) fn play(
             _ => {}
         }
         rt.api_end(&call, &mut span);
+        if matches!(step, Step::Launch { .. }) {
+            super::pace();
+        }
         let record = if kind == HIP { "hip_api" } else { "marker_api" };
         let name = if kind == HIP { hip_name(op).unwrap_or("unknown") } else { MARKER_CORE[op as usize] };
         api_rows(&mut out, record, &span, name);

@@ -208,7 +208,7 @@ fn initialize() -> Result<()> {
     let seed = tool.seed.get_or_init(|| Seed { operations, library: operations::library(version), counters });
     let tables = Tables::new(tool.config.clone(), seed.clone(), agents, 0)?;
     let receiving = RECEIVER.lock().take().expect("configure stored the receiver");
-    let paused = START_PAUSED.load(Ordering::Acquire) || tool.config.start_paused;
+    let paused = START_PAUSED.load(Ordering::Acquire) || !tool.config.starts_collecting();
     if session.pc_samples.is_some() {
         // Before the first dispatch: the names also turn on the writer's map of dispatches to
         // kernels, by which it places each sample.

@@ -174,7 +174,7 @@ impl Backend for Cuda {
     /// The activity kinds and callbacks (the collected kinds not yet where the run starts
     /// paused), then the thread that flushes CUPTI every second.
     fn start(&self) -> crate::Result<()> {
-        let paused = lifecycle::installed().is_some_and(|t| t.config.start_paused);
+        let paused = lifecycle::installed().is_some_and(|t| !t.config.starts_collecting());
         if let Some(cupti) = cupti() {
             enable(cupti, self.subscriber, !paused);
         }

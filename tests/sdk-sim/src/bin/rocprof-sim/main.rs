@@ -15,6 +15,10 @@ use rocprofiler_sdk_sys::*;
 #[derive(Parser, Debug)]
 #[command(version)]
 struct Args {
+    /// Microseconds each thread waits after a kernel launch (0: none), so the GPUs keep up
+    /// with the host rather than fall ever further behind.
+    #[arg(long, default_value_t = 0)]
+    launch_gap_us: u64,
     /// Kernel dispatches in total.
     #[arg(long, default_value_t = 10_000)]
     dispatches: u64,
@@ -161,6 +165,7 @@ fn main() {
     }
     let path = args.sdk.clone().map_or_else(default_sdk_path, Ok).unwrap_or_else(|e| fail(&e));
     let archs = gpu_archs(&args);
+    rocprof_sim::app::set_launch_gap(args.launch_gap_us);
     let mut machine = Machine::open_with_archs(&path, args.agents, args.consumer_gpu, archs.as_deref())
         .unwrap_or_else(|e| fail(&e.to_string()));
     if let Some(tool) = &args.force_configure {
