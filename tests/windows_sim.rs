@@ -35,7 +35,25 @@ fn windows_hold_every_dispatch_launched_inside_them_and_none_outside() {
         assert!(output.status.success(), "{}", stderr(&output));
         let lines = tool_lines(&output);
         assert!(lines.len() == 1 && lines[0].contains("nothing dropped") && lines[0].contains("window "), "{lines:?}");
-        let report = python("check_windows.py", &[dir.join("out").as_os_str(), dir.join("truth.csv").as_os_str()]);
+        let stats = Command::new(env!("CARGO_BIN_EXE_rocprof-rs"))
+            .args(["stats", "--format", "json"])
+            .arg(dir.join("out"))
+            .output()
+            .unwrap();
+        assert!(stats.status.success(), "{}", stderr(&stats));
+        std::fs::write(dir.join("stats.json"), &stats.stdout).unwrap();
+        let table = Command::new(env!("CARGO_BIN_EXE_rocprof-rs")).arg("stats").arg(dir.join("out")).output().unwrap();
+        let text = String::from_utf8_lossy(&table.stdout);
+        assert!(text.contains("tracing windows") && text.contains("calls in the run (95%)"), "{text}");
+        let report = python(
+            "check_windows.py",
+            &[
+                dir.join("out").as_os_str(),
+                dir.join("truth.csv").as_os_str(),
+                "--stats-json".as_ref(),
+                dir.join("stats.json").as_os_str(),
+            ],
+        );
         eprintln!("{window}: {report}");
     }
 }

@@ -202,6 +202,23 @@ fn memset4() {
 }
 
 #[test]
+fn graph_trace2() {
+    common::check_layout!(CUpti_ActivityGraphTrace2, size = 56, align = 8, {
+        kind: (0, 4),
+        correlationId: (4, 4),
+        start: (8, 8),
+        end: (16, 8),
+        deviceId: (24, 4),
+        graphId: (28, 4),
+        contextId: (32, 4),
+        streamId: (36, 4),
+        reserved: (40, 8),
+        endDeviceId: (48, 4),
+        endContextId: (52, 4),
+    });
+}
+
+#[test]
 fn marker2() {
     common::check_layout!(CUpti_ActivityMarker2, size = 56, align = 8, {
         kind: (0, 4),

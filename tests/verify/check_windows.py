@@ -42,6 +42,9 @@ def main():
     parser.add_argument("truth")
     parser.add_argument("--tolerance-us", type=float, default=20.0)
     parser.add_argument("--ambiguous-max", type=float, default=0.05)
+    parser.add_argument("--stats-json", help="`rocprof-rs stats --format json` of the dataset: its run estimates are checked against the truth's counts")
+    parser.add_argument("--covered-min", type=float, default=0.75,
+                        help="share of kernels (with 20+ calls in windows) whose 95%% interval must hold the truth's count")
     args = parser.parse_args()
     tolerance = int(args.tolerance_us * 1000)
 
@@ -127,6 +130,34 @@ def main():
             problems.append(f"metadata {w} against {len(bounds)} windows of {recorded_ns} ns")
         elif abs(w["recorded_share"] - recorded_ns / w["run_ns"]) > 1e-5:
             problems.append(f"metadata share {w['recorded_share']} is not {recorded_ns} / {w['run_ns']}")
+
+    if args.stats_json:
+        symbols = {}
+        for row in truth_rows(args.truth):
+            if row["record"] == "kernel_symbol":
+                symbols[row["kernel_id"]] = row["name"]
+        truth_calls = {}
+        for row in truth_rows(args.truth):
+            if row["record"] == "kernel_dispatch":
+                name = symbols[row["kernel_id"]]
+                truth_calls[name] = truth_calls.get(name, 0) + 1
+        named = table(args.output, "kernel_dispatch", ["kernel_name", "mangled_name"])
+        display = dict(zip(named["mangled_name"], named["kernel_name"]))
+        display.update({k: k for k in named["kernel_name"]})
+        sections = json.load(open(args.stats_json))
+        kernels = next(s for s in sections if s["section"] == "kernel")
+        seen = {r["name"]: r["calls"] for r in kernels["rows"]}
+        judged = held = 0
+        for mangled, calls in truth_calls.items():
+            name = display.get(mangled)
+            estimate = kernels.get("scaled", {}).get("estimates", {}).get(name)
+            if estimate is None or seen.get(name, 0) < 20:
+                continue
+            judged += 1
+            held += estimate["calls_low"] <= calls <= estimate["calls_high"]
+        print(f"run estimates: {held} of {judged} kernels' 95% intervals hold the truth's calls")
+        if judged == 0 or held < args.covered_min * judged:
+            problems.append(f"only {held} of {judged} kernels' 95% intervals hold the truth's calls")
 
     print(f"windows {len(bounds)}; launches inside {counts['inside']}, outside {counts['outside']}, "
           f"at an edge {counts['edge']}; recorded {len(recorded)}; API rows {len(api['start_ns'])}")

@@ -119,6 +119,7 @@ def main():
     ap.add_argument("--layers", type=int, default=12)
     ap.add_argument("--batch", type=int, default=16)
     ap.add_argument("--context", type=int, default=1024)
+    ap.add_argument("--replay-log", help="write each graph replay's launch interval (CLOCK_BOOTTIME ns) here, as JSON")
     ap.add_argument("--torch-profiler", action="store_true", help="the timed steps under torch.profiler (CUDA activities)")
     args = ap.parse_args()
     phases = {"import_s": time.perf_counter() - STARTED}
@@ -151,6 +152,13 @@ def main():
         run = graph.replay
     else:
         run = step
+    launches = []
+    if args.replay_log and graph is not None:
+        def logged(replay=graph.replay, clock=time.clock_gettime_ns, boot=time.CLOCK_BOOTTIME):
+            before = clock(boot)
+            replay()
+            launches.append((before, clock(boot)))
+        run = logged
     for _ in range(args.warmup):
         run()
     torch.cuda.synchronize()
@@ -175,6 +183,9 @@ def main():
     if profiler is not None:
         profiler.__exit__(None, None, None)
         torch_kernels = sum(1 for e in profiler.events() if e.device_type == torch.autograd.DeviceType.CUDA)
+    if args.replay_log:
+        with open(args.replay_log, "w") as f:
+            json.dump({"graph_kernel_nodes": nodes, "launches": launches}, f)
     print("SERVE " + json.dumps(dict(
         variant=args.variant,
         tokens_per_s=args.batch * args.steps / seconds,

@@ -10,8 +10,13 @@ Configurations, each running `python3 serve/decode.py --variant V --steps N`:
      kernel records, counted and dropped: what CUPTI itself costs per kernel)
   C  rocprof-rs run --backend cupti --kernel-trace
   T  torch.profiler (CPU and CUDA activities) around the timed steps
-The modes issue 42 adds (windows, graph-level tracing, the flight recorder) join as configurations
-when they exist.
+  W  rocprof-rs run --backend cupti --kernel-trace --window WINDOW (default 50ms/5s: 1% duty)
+  G  rocprof-rs run --backend cupti --kernel-trace --graph-trace graph
+  H  rocprof-rs run --backend cupti --kernel-trace --graph-trace graph --window WINDOW
+Every run logs its graph replays' launch times (decode.py --replay-log, the same small cost for
+all); W, G and H are checked against that account (check_windows.py): every replay launched
+inside a window has all its kernel rows, none outside has any, one graph_launch row per replay
+traced at graph level.
 
 Method (METHOD.md): configurations interleaved within a round so drift hits all alike; one pilot
 round first, discarded; then up to --rounds rounds while the budget allows. Per variant and
@@ -42,19 +47,30 @@ import benchlib  # noqa: E402
 
 DECODE = os.path.join(os.path.dirname(os.path.abspath(__file__)), "decode.py")
 FLOOR = os.path.join(benchlib.BUILD, "cupti_floor.so")
-NAMES = {"A": "no tool", "B": "CUPTI floor", "C": "rocprof-rs --kernel-trace", "T": "torch.profiler"}
+NAMES = {"A": "no tool", "B": "CUPTI floor", "C": "rocprof-rs --kernel-trace", "T": "torch.profiler",
+         "W": "rocprof-rs --window", "G": "rocprof-rs --graph-trace graph",
+         "K": "rocprof-rs --graph-trace graph, no kernel kind",
+         "H": "rocprof-rs --graph-trace graph --window"}
+CHECK_WINDOWS = os.path.join(os.path.dirname(os.path.abspath(__file__)), "check_windows.py")
+# What each rocprof-rs configuration adds to `run --backend cupti --kernel-trace`.
+ROCPROF_FLAGS = {"C": ["--kernel-trace"], "W": ["--kernel-trace", "--window", "{window}"],
+                 "G": ["--kernel-trace", "--graph-trace", "graph"],
+                 "K": ["--marker-trace", "--graph-trace", "graph"],
+                 "H": ["--kernel-trace", "--graph-trace", "graph", "--window", "{window}"]}
 
 
 def run_one(config: str, variant: str, args, work: str) -> dict:
     steps = args.steps if variant == "graph" else args.eager_steps
-    cmd = [sys.executable, DECODE, "--variant", variant, "--steps", str(steps)]
+    replay_log = os.path.join(work, f"replays-{variant}-{config}.json")
+    cmd = [sys.executable, DECODE, "--variant", variant, "--steps", str(steps), "--replay-log", replay_log]
     env = {k: v for k, v in os.environ.items() if k not in ("CUDA_INJECTION64_PATH", "NVTX_INJECTION64_PATH")}
     out_dir = None
     if config == "B":
         env["CUDA_INJECTION64_PATH"] = FLOOR
-    elif config == "C":
-        out_dir = tempfile.mkdtemp(prefix=f"{variant}-C-", dir=work)
-        cmd = [benchlib.rocprof_cli(), "run", "--backend", "cupti", "--kernel-trace", "-d", out_dir, "--quiet", "--"] + cmd
+    elif config in ROCPROF_FLAGS:
+        out_dir = tempfile.mkdtemp(prefix=f"{variant}-{config}-", dir=work)
+        flags = [f.format(window=args.window) for f in ROCPROF_FLAGS[config]]
+        cmd = [benchlib.rocprof_cli(), "run", "--backend", "cupti", *flags, "-d", out_dir, "--quiet", "--"] + cmd
     elif config == "T":
         cmd = cmd + ["--torch-profiler"]
     proc = subprocess.run(["timeout", "-k", "10", str(args.timeout)] + cmd, env=env, capture_output=True, text=True)
@@ -71,13 +87,60 @@ def run_one(config: str, variant: str, args, work: str) -> dict:
     if config == "B":
         m = re.search(r"cupti_floor: (\d+) records \(kernels (\d+), dropped (\d+)\)", proc.stderr)
         rec["floor"] = {"records": int(m.group(1)), "kernels": int(m.group(2)), "dropped": int(m.group(3))} if m else None
-    elif config == "C":
-        rows = benchlib.count_rows(out_dir, "kernel_dispatch")
+    elif config in ROCPROF_FLAGS and bench:
+        rows = benchlib.count_rows(out_dir, "kernel_dispatch") if benchlib.has_table(out_dir, "kernel_dispatch") else 0
         dropped = benchlib.dropped_total(benchlib.read_metadata(out_dir))
         rec.update(kernel_rows=rows, dropped=dropped)
-        rec["rows_ok"] = dropped == 0 and (timed_kernels is None or rows >= timed_kernels)
+        if config == "C":
+            rec["rows_ok"] = dropped == 0 and (timed_kernels is None or rows >= timed_kernels)
+        elif variant == "graph":
+            check = [sys.executable, CHECK_WINDOWS, out_dir, replay_log,
+                     "--mode", "graph" if config in "GHK" else "node"] + (["--windowed"] if config in "WH" else [])
+            done = subprocess.run(check, capture_output=True, text=True)
+            rec["window_check"] = json.loads(done.stdout) if done.stdout.strip() else {"error": done.stderr[-800:]}
+            rec["rows_ok"] = dropped == 0 and done.returncode == 0
+        kept = os.path.join(work, f"kept-{variant}-{config}")
+        shutil.rmtree(kept, ignore_errors=True)
+        os.replace(out_dir, kept)
+        rec["dataset"] = kept
+    if out_dir and os.path.isdir(out_dir):
         shutil.rmtree(out_dir, ignore_errors=True)
     return rec
+
+
+def estimates_check(runs: list[dict]) -> dict | None:
+    """The last round's W (windows) against its C (the full trace), through `rocprof-rs stats`:
+    each kernel's mean duration within 5%, and its calls in the run within W's 95% interval, for
+    the kernels with 100+ calls in the windows."""
+    last = {r["config"]: r for r in runs if r["variant"] == "graph" and r.get("dataset")}
+    if "W" not in last or "C" not in last:
+        return None
+
+    def stats(dataset: str) -> dict:
+        done = subprocess.run([benchlib.rocprof_cli(), "stats", "--format", "json", dataset], capture_output=True, text=True)
+        return next(s for s in json.loads(done.stdout) if s["section"] == "kernel")
+
+    windowed, full = stats(last["W"]["dataset"]), stats(last["C"]["dataset"])
+    whole = {r["name"]: r for r in full["rows"]}
+    estimates = windowed.get("scaled", {}).get("estimates", {})
+    judged, mean_ok, calls_ok, worst = 0, 0, 0, 0.0
+    kernels = []
+    for row in windowed["rows"]:
+        if row["calls"] < 100 or row["name"] not in whole:
+            continue
+        judged += 1
+        ref = whole[row["name"]]
+        kernels.append({"name": row["name"][:120], "window_calls": row["calls"], "window_mean_ns": row["mean_ns"],
+                        "full_calls": ref["calls"], "full_mean_ns": ref["mean_ns"],
+                        "estimate": estimates.get(row["name"])})
+        off = abs(row["mean_ns"] / ref["mean_ns"] - 1)
+        worst = max(worst, off)
+        mean_ok += off <= 0.05
+        e = estimates.get(row["name"])
+        calls_ok += bool(e) and e["calls_low"] <= ref["calls"] <= e["calls_high"]
+    return {"kernels_judged": judged, "mean_within_5pct": mean_ok, "worst_mean_offset": worst,
+            "calls_within_interval": calls_ok, "notes": windowed.get("notes"), "kernels": kernels,
+            "ok": judged > 0 and mean_ok == judged and calls_ok >= 0.9 * judged}
 
 
 def summarize(runs: list[dict], variants: list[str]) -> dict:
@@ -95,13 +158,17 @@ def summarize(runs: list[dict], variants: list[str]) -> dict:
         c_runs = [r for r in measured if r["config"] == "C"]
         if c_runs:
             checks["C: every timed kernel recorded, nothing dropped"] = all(r.get("rows_ok") for r in c_runs)
+        for c in "WGHK":
+            mine = [r for r in measured if r["config"] == c]
+            if mine and variant == "graph":
+                checks[f"{c}: rows as the program's replays say, nothing dropped"] = all(r.get("rows_ok") for r in mine)
         nodes = next((r["bench"].get("graph_kernel_nodes") for r in measured if r.get("bench")), None)
         out[variant] = {"stats": stats, "cost": cost, "checks": checks, "graph_kernel_nodes": nodes}
     return out
 
 
 def markdown(summary: dict, meta: dict) -> str:
-    shown = [c for c in "ABCT" if c in meta["configs"]]
+    shown = [c for c in "ABCTWGKH" if c in meta["configs"]]
     lines = ["### Serving decode (tokens/s, median [min–max]; cost = 1 − X/A)", "",
              "| variant | " + " | ".join(f"{c}: {NAMES[c]}" for c in shown) + " | " +
              " | ".join(f"{c} cost" for c in shown if c != "A") + " |",
@@ -128,6 +195,7 @@ def main() -> int:
     ap.add_argument("--configs", default="A,B,C,T")
     ap.add_argument("--budget-s", type=float, default=420.0)
     ap.add_argument("--timeout", type=int, default=180)
+    ap.add_argument("--window", default="50ms/5s", help="W's and H's windows (ON/EVERY)")
     args = ap.parse_args()
     start = time.monotonic()
     variants = [v for v in args.variants.split(",") if v]
@@ -146,6 +214,8 @@ def main() -> int:
 
     def save():
         summary = summarize(runs, variants)
+        if meta.get("window_estimates") is not None and "graph" in summary:
+            summary["graph"]["checks"]["W: means within 5% of C's, calls within W's intervals"] = meta["window_estimates"]["ok"]
         meta["elapsed_s"] = round(time.monotonic() - start, 1)
         # serve.json is run.sh's stage summary.
         with open(os.path.join(args.out_dir, "serve-runs.json"), "w") as fh:
@@ -164,6 +234,8 @@ def main() -> int:
                 got = f"{rec['tokens_per_s']:,.0f} tokens/s" if rec["tokens_per_s"] else f"FAILED rc={rec['rc']}"
                 bench = rec.get("bench") or {}
                 got += f"  nodes {bench.get('graph_kernel_nodes')} rows {rec.get('kernel_rows')} phases {bench.get('phases')}"
+                if rec.get("window_check"):
+                    got += "\n    check " + json.dumps(rec["window_check"])
                 print(f"[{'pilot' if pilot else 'round ' + str(meta['rounds_measured'])}] {variant} {c} ({NAMES[c]}): {got}", flush=True)
                 if rec.get("stderr_tail"):
                     print("    " + rec["stderr_tail"][-800:].replace("\n", "\n    "), flush=True)
@@ -175,6 +247,10 @@ def main() -> int:
         per_round = one_round(pilot=False)
         meta["rounds_measured"] += 1
         save()
+    estimates = estimates_check(runs)
+    if estimates is not None:
+        meta["window_estimates"] = estimates
+        print("window estimates against the full trace: " + json.dumps(estimates), flush=True)
     summary = save()
     shutil.rmtree(work, ignore_errors=True)
     print(open(os.path.join(args.out_dir, "serve.md")).read())

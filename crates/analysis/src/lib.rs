@@ -34,6 +34,7 @@ pub mod stats;
 pub mod telemetry;
 pub mod terminal;
 pub mod units;
+pub mod windows;
 
 pub use error::{Error, Result};
 

@@ -93,7 +93,8 @@ fn run(window: Window, stopped: &Receiver<()>, backend: &dyn Backend, record: &d
             return;
         }
         let opened_ns = clock::now_ns();
-        let stop_now = wait_until(stopped, opens + window.on);
+        // A slow switch shortens no window.
+        let stop_now = wait_until(stopped, (opens + window.on).max(Instant::now() + window.on / 2));
         let closing_ns = clock::now_ns();
         let switched_off = backend.set_collecting(false);
         record(WindowBounds { window: index, start_ns, end_ns: clock::now_ns(), opened_ns, closing_ns });

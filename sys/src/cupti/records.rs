@@ -216,6 +216,30 @@ pub struct CUpti_ActivityMemcpyPtoP4 {
     pub channelType: u32,
 }
 
+/// `CUpti_ActivityGraphTrace2` (56 B): GRAPH_TRACE records of CUPTI 13.0 (one per graph
+/// launch: when its first node started and its last ended). CUPTI 12's `CUpti_ActivityGraphTrace`
+/// (48 B, deprecated and no longer filled in 13.0) is the same up to `reserved`, the prefix the
+/// decoder reads.
+#[repr(C, align(8))]
+#[derive(Debug, Clone, Copy)]
+pub struct CUpti_ActivityGraphTrace2 {
+    /// `CUpti_ActivityKind`: `CUPTI_ACTIVITY_KIND_GRAPH_TRACE`.
+    pub kind: u32,
+    /// The graph launch call's.
+    pub correlationId: u32,
+    pub start: u64,
+    pub end: u64,
+    /// The device the graph's first node ran on.
+    pub deviceId: u32,
+    pub graphId: u32,
+    pub contextId: u32,
+    pub streamId: u32,
+    pub reserved: *mut c_void,
+    /// The device and context the graph's last node ran on (a graph can span devices).
+    pub endDeviceId: u32,
+    pub endContextId: u32,
+}
+
 /// `CUpti_ActivityMemset4` (88 B): MEMSET records of CUPTI 12.0–13.0 (API 18–130001; 12.x has
 /// `uint32_t pad2` where 13.0 has `isDeviceLaunched` + `pad2[3]`). Kept for its offsets; the
 /// decoder reads the common prefix (0–83), plus `isDeviceLaunched` on API ≥ 130001.
@@ -450,6 +474,9 @@ pub const CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL: u32 = 10;
 pub const CUPTI_ACTIVITY_KIND_MARKER: u32 = 12;
 /// Peer-to-peer copies ([`CUpti_ActivityMemcpyPtoP4`]).
 pub const CUPTI_ACTIVITY_KIND_MEMCPY2: u32 = 22;
+/// One record per graph launch ([`CUpti_ActivityGraphTrace2`]); with it enabled, a graph's
+/// kernels, copies and sets have no records of their own.
+pub const CUPTI_ACTIVITY_KIND_GRAPH_TRACE: u32 = 51;
 
 // `CUpti_ActivityAttribute` (cupti_activity.h).
 pub const CUPTI_ACTIVITY_ATTR_DEVICE_BUFFER_SIZE: u32 = 0;

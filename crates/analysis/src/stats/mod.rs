@@ -110,6 +110,9 @@ pub struct SectionStats {
     pub omitted: usize,
     /// What a reader of the figures must know: rows without timestamps.
     pub notes: Vec<String>,
+    /// A windowed dataset's calls and time per name scaled to the whole run.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub scaled: Option<crate::windows::Scaled>,
 }
 
 /// Which rows, and how many.
@@ -137,6 +140,7 @@ pub fn compute(dir: &Path, sections: &[Section], options: &Options) -> Result<Ve
         options.threads
     };
     let mut out = Vec::new();
+    let windows = crate::windows::Windows::read(dir)?;
     for &section in sections {
         let files = rocprof_rs_format::dataset::table_files(dir, section.table())?;
         if files.is_empty() {
@@ -157,13 +161,39 @@ pub fn compute(dir: &Path, sections: &[Section], options: &Options) -> Result<Ve
             if options.by_rank && rank.is_none() {
                 stats.notes.push("rows without a rank: processes no launcher gave a rank to".into());
             }
-            if !(options.by_rank || options.rank.is_some() || options.pid.is_some()) {
+            let whole = !(options.by_rank || options.rank.is_some() || options.pid.is_some());
+            if whole {
                 stats.notes.extend(by_rank::summed_note(&files));
+            }
+            if let Some(windows) = &windows {
+                scale(&mut stats, windows, dir, section, whole)?;
             }
             out.push(stats);
         }
     }
     Ok(out)
+}
+
+/// A windowed dataset's section: its figures are the windows', and its calls and time are
+/// scaled to the run where the section covers every process.
+fn scale(
+    stats: &mut SectionStats,
+    windows: &crate::windows::Windows,
+    dir: &Path,
+    section: Section,
+    whole: bool,
+) -> Result<()> {
+    let (n, share) = windows.coverage();
+    let recorded = format!("recorded in {n} tracing windows, {:.2}% of the run", 100.0 * share);
+    if !whole {
+        stats.notes.push(format!("{recorded}: the figures are the windows' (scaled to the run only over every process)"));
+        return Ok(());
+    }
+    stats.notes.push(format!(
+        "{recorded}: calls and total are the windows'; scaled to the run (with 95% intervals) in --format json's `scaled`"
+    ));
+    stats.scaled = Some(windows.scale(dir, section.table(), section.name_column())?);
+    Ok(())
 }
 
 /// One section's statistics over `files`.
@@ -266,7 +296,7 @@ impl RowsBuilder {
         let omitted = self.len - shown;
         let rows = SortedRows::new(self.sorter.finish()?, shown, omitted, RowDecoder { total: self.total });
         let notes = if self.cut > 0 { vec![crate::names::cut_note(self.cut)] } else { Vec::new() };
-        Ok(SectionStats { section, rank: None, rows, omitted, notes })
+        Ok(SectionStats { section, rank: None, rows, omitted, notes, scaled: None })
     }
 }
 

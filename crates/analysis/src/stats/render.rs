@@ -59,11 +59,15 @@ pub fn table(section: &SectionStats, width: usize, out: &mut impl Write) -> std:
     }
     let mut chunk: Vec<Vec<Cell>> = Vec::new();
     section.rows.for_each(|r| {
-        chunk.push(row_cells(&r, width));
-        if chunk.len() == TABLE_ROWS { print_table(std::mem::take(&mut chunk), out) } else { Ok(()) }
+        let mut cells = row_cells(&r, width);
+        if let Some(scaled) = &section.scaled {
+            cells.push(Cell::new(scaled.estimates.get(&r.name).map_or_else(String::new, run_calls)));
+        }
+        chunk.push(cells);
+        if chunk.len() == TABLE_ROWS { print_table(std::mem::take(&mut chunk), section, out) } else { Ok(()) }
     })?;
     if !chunk.is_empty() || section.rows.is_empty() {
-        print_table(chunk, out)?;
+        print_table(chunk, section, out)?;
     }
     if section.omitted > 0 {
         writeln!(out, "({} more not shown; --top shows more)", section.omitted)?;
@@ -71,14 +75,28 @@ pub fn table(section: &SectionStats, width: usize, out: &mut impl Write) -> std:
     writeln!(out)
 }
 
-fn print_table(rows: Vec<Vec<Cell>>, out: &mut impl Write) -> std::io::Result<()> {
+/// A windowed name's calls in the whole run: the estimate and its 95% interval.
+fn run_calls(e: &crate::windows::Estimate) -> String {
+    if e.calls_high.is_finite() {
+        format!("{:.0} [{:.0}–{:.0}]", e.calls, e.calls_low, e.calls_high)
+    } else {
+        format!("{:.0} [one window: no interval]", e.calls)
+    }
+}
+
+fn print_table(rows: Vec<Vec<Cell>>, section: &SectionStats, out: &mut impl Write) -> std::io::Result<()> {
     let mut table = Table::new();
     table.load_preset(UTF8_FULL_CONDENSED).set_content_arrangement(ContentArrangement::Dynamic);
-    table.set_header(["name", "calls", "total", "%", "mean", "min", "p50", "p95", "p99", "max", "stddev"]);
+    let mut header = vec!["name", "calls", "total", "%", "mean", "min", "p50", "p95", "p99", "max", "stddev"];
+    if section.scaled.is_some() {
+        header.push("calls in the run (95%)");
+    }
+    let columns = header.len();
+    table.set_header(header);
     for row in rows {
         table.add_row(row);
     }
-    for column in 1..11 {
+    for column in 1..columns {
         if let Some(c) = table.column_mut(column) {
             c.set_cell_alignment(CellAlignment::Right);
         }

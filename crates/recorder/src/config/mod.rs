@@ -7,6 +7,7 @@
 //! off rather than guess.
 
 pub mod counters;
+pub mod flight;
 pub mod pc_sampling;
 pub mod window;
 
@@ -217,6 +218,8 @@ pub struct Config {
     pub window: Option<window::Window>,
     /// Whether CUDA graph launches are traced node by node or as one row per launch.
     pub graph_trace: window::GraphTrace,
+    /// The flight recorder, if records are to be kept in memory and written on a trigger.
+    pub flight_recorder: Option<flight::FlightRecorder>,
     /// A fault to inject (tests only).
     pub fault: Option<Fault>,
 }
@@ -283,6 +286,13 @@ variables! {
     DEVICE_SAMPLE_LIBRARY = "ROCPROF_RS_DEVICE_SAMPLE_LIBRARY", "the path of libamd_smi.so or libnvidia-ml.so.1 to sample through", "(search: libamd_smi.so in $ROCM_PATH/lib and /opt/rocm/lib; libnvidia-ml.so.1)";
     WINDOW = "ROCPROF_RS_WINDOW", "ON/EVERY, each a number with a unit (us, ms, s, m, h), ON at least 1ms and shorter than EVERY, EVERY at most 24h: record only in windows of ON every EVERY, the first opening at the start (for example 200ms/20s)", "(always on)";
     GRAPH_TRACE = "ROCPROF_RS_GRAPH_TRACE", "node (a kernel_dispatch row per kernel of every CUDA graph replay) or graph (a graph_launch row per graph launch; with ROCPROF_RS_WINDOW, kernel rows inside windows only); NVIDIA only", "node";
+    FLIGHT_RECORDER = "ROCPROF_RS_FLIGHT_RECORDER", "seconds (or a duration such as 30s, 2m) from 1s to 1h: keep the last SECONDS of records in memory, write nothing until a trigger (the dump signal, a request file, rocprof_rs.dump(), a slow step, a hang, the exit if asked) writes them as a dataset under OUTPUT_DIR/dump-*", "(off)";
+    FLIGHT_RECORDER_MEMORY = "ROCPROF_RS_FLIGHT_RECORDER_MEMORY", "bytes, with an optional K, M or G suffix, from 16M to 64G: the most the flight recorder keeps (older records go first)", "256M";
+    DUMP_SIGNAL = "ROCPROF_RS_DUMP_SIGNAL", "usr2, usr1 or off: the signal that asks the flight recorder for a dump", "usr2";
+    DUMP_ON_EXIT = "ROCPROF_RS_DUMP_ON_EXIT", "1 or 0: the flight recorder dumps when the run ends", "0";
+    STEP_MARKER = "ROCPROF_RS_STEP_MARKER", "a regular expression over marker (NVTX, ROCTx) range messages: each match is a step, and a step slower than ROCPROF_RS_SLOW_STEP_FACTOR times the running median dumps", "(none)";
+    SLOW_STEP_FACTOR = "ROCPROF_RS_SLOW_STEP_FACTOR", "a number from 1.1 to 1000", "3";
+    HANG_SECONDS = "ROCPROF_RS_HANG_SECONDS", "seconds (or a duration) from 1s to 24h, or 0: dump when no kernel has finished for that long while launched work is outstanding (NVIDIA; turns on launch callbacks)", "0 (off)";
     CUPTI_DUMP = "ROCPROF_RS_CUPTI_DUMP", "NVIDIA, for test fixtures: a directory to write each CUPTI buffer into, raw, with a JSON sidecar", "(none)";
     CUPTI_DUMP_MAX = "ROCPROF_RS_CUPTI_DUMP_MAX", "an integer: bytes the dump may write in all", "1048576";
     CUPTI_BUFFER_RECORDS = "ROCPROF_RS_CUPTI_BUFFER_RECORDS", "an integer: records per CUPTI buffer while dumping, for small fixtures (0: no limit)", "0";
@@ -445,18 +455,18 @@ fn integer(env: &BTreeMap<String, String>, name: &'static str, default: u64, ran
 
 fn bytes(env: &BTreeMap<String, String>, name: &'static str, default: usize) -> Result<usize> {
     let Some(text) = env.get(name).map(|v| v.trim()).filter(|v| !v.is_empty()) else { return Ok(default) };
+    parse_bytes(text).filter(|&v| (64 << 10..=16 << 30).contains(&v)).ok_or_else(|| invalid(name, text, accepts(name)))
+}
+
+/// Bytes, with an optional K, M or G suffix.
+pub(crate) fn parse_bytes(text: &str) -> Option<usize> {
     let (digits, shift) = match text.as_bytes().last().map(u8::to_ascii_uppercase) {
         Some(b'K') => (&text[..text.len() - 1], 10),
         Some(b'M') => (&text[..text.len() - 1], 20),
         Some(b'G') => (&text[..text.len() - 1], 30),
         _ => (text, 0),
     };
-    digits
-        .parse::<usize>()
-        .ok()
-        .and_then(|v| v.checked_mul(1 << shift))
-        .filter(|&v| (64 << 10..=16 << 30).contains(&v))
-        .ok_or_else(|| invalid(name, text, accepts(name)))
+    digits.parse::<usize>().ok().and_then(|v| v.checked_mul(1 << shift))
 }
 
 fn regex(env: &BTreeMap<String, String>, name: &'static str) -> Result<Option<Regex>> {
@@ -622,6 +632,7 @@ impl Config {
             cupti_buffer_records: integer(env, CUPTI_BUFFER_RECORDS, 0, (0, u64::MAX))?,
             window,
             graph_trace: window::GraphTrace::from_env(env)?,
+            flight_recorder: flight::FlightRecorder::from_env(env)?,
             fault: match env.get(TEST_FAULT).map(String::as_str) {
                 None | Some("") => None,
                 Some("panic-in-ingest") => Some(Fault::PanicInIngest),

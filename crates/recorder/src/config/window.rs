@@ -48,7 +48,7 @@ impl Window {
 }
 
 /// A duration as `NUMBER UNIT`; the number may have a fraction (`0.5s`).
-fn duration(text: &str) -> Option<Duration> {
+pub(crate) fn duration(text: &str) -> Option<Duration> {
     let text = text.trim();
     let split = text.find(|c: char| !(c.is_ascii_digit() || c == '.'))?;
     let (number, unit) = text.split_at(split);

@@ -8,6 +8,8 @@
 pub mod clock;
 pub mod counter_rows;
 pub mod device_rows;
+pub mod dump;
+pub mod flight;
 pub mod kernels;
 pub mod pc_rows;
 mod process_row;

@@ -76,6 +76,10 @@ pub struct Tables {
     windows: (u64, u64),
     /// When the run started (its metadata's start), what the windows' share is of.
     started_ns: u64,
+    /// What these tables were made from, for tables of the same run elsewhere (a dump's).
+    kept: (super::run::Seed, Agents),
+    /// Further objects of the run's metadata file, by key (a dump's trigger).
+    notes: Vec<(String, String)>,
     metadata_path: PathBuf,
     static_metadata: Vec<KeyValue>,
     dispatch: TableWriter<tables::KernelDispatch>,
@@ -111,6 +115,15 @@ fn dur(start: u64, end: u64) -> i64 {
     end.saturating_sub(start) as i64
 }
 
+/// What builds the agent table, once per set of tables (a flight recorder's dumps each have
+/// their own): the backend's agents, known when it starts.
+pub type Agents = Arc<dyn Fn() -> tables::Agent + Send + Sync>;
+
+/// No agents known at the start (CUPTI names its GPUs in activity records instead).
+pub fn no_agents() -> Agents {
+    Arc::new(tables::Agent::default)
+}
+
 impl Tables {
     /// Tables for `config`, with the run's metadata in every file and the agent table filled.
     /// `born_ns` is when a forked child began (0 for a process that was not forked).
@@ -118,9 +131,10 @@ impl Tables {
     /// The file-name stem is claimed first ([`rocprof_rs_format::dataset::claim_stem`]): if
     /// another process holds `config.output_name`, these tables take the next free variant,
     /// so no two processes ever write one file.
-    pub fn new(mut config: Config, seed: super::run::Seed, agents: tables::Agent, born_ns: u64) -> Result<Tables> {
+    pub fn new(mut config: Config, seed: super::run::Seed, agents: Agents, born_ns: u64) -> Result<Tables> {
         let (stem, _claimed) = rocprof_rs_format::dataset::claim_stem(&config.output_dir, &config.output_name)?;
         config.output_name = stem;
+        let kept = (seed.clone(), agents.clone());
         let super::run::Seed { operations, library, counters } = seed;
         let mut metadata = super::run::run_metadata(&config, &library);
         let counters = counters.unwrap_or_default();
@@ -147,7 +161,9 @@ impl Tables {
             allocation: TableWriter::new(&options, Table::MemoryAllocation, metadata.clone()),
             marker: TableWriter::new(&options, Table::Marker, metadata.clone()),
             symbol: TableWriter::new(&options, Table::KernelSymbol, metadata.clone()),
-            agent: TableWriter::with_rows(&options, Table::Agent, metadata.clone(), agents),
+            agent: TableWriter::with_rows(&options, Table::Agent, metadata.clone(), agents()),
+            kept,
+            notes: Vec::new(),
             process: TableWriter::new(&options, Table::Process, metadata.clone()),
             counters: CounterRows::new(&config, counters.names, &metadata)
                 .deferred(counters.deferred, counters.join_launches),
@@ -178,6 +194,36 @@ impl Tables {
             .collect();
         tables.write_run_metadata(&Summary::default())?;
         Ok(tables)
+    }
+
+    /// The run's configuration.
+    pub fn config(&self) -> &Config {
+        &self.config
+    }
+
+    /// Empty tables of the same run under `dir` (a flight recorder's dump): the same seed,
+    /// agents and stem.
+    pub fn for_dump(&self, dir: &std::path::Path) -> Result<Tables> {
+        let mut config = self.config.clone();
+        config.output_dir = dir.to_path_buf();
+        let (seed, agents) = self.kept.clone();
+        Tables::new(config, seed, agents, self.born_ns)
+    }
+
+    /// Adds `json` under `key` to the run's metadata file.
+    pub fn note(&mut self, key: &str, json: String) {
+        self.notes.retain(|(k, _)| k != key);
+        self.notes.push((key.to_owned(), json));
+    }
+
+    /// An operation's name, as the tables write it.
+    pub fn operation_name(&self, kind: u32, operation: i32) -> String {
+        op_name(&self.operations, kind, operation).to_string()
+    }
+
+    /// A kernel's display name, once its symbol is known.
+    pub fn kernel_name(&self, kernel_id: u64) -> Option<String> {
+        self.kernels.get(&kernel_id).map(|k| k.name.to_string())
     }
 
     /// The file-name stem these tables claimed.
@@ -603,6 +649,9 @@ impl Tables {
             fields.push(format!("\"forked_at_ns\":{}", self.born_ns));
             fields.push(format!("\"left_to_the_parent\":{}", self.inherited));
         }
+        for (key, json) in &self.notes {
+            fields.push(format!("{}:{json}", json_string(Some(key))));
+        }
         fields.push(format!("\"error\":{}", json_string(summary.error.as_deref())));
         format!("{{\n  {}\n}}\n", fields.join(",\n  "))
     }
@@ -638,7 +687,7 @@ fn next_iteration_selected(config: &Config, iterations: &mut HashMap<Arc<str>, u
     config.kernel_iterations.contains(*n)
 }
 
-fn json_string(value: Option<&str>) -> String {
+pub(super) fn json_string(value: Option<&str>) -> String {
     match value {
         None => "null".into(),
         Some(v) => serde_json::Value::String(v.to_owned()).to_string(),
@@ -661,7 +710,7 @@ mod tests {
         let vars = [("ROCPROF_RS_OUTPUT_DIR".to_owned(), dir.display().to_string())].into();
         let config = Config::from_vars(&vars, &crate::config::Placeholders::of_this_process(&vars)).unwrap();
         let seed = Seed { operations: OperationNames::new(), library: library(), counters: None };
-        let tables = Tables::new(config, seed, Default::default(), 0).unwrap();
+        let tables = Tables::new(config, seed, no_agents(), 0).unwrap();
         let mut held: Vec<Table> = tables.files().iter().map(|(t, _)| *t).collect();
         held.sort();
         assert_eq!(held, Table::ALL, "a table of the format the tool never writes");
@@ -705,7 +754,7 @@ mod tests {
                 ..Default::default()
             }),
         };
-        (Tables::new(config, seed, Default::default(), 0).unwrap(), dir)
+        (Tables::new(config, seed, no_agents(), 0).unwrap(), dir)
     }
 
     /// GPU 0's plan of one metric in one group.

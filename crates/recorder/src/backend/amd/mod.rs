@@ -203,6 +203,11 @@ fn initialize() -> Result<()> {
     let (agents, gpus) = session::agents(api)?;
     std::fs::create_dir_all(&tool.config.output_dir)
         .map_err(|e| Error::Io { path: tool.config.output_dir.display().to_string(), source: e })?;
+    if tool.config.graph_trace == crate::config::window::GraphTrace::Graph {
+        crate::say!(
+            "rocprof-rs: graph-level tracing is CUDA's: rocprofiler-sdk 1.0 has no record per graph launch, so HIP graphs' kernels are traced one by one"
+        );
+    }
     let session = session::create(api, &tool.config)?;
     let counters = counting::setup(api, &tool.config, session.tracing, session.buffer)?;
     let seed = tool.seed.get_or_init(|| Seed { operations, library: operations::library(version), counters });

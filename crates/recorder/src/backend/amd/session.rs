@@ -140,15 +140,18 @@ fn pc_sampling_buffer(
     Ok((sampling > 0).then_some(buffer))
 }
 
-/// The agent table, from `rocprofiler_query_available_agents` (1.0 struct size), and each GPU's
+/// The agents, from `rocprofiler_query_available_agents` (1.0 struct size), and each GPU's
 /// PCI location with its agent id, by which the device sampler names AMD SMI's GPUs.
-pub fn agents(api: &SdkApi) -> Result<(tables::Agent, Vec<(u64, u64)>)> {
+pub fn agents(api: &SdkApi) -> Result<(crate::pipeline::rows::Agents, Vec<(u64, u64)>)> {
+    let agents = super::catalog::agents_only(api, crate::lifecycle::disable)?;
+    let gpus = agents.iter().filter(|a| a.gpu).map(|a| (a.pci_bdf, a.id)).collect();
+    Ok((std::sync::Arc::new(move || agent_table(&agents)), gpus))
+}
+
+/// The agent table of `agents`.
+fn agent_table(agents: &[super::catalog::AgentInfo]) -> tables::Agent {
     let mut table = tables::Agent::default();
-    let mut gpus = Vec::new();
-    for a in super::catalog::agents_only(api, crate::lifecycle::disable)? {
-        if a.gpu {
-            gpus.push((a.pci_bdf, a.id));
-        }
+    for a in agents {
         table.push(rocprof_rs_format::AgentRow {
             agent_id: a.id,
             node_id: a.node_id,
@@ -172,7 +175,7 @@ pub fn agents(api: &SdkApi) -> Result<(tables::Agent, Vec<(u64, u64)>)> {
             pid: std::process::id(),
         });
     }
-    Ok((table, gpus))
+    table
 }
 
 fn kind_name(api: &SdkApi, kind: u32) -> String {

@@ -159,9 +159,14 @@ fn ingest(pool: &Pool, buffer: *mut u8, bytes: &[u8]) {
     let queue = tool.queue();
     let mut batch = queue.batch();
     let counting = super::counting::enabled();
+    let untimed = if super::windowed() { untimed_launches(bytes, &offsets) } else { Vec::new() };
+    let mut dropped_untimed = 0u64;
     for (i, &at) in offsets.iter().enumerate() {
         let end = offsets.get(i + 1).copied().unwrap_or(bytes.len());
         match decode::decode(&bytes[at..end], &mut *names) {
+            Activity::Record(Decoded::Kernel(k), _) if untimed.binary_search(&k.correlation_id).is_ok() => {
+                dropped_untimed += 1;
+            }
             Activity::Record(Decoded::Kernel(k), name) => {
                 let new = names.announce(k.kernel_id);
                 let left_out = counting.then_some(&pool.range_profiler_kernels);
@@ -172,11 +177,16 @@ fn ingest(pool: &Pool, buffer: *mut u8, bytes: &[u8]) {
                 queue.push(&mut batch, Record::Device(Box::new(device.device())));
             }
             Activity::Record(Decoded::NvtxEdge(edge), _) => pair(pool, queue, &mut batch, &edge),
+            Activity::Record(Decoded::Graph(launch), _) => queue.push(&mut batch, Record::row(launch)),
             Activity::BadTimestamps => {
                 cuda.bad_timestamps.fetch_add(1, Ordering::Relaxed);
             }
             Activity::Skipped(_) => {}
         }
+    }
+    if dropped_untimed > 0 {
+        let total = super::switching::OVERLAPPING.fetch_add(dropped_untimed, Ordering::Relaxed) + dropped_untimed;
+        queue.push(&mut batch, Record::Tally(Tally { key: UNTIMED_AT_A_CLOSE, count: total }));
     }
     if let Some(dump) = &pool.dump {
         dump.write(bytes, &offsets, &names.seen);
@@ -193,6 +203,31 @@ fn ingest(pool: &Pool, buffer: *mut u8, bytes: &[u8]) {
 /// What a kernel record becomes: its symbol first where the kernel is `new`, then its
 /// launch; or, where counting (`left_out` is its count), for the range profiler's own kernel,
 /// the count of those left out.
+/// The metadata key of the kernel records dropped in windowed runs for ends that cannot be the
+/// GPU's (`switching`).
+const UNTIMED_AT_A_CLOSE: &str = "kernels_untimed_at_a_window_close";
+
+/// The launches of one buffer whose kernels' ends cannot be the GPU's (`switching`).
+fn untimed_launches(bytes: &[u8], offsets: &[usize]) -> Vec<u64> {
+    struct Unnamed;
+    impl Names for Unnamed {
+        fn name(&mut self, _: u64) -> Option<Arc<str>> {
+            None
+        }
+    }
+    let mut kernels = Vec::new();
+    for (i, &at) in offsets.iter().enumerate() {
+        let end = offsets.get(i + 1).copied().unwrap_or(bytes.len());
+        if decode::kind(&bytes[at..end]) != Some(rocprofiler_sdk_sys::cupti::CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL) {
+            continue;
+        }
+        if let Activity::Record(Decoded::Kernel(k), _) = decode::decode(&bytes[at..end], &mut Unnamed) {
+            kernels.push((k.stream_id, k.start_ns, k.end_ns, k.correlation_id));
+        }
+    }
+    super::switching::overlapping_launches(&mut kernels)
+}
+
 fn kernel_records(
     k: &CudaKernel,
     name: Option<Arc<str>>,
@@ -358,7 +393,7 @@ mod tests {
                 ..Default::default()
             }),
         };
-        let mut tables = Tables::new(config, seed, Default::default(), 0).unwrap();
+        let mut tables = Tables::new(config, seed, crate::pipeline::rows::no_agents(), 0).unwrap();
         let left_out = AtomicU64::new(0);
         let mut announced = std::collections::HashSet::new();
         let mut records = vec![Record::CounterPlan(Box::new(CounterPlan {

@@ -14,7 +14,7 @@ use std::sync::Arc;
 use rocprofiler_sdk_sys::cupti as sys;
 
 use super::operations::COPY_KIND;
-use crate::pipeline::records::{Copy, Device, Kernel, narrow_u16};
+use crate::pipeline::records::{Copy, Device, GraphLaunch, Kernel, narrow_u16};
 
 /// A CUDA kernel, from CUPTI's CONCURRENT_KERNEL record, in CUDA's own terms (grid in blocks).
 #[derive(Debug, Clone, Copy)]
@@ -138,6 +138,8 @@ pub enum Decoded {
     Copy(Copy),
     NvtxEdge(Box<NvtxEdge>),
     Device(Box<CudaDevice>),
+    /// A graph launch, already in the pipeline's terms.
+    Graph(GraphLaunch),
 }
 
 /// Where a record's pointer fields (kernel, marker, domain and device names) are read: CUPTI's
@@ -179,6 +181,8 @@ pub fn record_size(kind: u32, version: u32) -> Option<usize> {
         sys::CUPTI_ACTIVITY_KIND_MARKER => size_of::<sys::CUpti_ActivityMarker2>(),
         sys::CUPTI_ACTIVITY_KIND_DEVICE if cuda13 || version >= 20 => size_of::<sys::CUpti_ActivityDevice5>(),
         sys::CUPTI_ACTIVITY_KIND_RUNTIME | sys::CUPTI_ACTIVITY_KIND_DRIVER => size_of::<sys::CUpti_ActivityAPI>(),
+        sys::CUPTI_ACTIVITY_KIND_GRAPH_TRACE if cuda13 => size_of::<sys::CUpti_ActivityGraphTrace2>(),
+        sys::CUPTI_ACTIVITY_KIND_GRAPH_TRACE if version >= 18 => GRAPH_PREFIX + size_of::<u64>(),
         _ => return None,
     })
 }
@@ -198,9 +202,34 @@ pub fn decode(bytes: &[u8], names: &mut dyn Names) -> Activity {
         sys::CUPTI_ACTIVITY_KIND_MEMSET => memset(bytes),
         sys::CUPTI_ACTIVITY_KIND_MARKER => marker(bytes, names),
         sys::CUPTI_ACTIVITY_KIND_DEVICE => device(bytes, names),
+        sys::CUPTI_ACTIVITY_KIND_GRAPH_TRACE => graph(bytes),
         _ => None,
     };
     decoded.unwrap_or(Activity::Skipped(kind))
+}
+
+/// The graph-trace prefix common to CUPTI 12's record and 13's: up to `reserved`.
+const GRAPH_PREFIX: usize = offset_of!(sys::CUpti_ActivityGraphTrace2, reserved);
+
+fn graph(b: &[u8]) -> Option<Activity> {
+    type G = sys::CUpti_ActivityGraphTrace2;
+    if b.len() < GRAPH_PREFIX {
+        return None;
+    }
+    let (start_ns, end_ns) = (read_u64(b, offset_of!(G, start))?, read_u64(b, offset_of!(G, end))?);
+    if !valid(start_ns, end_ns) {
+        return Some(Activity::BadTimestamps);
+    }
+    let launch = GraphLaunch {
+        graph_id: read_u32(b, offset_of!(G, graphId))?,
+        // As the kernel rows' `stream_id` holds it, so the two join.
+        stream_id: read_u32(b, offset_of!(G, streamId))? as i32,
+        start_ns,
+        end_ns,
+        correlation_id: u64::from(read_u32(b, offset_of!(G, correlationId))?),
+        agent_id: u64::from(read_u32(b, offset_of!(G, deviceId))?),
+    };
+    Some(Activity::Record(Decoded::Graph(launch), None))
 }
 
 /// The first 200 bytes: the kernel prefix common to Kernel8 through Kernel13.

@@ -32,6 +32,7 @@ mod flush;
 pub mod nvtx;
 pub mod operations;
 pub mod pc_sampling;
+mod switching;
 
 use std::ffi::{c_int, c_void};
 use std::sync::OnceLock;
@@ -45,6 +46,7 @@ use api::callback::Subscriber;
 pub use api::load::load_for_listing;
 use api::load::{cupti, load};
 
+use crate::config::window::GraphTrace;
 use crate::config::{Config, Domain};
 use crate::error::Error;
 use crate::lifecycle::{self, Backend, disable, trampoline};
@@ -53,7 +55,6 @@ use crate::pipeline::records::Record;
 use crate::pipeline::rows::Tables;
 use crate::pipeline::run::Seed;
 use error::CuptiError;
-use rocprof_rs_format as tables;
 
 /// What the backend holds while it runs.
 pub(crate) struct Cuda {
@@ -165,7 +166,7 @@ fn start(config: Config, seed: Seed) -> Result<(), CuptiError> {
     let tool = lifecycle::install(config).ok_or(CuptiError::AlreadySetUp)?;
     let seed = tool.seed.get_or_init(|| seed).clone();
     let receiving = tool.new_queue();
-    let tables = Tables::new(tool.config.clone(), seed, tables::Agent::default(), 0)?;
+    let tables = Tables::new(tool.config.clone(), seed, crate::pipeline::rows::no_agents(), 0)?;
     let cuda = CUDA.get().ok_or(CuptiError::AlreadySetUp)?;
     Ok(lifecycle::start(tool, tables, receiving, cuda)?)
 }
@@ -184,16 +185,12 @@ impl Backend for Cuda {
 
     /// Enables or disables the collected activity kinds, as torch.profiler does around its
     /// window: CUPTI records a kernel if its kind was enabled when it was launched, so a region
-    /// holds exactly the work launched inside it. Launch calls stop making rows likewise.
+    /// holds exactly the work launched inside it. Launch calls stop making rows likewise. With
+    /// graph-level tracing and windows, graph launches are traced whole between windows and
+    /// node by node inside them.
     fn set_collecting(&self, on: bool) -> crate::Result<()> {
         let cupti = cupti().ok_or(Error::NotRunning)?;
-        let mut refused = Vec::new();
-        for (name, kind) in collected_kinds() {
-            let switched = if on { activity::enable(cupti, kind) } else { activity::disable(cupti, kind) };
-            if let Err(failed) = switched {
-                refused.push(format!("{name} ({})", failed.text));
-            }
-        }
+        let refused = switching::set_collecting(cupti, on, &collected_kinds(), graph_level_between_windows());
         callbacks::set_collecting(on);
         if refused.is_empty() {
             Ok(())
@@ -249,12 +246,31 @@ fn collected_kinds() -> Vec<(&'static str, u32)> {
     kinds
 }
 
+/// Whether the run traces CUDA graphs at graph level.
+fn graph_level() -> bool {
+    lifecycle::installed().is_some_and(|t| t.config.graph_trace == GraphTrace::Graph)
+}
+
+/// Whether the run records in windows.
+pub(super) fn windowed() -> bool {
+    lifecycle::installed().is_some_and(|t| t.config.window.is_some())
+}
+
+/// Whether graph-level records are switched off inside each window and on between them.
+fn graph_level_between_windows() -> bool {
+    graph_level() && lifecycle::installed().is_some_and(|t| t.config.window.is_some())
+}
+
 /// The activity kinds and callbacks the configuration asks for (the collected kinds only where
 /// `collecting`). DEVICE always: it fills the agent table, which analysis needs to find the
-/// GPU's specs.
+/// GPU's specs. GRAPH_TRACE from the start where graphs are traced at graph level: CUPTI
+/// cannot trace a graph whole if the kind was off when the graph was instantiated.
 fn enable(cupti: &Cupti, subscriber: Subscriber, collecting: bool) {
     let domains = lifecycle::installed().map(|t| t.config.domains).unwrap_or_default();
     let mut kinds = vec![("DEVICE", sys::CUPTI_ACTIVITY_KIND_DEVICE)];
+    if graph_level() {
+        kinds.push(("GRAPH_TRACE", sys::CUPTI_ACTIVITY_KIND_GRAPH_TRACE));
+    }
     if collecting {
         kinds.extend(collected_kinds());
     }
@@ -306,6 +322,9 @@ pub(super) fn finish() {
         // An in-process run can end long before the process: nothing more is traced.
         for (_, kind) in collected_kinds() {
             let _ = activity::disable(cupti, kind);
+        }
+        if graph_level() {
+            let _ = activity::disable(cupti, sys::CUPTI_ACTIVITY_KIND_GRAPH_TRACE);
         }
     }
     counting::finish();

@@ -1,0 +1,303 @@
+//! The flight recorder's memory: the last seconds of records, in the writer thread, bounded in
+//! time and in bytes, and the triggers that turn them into a dump ([`super::dump`]).
+//!
+//! Records are moved out of the queue's batches into chunks of their own (a batch keeps its
+//! full capacity whatever it holds, and a callback may send one record in it), and the batch
+//! goes back to the pool at once. Names and counts ([`Record::must_keep`]) are kept apart, for
+//! as long as the run, since every dump needs them; they are few.
+//!
+//! Triggers: the dump signal ([`signalled`]), a request file in the output directory (one
+//! write reaches every process that shares the directory), an API call ([`request`]), a slow
+//! step, a hang, and the end of the run where asked.
+
+use std::collections::VecDeque;
+use std::path::PathBuf;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::{Duration, Instant, SystemTime};
+
+use crossbeam_channel::Sender;
+use parking_lot::Mutex;
+
+use super::queue::{Batch, Queue};
+use crate::config::BATCH_RECORDS;
+use super::records::Record;
+use crate::config::flight::FlightRecorder;
+
+/// Why a dump is written.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Trigger {
+    /// The dump signal.
+    Signal,
+    /// The request file changed; `id` names the request (its modification time), the same in
+    /// every process that saw it, so their dumps share a folder.
+    Request { id: String },
+    /// An API call (`rocprof_rs.dump()`), with the caller's reason.
+    Api { reason: String },
+    /// The run ended.
+    Exit,
+    /// A step took `factor` times the running median.
+    SlowStep { message: String, duration_ns: u64, median_ns: u64 },
+    /// No kernel finished for `quiet_ns` while `pending` launches were outstanding.
+    Hang { quiet_ns: u64, pending: Vec<Pending> },
+}
+
+impl Trigger {
+    /// A short name for folders and messages.
+    pub fn name(&self) -> &'static str {
+        match self {
+            Trigger::Signal => "signal",
+            Trigger::Request { .. } => "request",
+            Trigger::Api { .. } => "api",
+            Trigger::Exit => "exit",
+            Trigger::SlowStep { .. } => "slow-step",
+            Trigger::Hang { .. } => "hang",
+        }
+    }
+}
+
+/// A launch whose kernel has not finished, for a hang's report.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Pending {
+    pub correlation_id: u64,
+    pub thread_id: u64,
+    pub launched_ns: u64,
+    /// The launch call.
+    pub operation: i32,
+    pub api_kind: u32,
+}
+
+/// Set by the dump signal's handler; taken by the writer.
+static SIGNALLED: AtomicBool = AtomicBool::new(false);
+
+/// The dump signal's handler body: async-signal-safe.
+pub fn signalled() {
+    SIGNALLED.store(true, Ordering::Release);
+}
+
+/// Dumps asked for through the API, each with where to say the dump's folder.
+type ApiRequest = (String, Option<Sender<Result<PathBuf, String>>>);
+static API_REQUESTS: Mutex<Vec<ApiRequest>> = Mutex::new(Vec::new());
+
+/// Asks the writer for a dump with `reason`; `reply` hears the dump's folder when it is written.
+pub fn request(reason: String, reply: Option<Sender<Result<PathBuf, String>>>) {
+    API_REQUESTS.lock().push((reason, reply));
+}
+
+/// The file whose every change asks every process for a dump.
+pub const REQUEST_FILE: &str = "dump-request";
+
+/// The kept records and the triggers' state.
+#[derive(Debug)]
+pub struct Flight {
+    pub settings: FlightRecorder,
+    chunks: VecDeque<(Instant, Batch)>,
+    bytes: usize,
+    /// Names and counts, kept for the whole run.
+    pub catalog: Batch,
+    /// Activity records let go for age or room.
+    pub evicted: u64,
+    request_file: PathBuf,
+    request_seen: Option<SystemTime>,
+    next_request_check: Instant,
+    steps: VecDeque<u64>,
+    pending: std::collections::HashMap<u64, Pending>,
+    last_finish_ns: u64,
+    hang_reported: bool,
+    /// Replies owed to API requests, in the order of the triggers handed out.
+    pub replies: Vec<Sender<Result<PathBuf, String>>>,
+}
+
+/// The bytes a chunk holds, whatever it holds: its records' room.
+const CHUNK_BYTES: usize = BATCH_RECORDS * std::mem::size_of::<Record>();
+
+impl Flight {
+    /// A recorder with `settings`, polling `output_dir`'s request file.
+    pub fn new(settings: FlightRecorder, output_dir: &std::path::Path) -> Flight {
+        let request_file = output_dir.join(REQUEST_FILE);
+        // A request older than the run is not for it.
+        let request_seen = std::fs::metadata(&request_file).and_then(|m| m.modified()).ok();
+        Flight {
+            settings,
+            chunks: VecDeque::new(),
+            bytes: 0,
+            catalog: Vec::new(),
+            evicted: 0,
+            request_file,
+            request_seen,
+            next_request_check: Instant::now(),
+            steps: VecDeque::new(),
+            pending: Default::default(),
+            last_finish_ns: super::clock::now_ns(),
+            hang_reported: false,
+            replies: Vec::new(),
+        }
+    }
+
+    /// Moves `batch`'s records into the recorder (the batch goes back to `queue`'s pool), and
+    /// returns a trigger they fire (a slow step).
+    pub fn keep(&mut self, mut batch: Batch, queue: &Queue) -> Option<Trigger> {
+        let now = Instant::now();
+        let mut fired = None;
+        for record in batch.drain(..) {
+            if let Some(t) = self.watch(&record) {
+                fired.get_or_insert(t);
+            }
+            if record.must_keep() {
+                self.catalog.push(record);
+                continue;
+            }
+            if self.chunks.back().is_none_or(|(_, c)| c.len() == BATCH_RECORDS) {
+                self.chunks.push_back((now, Vec::with_capacity(BATCH_RECORDS)));
+                self.bytes += CHUNK_BYTES;
+            }
+            let (at, chunk) = self.chunks.back_mut().expect("a chunk was just made");
+            *at = now;
+            chunk.push(record);
+        }
+        queue.recycle(batch);
+        self.evict(now);
+        fired
+    }
+
+    /// Lets go of chunks older than the span kept, and of the oldest beyond the memory bound.
+    fn evict(&mut self, now: Instant) {
+        while let Some((at, chunk)) = self.chunks.front() {
+            let old = now.duration_since(*at) > self.settings.keep;
+            if !(old || self.bytes > self.settings.memory_bytes) || self.chunks.len() == 1 && !old {
+                break;
+            }
+            self.evicted += chunk.len() as u64;
+            self.bytes -= CHUNK_BYTES;
+            self.chunks.pop_front();
+        }
+    }
+
+    /// The kept records, oldest first, names and counts before them all.
+    pub fn records(&self) -> impl Iterator<Item = &Batch> {
+        std::iter::once(&self.catalog).chain(self.chunks.iter().map(|(_, c)| c))
+    }
+
+    /// Activity records kept now.
+    pub fn kept(&self) -> usize {
+        self.chunks.iter().map(|(_, c)| c.len()).sum()
+    }
+
+    /// The bytes the kept records take.
+    pub fn bytes(&self) -> usize {
+        self.bytes
+    }
+
+    /// A trigger from the signal, the request file, the API or a hang, if one is due.
+    pub fn due(&mut self) -> Option<Trigger> {
+        if SIGNALLED.swap(false, Ordering::AcqRel) {
+            return Some(Trigger::Signal);
+        }
+        if let Some((reason, reply)) = {
+            let mut requests = API_REQUESTS.lock();
+            (!requests.is_empty()).then(|| requests.remove(0))
+        } {
+            self.replies.extend(reply);
+            return Some(Trigger::Api { reason });
+        }
+        if let Some(trigger) = self.requested() {
+            return Some(trigger);
+        }
+        self.hung()
+    }
+
+    /// The request file, read at most every 250 ms.
+    fn requested(&mut self) -> Option<Trigger> {
+        let now = Instant::now();
+        if now < self.next_request_check {
+            return None;
+        }
+        self.next_request_check = now + Duration::from_millis(250);
+        let modified = std::fs::metadata(&self.request_file).and_then(|m| m.modified()).ok()?;
+        if self.request_seen == Some(modified) {
+            return None;
+        }
+        self.request_seen = Some(modified);
+        let since = modified.duration_since(std::time::UNIX_EPOCH).unwrap_or_default();
+        Some(Trigger::Request { id: format!("{}-{:09}", since.as_secs(), since.subsec_nanos()) })
+    }
+
+    /// Follows steps and launches through the records.
+    fn watch(&mut self, record: &Record) -> Option<Trigger> {
+        match record {
+            Record::Marker(m) => self.step(m),
+            Record::Api(a) if self.settings.hang.is_some() => {
+                self.pending.insert(
+                    a.correlation_id,
+                    Pending {
+                        correlation_id: a.correlation_id,
+                        thread_id: a.thread_id,
+                        launched_ns: a.start_ns,
+                        operation: a.operation,
+                        api_kind: a.kind,
+                    },
+                );
+                None
+            }
+            Record::Kernel(k) => {
+                self.finished(k.correlation_id, k.end_ns);
+                None
+            }
+            Record::Row(row) => {
+                if let super::records::OwnRecord::GraphLaunch(g) = row {
+                    self.finished(g.correlation_id, g.end_ns);
+                }
+                None
+            }
+            _ => None,
+        }
+    }
+
+    fn finished(&mut self, correlation_id: u64, end_ns: u64) {
+        self.pending.remove(&correlation_id);
+        if end_ns > self.last_finish_ns {
+            self.last_finish_ns = end_ns;
+            self.hang_reported = false;
+        }
+    }
+
+    /// A step marker: slower than the factor times the running median of the last 64 steps
+    /// (once there are 5) fires.
+    fn step(&mut self, marker: &super::records::Marker) -> Option<Trigger> {
+        let pattern = self.settings.step_marker.as_ref()?;
+        if !pattern.is_match(&marker.message) {
+            return None;
+        }
+        let duration_ns = marker.end_ns.saturating_sub(marker.start_ns);
+        let fired = (self.steps.len() >= 5)
+            .then(|| {
+                let mut sorted: Vec<u64> = self.steps.iter().copied().collect();
+                sorted.sort_unstable();
+                sorted[sorted.len() / 2]
+            })
+            .filter(|&median| duration_ns as f64 > self.settings.slow_factor * median as f64)
+            .map(|median_ns| Trigger::SlowStep { message: marker.message.to_string(), duration_ns, median_ns });
+        if self.steps.len() == 64 {
+            self.steps.pop_front();
+        }
+        self.steps.push_back(duration_ns);
+        fired
+    }
+
+    /// A hang: launches outstanding, and no kernel finished for the span asked.
+    fn hung(&mut self) -> Option<Trigger> {
+        let limit = self.settings.hang?;
+        if self.pending.is_empty() || self.hang_reported {
+            return None;
+        }
+        let now = super::clock::now_ns();
+        let oldest = self.pending.values().map(|p| p.launched_ns).min().unwrap_or(now);
+        let quiet_ns = now.saturating_sub(self.last_finish_ns.max(oldest));
+        if quiet_ns < limit.as_nanos() as u64 {
+            return None;
+        }
+        self.hang_reported = true;
+        let mut pending: Vec<Pending> = self.pending.values().cloned().collect();
+        pending.sort_by_key(|p| p.launched_ns);
+        Some(Trigger::Hang { quiet_ns, pending })
+    }
+}
