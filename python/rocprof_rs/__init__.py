@@ -10,7 +10,7 @@ subprocess.
 from ._native import RocprofError, version as _native_version
 from .dataset import Dataset, Score
 from .fitness import Evaluation, Evaluator
-from .runner import Profile, profile, run, start
+from .runner import Profile, dump, profile, run, start
 
 __version__ = _native_version()
 
@@ -22,6 +22,7 @@ __all__ = [
     "RocprofError",
     "Score",
     "__version__",
+    "dump",
     "profile",
     "run",
     "start",

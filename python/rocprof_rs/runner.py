@@ -115,6 +115,20 @@ class Profile:
             if self._depth == 0 and self._paused:
                 self._call("rocprof_rs_profile_collect", ctypes.c_int(0))
 
+    def dump(self, reason: str = "api", wait: float = 30.0) -> Optional[Dataset]:
+        """Asks the flight recorder (`start(flight_recorder=...)`) to write what it holds: the
+        dump is a dataset of its own, returned once written (`wait` seconds at most; with 0,
+        returns at once, and None). The run goes on."""
+        self._restore_environment()
+        fn = self._library.rocprof_rs_dump
+        fn.argtypes = [ctypes.c_char_p, ctypes.c_uint64, ctypes.c_char_p, ctypes.c_size_t, ctypes.c_char_p, ctypes.c_size_t]
+        fn.restype = ctypes.c_int
+        path, error = ctypes.create_string_buffer(4096), ctypes.create_string_buffer(4096)
+        wait_ms = max(0, int(wait * 1000))
+        if fn(reason.encode(), wait_ms, path, len(path), error, len(error)) != 0:
+            raise RocprofError(error.value.decode(errors="replace"))
+        return Dataset(Path(path.value.decode())) if wait_ms else None
+
     def finish(self) -> Dataset:
         """Ends the profile: every record written and every file complete; returns the dataset."""
         if self.dataset is None:
@@ -150,6 +164,8 @@ def start(
     settings: Optional[Mapping[str, str]] = None,
     sdk: Optional[PathLike] = None,
     backend: str = "auto",
+    window: Optional[str] = None,
+    flight_recorder: Optional[float] = None,
 ) -> Profile:
     """Starts profiling this process in-process, paused by default (collect in `region`s).
 
@@ -166,8 +182,13 @@ def start(
     - `auto`: rocprofiler-sdk where `sdk` is given or the SDK is there, else CUPTI where the CUDA
       driver is.
 
+    `window="200ms/20s"` records only in tracing windows (no regions then: the windows decide);
+    `flight_recorder=30` keeps the last 30 seconds in memory and writes them as a dataset when
+    `Profile.dump` (or `rocprof_rs.dump`), the dump signal (SIGUSR2) or a request file asks.
     `settings` are further `ROCPROF_RS_*` variables.
     """
+    if window is not None:
+        paused = False
     output = Path(output)
     chosen = {
         "ROCPROF_RS_OUTPUT_DIR": str(output),
@@ -179,6 +200,10 @@ def start(
         chosen["ROCPROF_RS_PMC"] = ",".join(pmc)
     if device_sample is not None:
         chosen["ROCPROF_RS_DEVICE_SAMPLE_MS"] = str(int(device_sample))
+    if window is not None:
+        chosen["ROCPROF_RS_WINDOW"] = str(window)
+    if flight_recorder is not None:
+        chosen["ROCPROF_RS_FLIGHT_RECORDER"] = str(flight_recorder)
     chosen.update(settings or {})
     if backend == "auto":
         amd = sdk is not None or _loadable("librocprofiler-sdk.so.1") or not _loadable("libcuda.so.1")
@@ -194,7 +219,7 @@ def start(
         before = {name: os.environ.get(name) for name in injection}
         os.environ.update(injection)
         # The driver will load this same file; loaded now, its entry points are this one's.
-        return Profile(ctypes.CDLL(tool, mode=ctypes.RTLD_GLOBAL), output, paused, injected=before)
+        return _started(Profile(ctypes.CDLL(tool, mode=ctypes.RTLD_GLOBAL), output, paused, injected=before))
     if backend != "rocprofiler-sdk":
         raise RocprofError(f"backend {backend!r}: expected auto, rocprofiler-sdk or cupti")
     library = ctypes.CDLL(tool, mode=ctypes.RTLD_GLOBAL)
@@ -208,7 +233,24 @@ def start(
     )
     if started != 0:
         raise RocprofError(error.value.decode(errors="replace"))
-    return Profile(library, output, paused)
+    return _started(Profile(library, output, paused))
+
+
+_LATEST: Optional[Profile] = None
+
+
+def _started(profile: Profile) -> Profile:
+    global _LATEST
+    _LATEST = profile
+    return profile
+
+
+def dump(reason: str = "api", wait: float = 30.0) -> Optional[Dataset]:
+    """The flight recorder's dump of this process's profile (`start(flight_recorder=...)`):
+    see `Profile.dump`."""
+    if _LATEST is None:
+        raise RocprofError("no profile was started in this process: rocprof_rs.start(flight_recorder=...) first")
+    return _LATEST.dump(reason, wait)
 
 
 @contextlib.contextmanager

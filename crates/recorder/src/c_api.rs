@@ -27,6 +27,12 @@ enum ProfileError {
     NotRunning,
     #[error("the tool turned itself off: {0}")]
     TurnedOff(String),
+    #[error("this run has no flight recorder (ROCPROF_RS_FLIGHT_RECORDER) to dump")]
+    NoFlightRecorder,
+    #[error("the flight recorder's dump failed: {0}")]
+    DumpFailed(String),
+    #[error("the flight recorder did not answer within {0} ms; the dump may still be written")]
+    DumpLate(u64),
     #[error(transparent)]
     Tool(#[from] crate::Error),
     /// A panic inside an entry, said as the tool says it.
@@ -177,6 +183,51 @@ pub unsafe extern "C" fn rocprof_rs_profile_finish(error: *mut c_char, error_cap
         }
         let summary = crate::lifecycle::finish().ok_or(ProfileError::NotRunning)?;
         summary.error.map_or(Ok(()), |why| Err(ProfileError::TurnedOff(why)))
+    })
+}
+
+/// Asks the flight recorder for a dump, with `reason` (a NUL-terminated string, or null). With
+/// `wait_ms` > 0, waits that long for the dump and writes its folder into `path`
+/// (`path_capacity` bytes); with 0, returns at once. Returns 0, or -1 with the reason in
+/// `error`. Never stops the run.
+///
+/// # Safety
+/// `reason` is null or NUL-terminated; `path` and `error` have their capacities in writable
+/// bytes (or are null).
+#[unsafe(no_mangle)]
+pub unsafe extern "C" fn rocprof_rs_dump(
+    reason: *const c_char,
+    wait_ms: u64,
+    path: *mut c_char,
+    path_capacity: usize,
+    error: *mut c_char,
+    error_capacity: usize,
+) -> c_int {
+    entry("rocprof_rs_dump", error, error_capacity, || {
+        let tool = crate::lifecycle::running().ok_or(ProfileError::NotRunning)?;
+        if tool.config.flight_recorder.is_none() {
+            return Err(ProfileError::NoFlightRecorder);
+        }
+        let reason = if reason.is_null() {
+            "api".to_owned()
+        } else {
+            // SAFETY: the caller vouches for a NUL-terminated string.
+            unsafe { CStr::from_ptr(reason) }.to_string_lossy().into_owned()
+        };
+        if wait_ms == 0 {
+            crate::pipeline::flight::request(reason, None);
+            return Ok(());
+        }
+        let (reply, answer) = crossbeam_channel::bounded(1);
+        crate::pipeline::flight::request(reason, Some(reply));
+        match answer.recv_timeout(std::time::Duration::from_millis(wait_ms)) {
+            Ok(Ok(dir)) => {
+                tell(&dir.display().to_string(), path, path_capacity);
+                Ok(())
+            }
+            Ok(Err(why)) => Err(ProfileError::DumpFailed(why)),
+            Err(_) => Err(ProfileError::DumpLate(wait_ms)),
+        }
     })
 }
 

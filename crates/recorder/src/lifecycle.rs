@@ -101,6 +101,10 @@ pub(crate) trait Backend: Send + Sync {
     fn finish(&self);
     /// Whose management library samples this backend's GPUs.
     fn telemetry(&self) -> crate::telemetry::Vendor;
+    /// Whether the backend moves its library's records to the queue on a schedule of its own.
+    fn flushes_itself(&self) -> bool {
+        false
+    }
 
     /// Sets the library up from inside the process, for the in-process profiler: with
     /// `config` in place of the environment, collecting nothing until asked where `paused`, the
@@ -150,7 +154,34 @@ pub(crate) fn start(
     STATE.store(RUNNING, Ordering::Release);
     start_sampler(tool, backend.telemetry());
     backend.start()?;
+    if let Some(flight) = &tool.config.flight_recorder {
+        if let Some(signal) = flight.signal {
+            crate::signals::install_dump_signal(signal);
+        }
+        if !backend.flushes_itself() {
+            start_library_flushes(tool, backend);
+        }
+    }
     start_windows(tool, backend)
+}
+
+/// A flight recorder holds only what reached the writer: a thread moves the library's records
+/// there every `ROCPROF_RS_FLUSH_MS`, for a backend that does not already. It lives as long as
+/// the process; once the run is over it has nothing to flush.
+fn start_library_flushes(tool: &'static Tool, backend: &'static dyn Backend) {
+    let every = Duration::from_millis(tool.config.flush_ms);
+    let started = std::thread::Builder::new().name("rocprof-rs-flush".into()).spawn(move || {
+        crate::threads::block_signals_of_tool_threads();
+        while is_running() {
+            std::thread::sleep(every);
+            if is_running() {
+                crate::guard::catch_panic("the flush thread", (), disable, || backend.flush());
+            }
+        }
+    });
+    if let Err(e) = started {
+        crate::say!("rocprof-rs: flight recorder: no flush thread ({e}); dumps hold only full buffers");
+    }
 }
 
 /// Starts the window thread where the run asks for windows; the backend started with
@@ -321,6 +352,18 @@ pub(crate) fn finish() -> Option<Summary> {
 }
 
 fn summary_line(config: &Config, summary: &Summary) -> String {
+    if config.flight_recorder.is_some() {
+        return format!(
+            "rocprof-rs: flight recorder: {} dumps under {}; {}",
+            summary.dumps,
+            config.output_dir.display(),
+            match summary.total_dropped() {
+                0 => "nothing dropped".to_owned(),
+                dropped =>
+                    format!("DROPPED {dropped} (queue {}, library {})", summary.queue_dropped, summary.library_dropped),
+            }
+        );
+    }
     let dropped = summary.total_dropped();
     let tables: Vec<String> = summary.rows.iter().filter(|(_, n)| *n > 0).map(|(t, n)| format!("{t} {n}")).collect();
     let taken = if summary.stem.is_empty() || summary.stem == config.output_name {

@@ -168,3 +168,53 @@ extern "C" fn on_signal(signal: c_int, info: *mut libc::siginfo_t, context: *mut
         handler(signal);
     }
 }
+
+/// The dump signal's action before ours (`sa_sigaction`, and whether it takes three
+/// arguments), called after ours so an application that handles the signal still does.
+static DUMP_PREVIOUS: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(libc::SIG_DFL);
+static DUMP_PREVIOUS_SIGINFO: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
+
+/// Makes `signal` ask the flight recorder for a dump. The signal's default action (ending the
+/// process, for SIGUSR1 and SIGUSR2) is replaced: a dump never ends the application. A
+/// handler the application installed before runs after ours.
+#[allow(clippy::multiple_unsafe_ops_per_block)]
+pub fn install_dump_signal(signal: c_int) {
+    // SAFETY: a zeroed sigaction is a valid out-parameter.
+    let mut previous: libc::sigaction = unsafe { std::mem::zeroed() };
+    // SAFETY: querying the current action into a valid struct.
+    unsafe { libc::sigaction(signal, std::ptr::null(), &mut previous) };
+    if previous.sa_sigaction != on_dump_signal as *const () as usize {
+        DUMP_PREVIOUS.store(previous.sa_sigaction, Ordering::Release);
+        DUMP_PREVIOUS_SIGINFO.store(previous.sa_flags & libc::SA_SIGINFO != 0, Ordering::Release);
+    }
+    // SAFETY: a zeroed sigaction is valid; we fill in the handler and flags.
+    let mut action: libc::sigaction = unsafe { std::mem::zeroed() };
+    action.sa_sigaction = on_dump_signal as *const () as usize;
+    action.sa_flags = libc::SA_SIGINFO | libc::SA_RESTART;
+    // SAFETY: the mask is a valid sigset, and the action a valid one for a catchable signal.
+    unsafe {
+        libc::sigemptyset(&mut action.sa_mask);
+        libc::sigaction(signal, &action, std::ptr::null_mut());
+    }
+}
+
+/// The dump signal's handler: an atomic store, then the application's own handler if it had
+/// one. Async-signal-safe, and nothing here can panic.
+extern "C" fn on_dump_signal(signal: c_int, info: *mut libc::siginfo_t, context: *mut std::ffi::c_void) {
+    crate::pipeline::flight::signalled();
+    let previous = DUMP_PREVIOUS.load(Ordering::Acquire);
+    if previous == libc::SIG_DFL || previous == libc::SIG_IGN {
+        return;
+    }
+    if DUMP_PREVIOUS_SIGINFO.load(Ordering::Acquire) {
+        // SAFETY: the application installed this three-argument handler (SA_SIGINFO) for the
+        // signal; it gets the arguments the kernel gave us.
+        let handler: extern "C" fn(c_int, *mut libc::siginfo_t, *mut std::ffi::c_void) =
+            unsafe { std::mem::transmute(previous) };
+        handler(signal, info, context);
+    } else {
+        // SAFETY: as above, a one-argument handler.
+        let handler: extern "C" fn(c_int) = unsafe { std::mem::transmute(previous) };
+        handler(signal);
+    }
+}

@@ -186,7 +186,9 @@ fn scale(
     let (n, share) = windows.coverage();
     let recorded = format!("recorded in {n} tracing windows, {:.2}% of the run", 100.0 * share);
     if !whole {
-        stats.notes.push(format!("{recorded}: the figures are the windows' (scaled to the run only over every process)"));
+        stats
+            .notes
+            .push(format!("{recorded}: the figures are the windows' (scaled to the run only over every process)"));
         return Ok(());
     }
     stats.notes.push(format!(

@@ -41,7 +41,8 @@ impl FlightRecorder {
     pub fn from_env(env: &BTreeMap<String, String>) -> Result<Option<FlightRecorder>> {
         let set = |name: &str| env.get(name).map(|v| v.trim()).filter(|v| !v.is_empty());
         let Some(keep_text) = set(FLIGHT_RECORDER) else {
-            let shaping = [FLIGHT_RECORDER_MEMORY, DUMP_SIGNAL, DUMP_ON_EXIT, STEP_MARKER, SLOW_STEP_FACTOR, HANG_SECONDS];
+            let shaping =
+                [FLIGHT_RECORDER_MEMORY, DUMP_SIGNAL, DUMP_ON_EXIT, STEP_MARKER, SLOW_STEP_FACTOR, HANG_SECONDS];
             if let Some(name) = shaping.into_iter().find(|name| set(name).is_some()) {
                 return Err(invalid(
                     name_static(name),
@@ -89,7 +90,11 @@ impl FlightRecorder {
         if step_marker.is_none()
             && let Some(text) = set(SLOW_STEP_FACTOR)
         {
-            return Err(invalid(SLOW_STEP_FACTOR, text, "a factor that needs ROCPROF_RS_STEP_MARKER to say what a step is"));
+            return Err(invalid(
+                SLOW_STEP_FACTOR,
+                text,
+                "a factor that needs ROCPROF_RS_STEP_MARKER to say what a step is",
+            ));
         }
         let hang = match set(HANG_SECONDS) {
             None | Some("0") => None,

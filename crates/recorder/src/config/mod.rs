@@ -276,7 +276,7 @@ variables! {
     COUNTER_PASSES = "ROCPROF_RS_COUNTER_PASSES", "rotate (passes taken by successive dispatches of a kernel, one run) or application (one run per pass)", "rotate";
     COUNTER_PASS = "ROCPROF_RS_COUNTER_PASS", "the 0-based pass this run takes with application passes (rocprof-rs run sets it)", "0";
     CUPTI_LIBRARY = "ROCPROF_RS_CUPTI_LIBRARY", "NVIDIA: the libcupti to load when the process has none and the SONAMEs are not on the search path", "(search)";
-    FLUSH_MS = "ROCPROF_RS_FLUSH_MS", "NVIDIA: milliseconds between flushes of CUPTI's buffers, from 10 to 86400000: what a killed process can lose", "1000";
+    FLUSH_MS = "ROCPROF_RS_FLUSH_MS", "milliseconds from 10 to 86400000 between flushes of CUPTI's buffers (NVIDIA) and, with the flight recorder, of the SDK's (AMD): what a killed process can lose, and how late a dump may be", "1000";
     START_PAUSED = "ROCPROF_RS_START_PAUSED", "1 or 0: start with collection off, for the in-process API (the C entry points, the Python package's rocprof_rs.start) to turn on around its regions", "0";
     PC_SAMPLING_METHOD = "ROCPROF_RS_PC_SAMPLING_METHOD", "host_trap or stochastic: sample where each kernel's waves are (rocprofv3's --pc-sampling-method), into pc_sample", "(off)";
     PC_SAMPLING_UNIT = "ROCPROF_RS_PC_SAMPLING_UNIT", "time (microseconds), cycles or instructions: what the interval counts", "the method's own: time for host_trap, cycles for stochastic";
@@ -592,6 +592,12 @@ impl Config {
                  pauses cannot (unset ROCPROF_RS_START_PAUSED, or use regions without windows)",
             ));
         }
+        let flight_recorder = flight::FlightRecorder::from_env(env)?;
+        let mut domains = domains;
+        if flight_recorder.as_ref().is_some_and(|f| f.hang.is_some()) {
+            // A hang is launches without kernels: the launch calls must be seen.
+            domains.insert(Domain::CudaApi);
+        }
         let cupti_buffer_bytes = bytes(env, BUFFER_SIZE, CUPTI_BUFFER_BYTES)?;
         Ok(Config {
             output_dir: PathBuf::from(expand_dir(&dir, placeholders)),
@@ -632,7 +638,7 @@ impl Config {
             cupti_buffer_records: integer(env, CUPTI_BUFFER_RECORDS, 0, (0, u64::MAX))?,
             window,
             graph_trace: window::GraphTrace::from_env(env)?,
-            flight_recorder: flight::FlightRecorder::from_env(env)?,
+            flight_recorder,
             fault: match env.get(TEST_FAULT).map(String::as_str) {
                 None | Some("") => None,
                 Some("panic-in-ingest") => Some(Fault::PanicInIngest),

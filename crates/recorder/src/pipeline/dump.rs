@@ -21,11 +21,7 @@ pub fn write(tables: &Tables, flight: &Flight, trigger: &Trigger, seq: u32) -> R
     let pid = std::process::id();
     let id = match trigger {
         Trigger::Request { id } => format!("request-{id}"),
-        _ => format!(
-            "{}-{}-p{pid}-{seq}",
-            crate::config::utc_stamp(std::time::SystemTime::now()),
-            trigger.name()
-        ),
+        _ => format!("{}-{}-p{pid}-{seq}", crate::config::utc_stamp(std::time::SystemTime::now()), trigger.name()),
     };
     let done = out.join(format!("dump-{id}"));
     let partial = out.join(format!(".dump-{id}.{pid}.partial"));
@@ -43,12 +39,13 @@ pub fn write(tables: &Tables, flight: &Flight, trigger: &Trigger, seq: u32) -> R
     dump.note(
         "flight_recorder",
         format!(
-            "{{\"keep_s\":{},\"memory_bytes\":{},\"kept_records\":{},\"kept_bytes\":{},\"evicted_records\":{}}}",
+            "{{\"keep_s\":{},\"memory_bytes\":{},\"kept_records\":{},\"kept_bytes\":{},\"evicted_records\":{},\"slow_steps_within_a_dump\":{}}}",
             flight.settings.keep.as_secs_f64(),
             flight.settings.memory_bytes,
             flight.kept(),
             flight.bytes(),
-            flight.evicted
+            flight.evicted,
+            flight.slow_steps_within_a_dump
         ),
     );
     dump.finish(&[], &Summary::default())?;
@@ -143,7 +140,11 @@ fn hang_json(quiet_ns: u64, pending: &[Pending], tables: &Tables, flight: &Fligh
             format!("{{\"agent_id\":{agent},\"stream\":{stream},\"last_finished\":[{}]}}", names.join(","))
         })
         .collect();
-    format!("{{\"quiet_ns\":{quiet_ns},\"outstanding\":[{}],\"streams\":[{}]}}", outstanding.join(","), streams.join(","))
+    format!(
+        "{{\"quiet_ns\":{quiet_ns},\"outstanding\":[{}],\"streams\":[{}]}}",
+        outstanding.join(","),
+        streams.join(",")
+    )
 }
 
 fn json(text: &str) -> String {

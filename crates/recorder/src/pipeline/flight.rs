@@ -19,8 +19,8 @@ use crossbeam_channel::Sender;
 use parking_lot::Mutex;
 
 use super::queue::{Batch, Queue};
-use crate::config::BATCH_RECORDS;
 use super::records::Record;
+use crate::config::BATCH_RECORDS;
 use crate::config::flight::FlightRecorder;
 
 /// Why a dump is written.
@@ -100,6 +100,10 @@ pub struct Flight {
     request_seen: Option<SystemTime>,
     next_request_check: Instant,
     steps: VecDeque<u64>,
+    /// When the last slow step dumped: another within the span kept would repeat it.
+    last_slow_step: Option<Instant>,
+    /// Slow steps that did not dump for that reason.
+    pub slow_steps_within_a_dump: u64,
     pending: std::collections::HashMap<u64, Pending>,
     last_finish_ns: u64,
     hang_reported: bool,
@@ -126,6 +130,8 @@ impl Flight {
             request_seen,
             next_request_check: Instant::now(),
             steps: VecDeque::new(),
+            last_slow_step: None,
+            slow_steps_within_a_dump: 0,
             pending: Default::default(),
             last_finish_ns: super::clock::now_ns(),
             hang_reported: false,
@@ -280,7 +286,14 @@ impl Flight {
             self.steps.pop_front();
         }
         self.steps.push_back(duration_ns);
-        fired
+        let fired = fired?;
+        let now = Instant::now();
+        if self.last_slow_step.is_some_and(|at| now.duration_since(at) < self.settings.keep) {
+            self.slow_steps_within_a_dump += 1;
+            return None;
+        }
+        self.last_slow_step = Some(now);
+        Some(fired)
     }
 
     /// A hang: launches outstanding, and no kernel finished for the span asked.

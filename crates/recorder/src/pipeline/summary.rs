@@ -22,6 +22,8 @@ pub struct Summary {
     pub stem: String,
     /// What the queue and the library's buffers held at their fullest.
     pub holding: super::queue::Holding,
+    /// A flight recorder's dumps written.
+    pub dumps: usize,
 }
 
 impl Summary {

@@ -49,9 +49,16 @@ impl WriterGuard {
         on_error: Box<dyn Fn(&crate::Error) + Send>,
     ) -> std::io::Result<WriterGuard> {
         let (control, control_rx) = crossbeam_channel::bounded(4);
+        let flight = tables
+            .config()
+            .flight_recorder
+            .clone()
+            .map(|settings| super::flight::Flight::new(settings, &tables.config().output_dir));
         let handle = std::thread::Builder::new().name("rocprof-rs-writer".into()).spawn(move || {
             crate::threads::block_signals_of_tool_threads();
             Writer {
+                flight,
+                dumps: Vec::new(),
                 tables,
                 receiver,
                 control: control_rx,
@@ -92,6 +99,10 @@ impl Drop for WriterGuard {
 }
 
 struct Writer {
+    /// The flight recorder, where asked for: records are kept there, not written.
+    flight: Option<super::flight::Flight>,
+    /// The dumps written so far.
+    dumps: Vec<std::path::PathBuf>,
     tables: Tables,
     receiver: Receiver<Batch>,
     control: Receiver<Control>,
@@ -122,11 +133,24 @@ impl Writer {
             }
         }
         self.drain();
+        if self.flight.as_ref().is_some_and(|f| f.settings.on_exit) {
+            self.dump(super::flight::Trigger::Exit);
+        }
         self.complete_files(true);
         self.summary()
     }
 
     fn take(&mut self, batch: Batch) {
+        if let Some(flight) = &mut self.flight {
+            let fired = flight.keep(batch, &self.queue);
+            if let Some(trigger) = fired {
+                self.dump(trigger);
+            }
+            if Instant::now() >= self.next_rotation_check {
+                self.rotate_due();
+            }
+            return;
+        }
         if self.failed.is_some() {
             self.discarded += batch.iter().filter(|r| r.is_activity()).count() as u64;
         } else {
@@ -142,6 +166,12 @@ impl Writer {
 
     fn rotate_due(&mut self) {
         self.next_rotation_check = Instant::now() + ROTATION_CHECK;
+        if self.flight.is_some() {
+            while let Some(trigger) = self.flight.as_mut().and_then(super::flight::Flight::due) {
+                self.dump(trigger);
+            }
+            return;
+        }
         if self.failed.is_none() {
             let result = self.tables.rotate_due();
             self.check(result);
@@ -154,8 +184,47 @@ impl Writer {
         }
     }
 
+    /// Writes the flight recorder's records as a dump for `trigger`; says where in one line,
+    /// or why it could not. The run goes on either way.
+    fn dump(&mut self, trigger: super::flight::Trigger) {
+        let Some(flight) = &mut self.flight else { return };
+        // What the queue holds is the newest part of the dump; triggers it fires come after.
+        let mut later = Vec::new();
+        while let Ok(batch) = self.receiver.try_recv() {
+            later.extend(flight.keep(batch, &self.queue));
+        }
+        let seq = self.dumps.len() as u32;
+        let written = super::dump::write(&self.tables, flight, &trigger, seq);
+        let reply = matches!(trigger, super::flight::Trigger::Api { .. }).then(|| flight.replies.pop()).flatten();
+        match &written {
+            Ok(dir) => {
+                crate::say!("rocprof-rs: flight recorder: {} dump written to {}", trigger.name(), dir.display());
+                self.dumps.push(dir.clone());
+                let list: Vec<String> =
+                    self.dumps.iter().map(|d| super::rows::json_string(Some(&d.display().to_string()))).collect();
+                self.tables.note("dumps", format!("[{}]", list.join(",")));
+            }
+            Err(e) => {
+                crate::say!("rocprof-rs: flight recorder: the {} dump failed: {e}; recording goes on", trigger.name())
+            }
+        }
+        if let Some(reply) = reply {
+            let _ = reply.send(written.map_err(|e| e.to_string()));
+        }
+        for trigger in later {
+            self.dump(trigger);
+        }
+    }
+
     /// Completes the open files; at the end of the run (`last`), with the run's aggregates.
+    /// A flight recorder's run writes only its metadata file, which lists the dumps.
     fn complete_files(&mut self, last: bool) {
+        if self.flight.is_some() {
+            if last && let Err(e) = self.tables.write_run_metadata(&self.summary()) {
+                (self.on_error)(&e);
+            }
+            return;
+        }
         if self.failed.is_none() {
             let closing = self.closing_metadata();
             let result =
@@ -199,6 +268,7 @@ impl Writer {
             error: self.failed.clone(),
             stem: self.tables.stem().to_owned(),
             holding: self.queue.holding(),
+            dumps: self.dumps.len(),
         }
     }
 }

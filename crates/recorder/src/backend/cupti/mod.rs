@@ -211,6 +211,11 @@ impl Backend for Cuda {
         crate::telemetry::Vendor::Nvidia
     }
 
+    /// Its flush thread moves CUPTI's records every `ROCPROF_RS_FLUSH_MS`.
+    fn flushes_itself(&self) -> bool {
+        true
+    }
+
     /// Sets CUPTI up at once, as the injection does inside the driver's first `cuInit`: CUPTI
     /// takes its subscriber and activity kinds before CUDA starts, so the profiler should start
     /// before the first CUDA call for every launch to be seen. libcupti is found as the

@@ -51,7 +51,12 @@ type Refused = Vec<String>;
 /// windows, GRAPH_TRACE the other way. Each switch turns the new level on before the old one
 /// off: a graph launched in between is traced whole (graph-level records take precedence),
 /// never as a replay with some of its kernels.
-pub(super) fn set_collecting(cupti: &Cupti, on: bool, kinds: &[(&'static str, u32)], graph_level_between: bool) -> Refused {
+pub(super) fn set_collecting(
+    cupti: &Cupti,
+    on: bool,
+    kinds: &[(&'static str, u32)],
+    graph_level_between: bool,
+) -> Refused {
     let mut wanted = WANTED.lock();
     let mut refused = Vec::new();
     if !on && graph_level_between {
