@@ -80,7 +80,7 @@ fn dataset(dir: &Path, rows: u64) {
         library: rocprof_rs::backend::amd::operations::library((1, 0, 0)),
         counters: None,
     };
-    let mut tables = Tables::new(config, seed, Default::default(), 0).unwrap();
+    let mut tables = Tables::new(config, seed, rocprof_rs::pipeline::rows::no_agents(), 0).unwrap();
     let symbols = common::symbols();
     tables.add(&symbols).unwrap();
     let mut batch = Vec::with_capacity(1024);

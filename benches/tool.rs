@@ -488,7 +488,7 @@ fn writer_throughput(scratch: &Path, compression: &str) -> (f64, f64) {
             library: rocprof_rs::backend::amd::operations::library((1, 0, 0)),
             counters: None,
         };
-        let mut tables = Tables::new(config, seed, Default::default(), 0).unwrap();
+        let mut tables = Tables::new(config, seed, rocprof_rs::pipeline::rows::no_agents(), 0).unwrap();
         tables.add(&symbols).unwrap();
         let started = Instant::now();
         for n in 0..RECORDS {

@@ -232,7 +232,7 @@ fn the_seed_app_becomes_the_same_tables_as_an_amd_run() {
         library: rocprof_rs::backend::cupti::operations::library(f.version, "fixture".into()),
         counters: None,
     };
-    let mut tables = Tables::new(config, seed, Default::default(), 0).unwrap();
+    let mut tables = Tables::new(config, seed, rocprof_rs::pipeline::rows::no_agents(), 0).unwrap();
     let mut batch = Vec::new();
     let mut announced = std::collections::HashSet::new();
     let mut pairing = rocprof_rs::backend::cupti::nvtx::Pairing::default();
@@ -258,6 +258,7 @@ fn the_seed_app_becomes_the_same_tables_as_an_amd_run() {
             Decoded::Copy(c) => Some(Record::Copy(c)),
             Decoded::Device(d) => Some(Record::Device(Box::new(d.device()))),
             Decoded::NvtxEdge(e) => pairing.add(&e).map(|range| Record::Marker(Box::new(range.into_marker()))),
+            Decoded::Graph(g) => Some(Record::row(g)),
         });
     }
     // A kernel CUPTI could not time has no row.
@@ -429,4 +430,33 @@ fn kernel_names_demangle_as_the_toolchain_does() {
         }
     }
     assert!(differ.is_empty(), "{differ:#?}");
+}
+
+/// A CUDA 13 graph-level record (`CUpti_ActivityGraphTrace2`, 56 bytes), laid out by hand at the
+/// offsets `sys/tests/cupti_layout.rs` pins, decodes to the launch it describes; one cut before
+/// its prefix, or with no end, does not.
+#[test]
+fn a_graph_trace_record_decodes_to_its_launch() {
+    let mut bytes = vec![0u8; 56];
+    let put32 = |b: &mut Vec<u8>, at: usize, v: u32| b[at..at + 4].copy_from_slice(&v.to_le_bytes());
+    let put64 = |b: &mut Vec<u8>, at: usize, v: u64| b[at..at + 8].copy_from_slice(&v.to_le_bytes());
+    put32(&mut bytes, 0, 51);
+    put32(&mut bytes, 4, 777);
+    put64(&mut bytes, 8, 1_000);
+    put64(&mut bytes, 16, 5_000);
+    put32(&mut bytes, 24, 1);
+    put32(&mut bytes, 28, 42);
+    put32(&mut bytes, 32, 3);
+    put32(&mut bytes, 36, 7);
+    assert_eq!(decode::record_size(51, 130_001), Some(56));
+    match decode::decode(&bytes, &mut FixtureNames(&HashMap::new())) {
+        Activity::Record(Decoded::Graph(g), None) => {
+            assert_eq!((g.graph_id, g.stream_id, g.start_ns, g.end_ns), (42, 7, 1_000, 5_000));
+            assert_eq!((g.correlation_id, g.agent_id), (777, 1));
+        }
+        other => panic!("{other:?}"),
+    }
+    assert!(matches!(decode::decode(&bytes[..39], &mut FixtureNames(&HashMap::new())), Activity::Skipped(51)));
+    put64(&mut bytes, 16, 0);
+    assert!(matches!(decode::decode(&bytes, &mut FixtureNames(&HashMap::new())), Activity::BadTimestamps));
 }

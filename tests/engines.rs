@@ -29,10 +29,11 @@ use parquet::file::statistics::Statistics;
 use rocprof_rs_format::Table;
 
 /// Tables no run here writes: the simulator has no HSA API, and RCCL calls only with `--ranks`.
-const UNWRITTEN: [(&str, &str); 3] = [
+const UNWRITTEN: [(&str, &str); 4] = [
     ("hsa_api", "the simulator emits no HSA API records"),
     ("rccl_api", "only `rocprof-sim --ranks` makes RCCL calls"),
     ("pc_sample", "the runs here do not sample PCs"),
+    ("graph_launch", "only CUPTI's graph-level records fill it (NVIDIA)"),
 ];
 
 /// The dataset the tool wrote on an H100 (format 2), the one with `cuda_api`.
@@ -69,6 +70,8 @@ fn run() -> &'static Path {
                 // The simulated AMD SMI's samples: device_sample, with its nullable readings.
                 .env("ROCPROF_RS_DEVICE_SAMPLE_MS", "1")
                 .env("ROCPROF_RS_DEVICE_SAMPLE_LIBRARY", built("libamd_smi.so"))
+                // The job records in windows (its whole run is in the first): the window table.
+                .envs(play.contains(&"--ranks").then_some(("ROCPROF_RS_WINDOW", "10s/20s")))
                 .env_remove("LD_PRELOAD")
                 .output()
                 .unwrap();

@@ -100,6 +100,11 @@ fn the_signal_and_the_request_file_each_write_a_whole_dump_and_the_run_goes_on()
     // A dump reads like any dataset.
     let stats = Command::new(env!("CARGO_BIN_EXE_rocprof-rs")).arg("stats").arg(&found[0]).output().unwrap();
     assert!(stats.status.success(), "{}", stderr(&stats));
+    assert!(
+        stderr(&stats).contains("a flight recorder's dump of process") && stderr(&stats).contains("trigger"),
+        "{}",
+        stderr(&stats)
+    );
     let metadata = std::fs::read_dir(&out)
         .unwrap()
         .flatten()

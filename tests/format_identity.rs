@@ -352,7 +352,7 @@ fn write_tool_dataset(dir: &Path, library: Library, batches: &[Vec<Record>], cou
     .map(|(kind, op, name)| ((kind, op), Arc::from(name)))
     .collect();
     let seed = Seed { operations, library, counters };
-    let mut tables = Tables::new(config(dir), seed, Default::default(), 0).unwrap();
+    let mut tables = Tables::new(config(dir), seed, rocprof_rs::pipeline::rows::no_agents(), 0).unwrap();
     for batch in batches {
         tables.add(batch).unwrap();
     }

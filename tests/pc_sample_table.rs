@@ -31,7 +31,7 @@ fn tables(dir: &Path) -> Tables {
     let config = Config::from_vars(&vars, &Placeholders::of_this_process(&vars)).unwrap();
     let library = Library { backend: "test", vendor: Arc::from("amd"), versions: Vec::new(), api_tables: &[] };
     let seed = Seed { operations: OperationNames::new(), library, counters: None };
-    Tables::new(config, seed, Default::default(), 0).unwrap()
+    Tables::new(config, seed, rocprof_rs::pipeline::rows::no_agents(), 0).unwrap()
 }
 
 fn names() -> Record {

@@ -37,7 +37,11 @@
 #                page and the dataset come back (the dataset is the report test's H100 fixture)
 #   serve        issue 42, one GPU: serve/decode.py (a 12-layer GPT-like bf16 decode, batch 16,
 #                static KV cache; CUDA-graph and eager) under no tool, the CUPTI floor, rocprof-rs
-#                --kernel-trace and torch.profiler, interleaved rounds (SERVE_ARGS); serve.md
+#                --kernel-trace, torch.profiler, and rocprof-rs --window, --graph-trace graph (and
+#                both), interleaved rounds (SERVE_ARGS: --configs A,B,C,T,W,G,K,H); the windowed
+#                and graph-level datasets checked against the program's replay log
+#                (serve/check_windows.py), the windows' per-kernel means and scaled calls against
+#                the full trace's; serve.md
 #   roofs        issue 41, one GPU: `doctor --measure-roofs` (the GPU's own roofs, kept for
 #                analyze), then the same under ncu; roofs/check_roofs.py: each microbenchmark's
 #                bytes or FLOPs equal ncu's counters, its loads hit the level measured, and
@@ -80,7 +84,7 @@ STAGE="${1:-}"
 case "$STAGE" in
     smoke | equivalence | overhead | fixtures | memory | counters | preflight | all-quick | ranks | telemetry | python | report | pcsampling | sol | roofs | serve) ;;
     *)
-        sed -n '2,37p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//'
+        awk 'NR > 1 && /^#/ { print; next } NR > 1 { exit }' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//'
         echo "usage: bash bench/gpu/run.sh STAGE" >&2
         exit 2
         ;;

@@ -78,6 +78,8 @@ class Profile:
         self._library = library
         self.output = output
         self._paused = paused
+        # Set by `start(window=...)`: the windows decide when it collects.
+        self._windowed = False
         self._depth = 0
         self.dataset: Optional[Dataset] = None
         # NVIDIA: the variables set for CUDA's injection, and what they were before.
@@ -105,6 +107,8 @@ class Profile:
         """Collects inside the block (regions nest); a paused profile collects nothing outside."""
         if self.dataset is not None:
             raise RocprofError("the profile has finished")
+        if self._windowed:
+            raise RocprofError("this profile records in tracing windows, which decide when it collects: regions and pauses cannot")
         if self._depth == 0 and self._paused:
             self._call("rocprof_rs_profile_collect", ctypes.c_int(1))
         self._depth += 1
@@ -219,7 +223,7 @@ def start(
         before = {name: os.environ.get(name) for name in injection}
         os.environ.update(injection)
         # The driver will load this same file; loaded now, its entry points are this one's.
-        return _started(Profile(ctypes.CDLL(tool, mode=ctypes.RTLD_GLOBAL), output, paused, injected=before))
+        return _started(Profile(ctypes.CDLL(tool, mode=ctypes.RTLD_GLOBAL), output, paused, injected=before), window is not None)
     if backend != "rocprofiler-sdk":
         raise RocprofError(f"backend {backend!r}: expected auto, rocprofiler-sdk or cupti")
     library = ctypes.CDLL(tool, mode=ctypes.RTLD_GLOBAL)
@@ -233,14 +237,15 @@ def start(
     )
     if started != 0:
         raise RocprofError(error.value.decode(errors="replace"))
-    return _started(Profile(library, output, paused))
+    return _started(Profile(library, output, paused), window is not None)
 
 
 _LATEST: Optional[Profile] = None
 
 
-def _started(profile: Profile) -> Profile:
+def _started(profile: Profile, windowed: bool) -> Profile:
     global _LATEST
+    profile._windowed = windowed
     _LATEST = profile
     return profile
 

@@ -152,6 +152,42 @@ print(ds.table("kernel_dispatch").num_rows)
     assert done.stdout.split()[-1] == "1000", done.stdout + done.stderr
 
 
+def test_an_in_process_flight_recorder_dumps_on_request_and_windows_refuse_regions(tmp_path, sim):
+    """The flight recorder writes nothing until `dump`, which returns the dump as a dataset;
+    a windowed profile has no regions (the windows decide)."""
+    script = f"""
+import ctypes, os, rocprof_rs
+play = ctypes.CDLL({str(sim["play"])!r})
+assert play.rocprof_sim_play_open({str(sim["sdk"]).encode()!r}, 2) == 0
+out = {str(tmp_path / "flight")!r}
+p = rocprof_rs.start(output=out, domains=["kernel"], sdk={str(sim["sdk"])!r}, paused=False, flight_recorder=30)
+assert play.rocprof_sim_play_start_runtime() == 0
+assert play.rocprof_sim_play(ctypes.c_uint64(700), 2, ctypes.c_uint64(1)) == 0
+assert not any(n.startswith("kernel_dispatch") for n in os.listdir(out)), os.listdir(out)
+ds = rocprof_rs.dump("after the warm-up")
+print("dumped", ds.table("kernel_dispatch").num_rows, os.path.basename(str(ds.path)).startswith("dump-"))
+p.finish()
+"""
+    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.split()[-3:] == ["dumped", "700", "True"], done.stdout + done.stderr
+    script = f"""
+import ctypes, rocprof_rs
+play = ctypes.CDLL({str(sim["play"])!r})
+play.rocprof_sim_play_open({str(sim["sdk"]).encode()!r}, 1)
+p = rocprof_rs.start(output={str(tmp_path / "windowed")!r}, sdk={str(sim["sdk"])!r}, window="5ms/20ms")
+try:
+    with p.region():
+        pass
+except rocprof_rs.RocprofError as e:
+    print("refused:", e)
+p.finish()
+"""
+    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr
+    assert "refused:" in done.stdout and "windows" in done.stdout, done.stdout + done.stderr
+
+
 def test_profile_refuses_a_second_start_in_one_process(tmp_path, sim):
     script = f"""
 import ctypes, rocprof_rs

@@ -218,6 +218,30 @@ pub struct RunArgs {
     /// records, far cheaper; kernel rows only inside --window's windows).
     #[arg(long, value_name = "graph|node", help_heading = "Always on")]
     graph_trace: Option<String>,
+    /// Keep the last SECONDS of records in memory and write nothing until a trigger (the dump
+    /// signal, OUTPUT_DIR/dump-request, rocprof_rs.dump(), a slow step, a hang, --dump-on-exit)
+    /// writes them as a dataset under OUTPUT_DIR/dump-*.
+    #[arg(long, value_name = "SECONDS", help_heading = "Always on")]
+    flight_recorder: Option<String>,
+    /// The most the flight recorder keeps (K, M, G; 16M to 64G).
+    #[arg(long, value_name = "BYTES", help_heading = "Always on")]
+    flight_recorder_memory: Option<String>,
+    /// usr2, usr1 or off: the signal that asks for a dump.
+    #[arg(long, value_name = "usr2|usr1|off", help_heading = "Always on")]
+    dump_signal: Option<String>,
+    /// Dump when the run ends too.
+    #[arg(long, help_heading = "Always on")]
+    dump_on_exit: bool,
+    /// Markers whose message matches are steps: a step slower than --slow-step-factor times the
+    /// running median dumps.
+    #[arg(long, value_name = "REGEX", help_heading = "Always on")]
+    step_marker: Option<String>,
+    /// How many times the running median makes a step slow (1.1 to 1000; default 3).
+    #[arg(long, value_name = "K", help_heading = "Always on")]
+    slow_step_factor: Option<String>,
+    /// NVIDIA: dump when no kernel has finished for SECONDS while launches are outstanding.
+    #[arg(long, value_name = "SECONDS", help_heading = "Always on")]
+    hang_seconds: Option<String>,
 
     /// Read a madengine profiling profile (JSON) and do what it asks where rocprof-rs can;
     /// every part it cannot do is named on stderr. Options given here override it.
@@ -286,6 +310,12 @@ impl RunArgs {
             (config::DEVICE_SAMPLE_LIBRARY, &self.device_sample_library),
             (config::WINDOW, &self.window),
             (config::GRAPH_TRACE, &self.graph_trace),
+            (config::FLIGHT_RECORDER, &self.flight_recorder),
+            (config::FLIGHT_RECORDER_MEMORY, &self.flight_recorder_memory),
+            (config::DUMP_SIGNAL, &self.dump_signal),
+            (config::STEP_MARKER, &self.step_marker),
+            (config::SLOW_STEP_FACTOR, &self.slow_step_factor),
+            (config::HANG_SECONDS, &self.hang_seconds),
         ];
         for (name, value) in texts {
             if let Some(value) = value {
@@ -310,6 +340,7 @@ impl RunArgs {
             (config::TRUNCATE, self.truncate_kernels, "1"),
             (config::DEMANGLE, self.no_demangle, "0"),
             (config::SUMMARY, self.quiet, "0"),
+            (config::DUMP_ON_EXIT, self.dump_on_exit, "1"),
         ];
         for (name, on, value) in switches {
             if on {

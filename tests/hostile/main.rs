@@ -10,6 +10,7 @@
 #[path = "../common/mod.rs"]
 mod common;
 
+mod always_on;
 mod databases;
 mod drops;
 mod growth;

@@ -9,7 +9,7 @@ graph's kernel-node count N. A replay's kernels share its launch's correlation i
 kernel rows of graph replays fall into groups of N, one per replay recorded.
 - windowed: every replay launched inside a window's sure bounds (opened_ns..closing_ns) must have
   its N rows; none launched outside every window's outer bounds may have any; no group may be
-  partial.
+  partial (with graph-level tracing between windows, a replay launched during a switch may).
 - graph mode: one graph_launch row per replay launched while graph tracing was on (every replay
   without windows; outside the windows with them), none extra.
 Prints one JSON object and exits 1 if a check failed.
@@ -69,7 +69,10 @@ def main() -> int:
     if args.windowed:
         checks["every replay inside a window has all its kernels"] = complete >= places.get("inside", 0)
         checks["no replay outside every window has any"] = len(groups) <= places.get("inside", 0) + places.get("edge", 0)
-        checks["no partial replay"] = partial == 0
+        # Graph-level tracing between windows: a replay launched while CUPTI switches levels
+        # may lose a kernel (H200: 1 of 12); only such edge replays may be partial.
+        allowed = places.get("edge", 0) if args.mode == "graph" else 0
+        checks["no partial replay (graph mode: edge replays only)"] = partial <= allowed
         checks["windows both hold and miss replays"] = places.get("inside", 0) > 0 and places.get("outside", 0) > 0
     elif args.mode == "node":
         checks["every replay has all its kernels"] = complete >= len(launches) and partial == 0

@@ -17,6 +17,12 @@ use serde::Serialize;
 
 use crate::error::Result;
 
+/// A process: its host (where the rows say) and pid.
+type ProcessKey = (Option<String>, u32);
+
+/// Calls and time in each of a process's windows.
+type PerWindow = Vec<(u64, f64)>;
+
 /// One process's windows and run.
 #[derive(Debug, Clone, Default)]
 struct Process {
@@ -29,7 +35,7 @@ struct Process {
 /// The windows of every process of a windowed dataset.
 #[derive(Debug, Clone, Default)]
 pub struct Windows {
-    processes: HashMap<(Option<String>, u32), Process>,
+    processes: HashMap<ProcessKey, Process>,
 }
 
 /// A name's calls and time scaled to the run.
@@ -92,7 +98,7 @@ impl Windows {
     /// The estimates of every name of `table`'s rows (named by `name_column`).
     pub fn scale(&self, dir: &Path, table: Table, name_column: &str) -> Result<Scaled> {
         // Per name and process: calls and time in each window.
-        let mut tallies: HashMap<String, HashMap<(Option<String>, u32), Vec<(u64, f64)>>> = HashMap::new();
+        let mut tallies: HashMap<String, HashMap<ProcessKey, PerWindow>> = HashMap::new();
         crate::read::batches(dir, table, |b| {
             let (name, start, duration, pid) =
                 (b.col(name_column)?, b.col("start_ns")?, b.col("duration_ns")?, b.col("pid")?);

@@ -208,6 +208,8 @@ pub unsafe extern "C" fn rocprof_rs_dump(
         if tool.config.flight_recorder.is_none() {
             return Err(ProfileError::NoFlightRecorder);
         }
+        // The dump holds what reached the writer: the library's buffers go first.
+        crate::lifecycle::flush_library();
         let reason = if reason.is_null() {
             "api".to_owned()
         } else {

@@ -303,6 +303,14 @@ pub(crate) fn start_writer(
         .map_err(|e| Error::Io { path: "the writer thread".into(), source: e })
 }
 
+/// Moves every record the library holds into the queue, for a dump asked for from the
+/// application's side.
+pub(crate) fn flush_library() {
+    if let Some(backend) = running().and_then(|tool| tool.backend.get()) {
+        backend.flush();
+    }
+}
+
 /// Flushes the library's buffers into the queue and the queue into completed files, keeping
 /// the tool running (an application that handles SIGINT itself goes on after it).
 pub(crate) fn flush() -> bool {

@@ -34,6 +34,11 @@ pub fn warnings(dir: &Path) -> Result<Vec<String>> {
             "{untraced} counted launches ran with kernel activity off (SASS metric passes: SASS metrics read 0 beside kernel tracing): they have counter rows but no kernel_dispatch row, so kernel calls and times leave them out"
         ));
     }
+    for json in &runs {
+        if let Some(trigger) = json.get("trigger") {
+            warnings.push(dump_line(json, trigger));
+        }
+    }
     let (rows, dropped) = losses(&runs);
     if dropped > 0 {
         let share = dropped as f64 / (rows + dropped) as f64 * 100.0;
@@ -43,6 +48,37 @@ pub fn warnings(dir: &Path) -> Result<Vec<String>> {
         ));
     }
     Ok(warnings)
+}
+
+/// What a flight recorder's dump is: which process, what triggered it, how far back it reaches.
+fn dump_line(json: &serde_json::Value, trigger: &serde_json::Value) -> String {
+    let reason = trigger.get("reason").and_then(|r| r.as_str()).unwrap_or("an unknown trigger");
+    let pid = json.get(keys::PID).and_then(|p| p.as_str()).unwrap_or("?");
+    let keep = json.get("flight_recorder").and_then(|f| f.get("keep_s")?.as_f64()).unwrap_or(0.0);
+    let detail = trigger.get("detail");
+    let why = match reason {
+        "slow-step" => detail
+            .map(|d| {
+                let ms = |key: &str| d.get(key).and_then(serde_json::Value::as_f64).unwrap_or(0.0) / 1e6;
+                let step = d.get("step").and_then(|s| s.as_str()).unwrap_or("?");
+                format!(": {step:?} took {:.1} ms against a median of {:.1} ms", ms("duration_ns"), ms("median_ns"))
+            })
+            .unwrap_or_default(),
+        "hang" => detail
+            .map(|d| {
+                let quiet = d.get("quiet_ns").and_then(serde_json::Value::as_f64).unwrap_or(0.0) / 1e9;
+                let outstanding = d.get("outstanding").and_then(|o| o.as_array()).map_or(0, Vec::len);
+                format!(": no kernel finished for {quiet:.1} s with {outstanding} launches outstanding (the metadata lists them)")
+            })
+            .unwrap_or_default(),
+        "api" => detail
+            .and_then(|d| d.get("reason")?.as_str().map(|r| format!(": {r:?}")))
+            .unwrap_or_default(),
+        _ => String::new(),
+    };
+    format!(
+        "a flight recorder's dump of process {pid}, on a {reason} trigger{why}: the last {keep:.0} s before it at most, not the whole run"
+    )
 }
 
 /// Rows written and records dropped, summed over the run metadata of every process.

@@ -70,9 +70,9 @@ pub(crate) fn duration(text: &str) -> Option<Duration> {
 
 fn short(d: Duration) -> String {
     let ns = d.as_nanos();
-    if ns % 1_000_000_000 == 0 {
+    if ns.is_multiple_of(1_000_000_000) {
         format!("{}s", ns / 1_000_000_000)
-    } else if ns % 1_000_000 == 0 {
+    } else if ns.is_multiple_of(1_000_000) {
         format!("{}ms", ns / 1_000_000)
     } else {
         format!("{}us", ns / 1_000)

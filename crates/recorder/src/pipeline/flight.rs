@@ -169,7 +169,10 @@ impl Flight {
     fn evict(&mut self, now: Instant) {
         while let Some((at, chunk)) = self.chunks.front() {
             let old = now.duration_since(*at) > self.settings.keep;
-            if !(old || self.bytes > self.settings.memory_bytes) || self.chunks.len() == 1 && !old {
+            let over = self.bytes > self.settings.memory_bytes;
+            // The chunk being filled stays unless it is old: a bound smaller than one chunk
+            // still keeps the newest records.
+            if !old && (!over || self.chunks.len() == 1) {
                 break;
             }
             self.evicted += chunk.len() as u64;

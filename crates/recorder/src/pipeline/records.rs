@@ -500,7 +500,7 @@ impl OwnRow for WindowBounds {
     }
 }
 
-/// One launch of a CUDA graph, traced as a whole.
+/// One launch of a graph (a captured sequence of kernels), traced as a whole.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct GraphLaunch {
     pub graph_id: u32,

@@ -119,7 +119,7 @@ fn dur(start: u64, end: u64) -> i64 {
 /// their own): the backend's agents, known when it starts.
 pub type Agents = Arc<dyn Fn() -> tables::Agent + Send + Sync>;
 
-/// No agents known at the start (CUPTI names its GPUs in activity records instead).
+/// No agents known at the start (for a backend that names its GPUs in its records instead).
 pub fn no_agents() -> Agents {
     Arc::new(tables::Agent::default)
 }
