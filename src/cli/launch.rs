@@ -3,6 +3,8 @@
 //! The application stays in our process group: a terminal's Ctrl-C reaches it directly. We
 //! ignore SIGINT ourselves meanwhile, so the interrupt ends the application but not the report,
 //! and pass SIGTERM on, so a batch system stopping `run` does not leave the application running.
+//! SIGUSR1 and SIGUSR2 are passed on too: `kill -USR2` of `run` asks the application's flight
+//! recorder for a dump, where it would otherwise end `run` and orphan the application.
 
 use std::io;
 use std::os::unix::process::ExitStatusExt;
@@ -30,8 +32,10 @@ pub fn run(command: &mut Command) -> io::Result<(u32, ExitStatus)> {
     // SAFETY: installing SIG_IGN for SIGINT has no preconditions.
     unsafe { libc::signal(libc::SIGINT, libc::SIG_IGN) };
     let handler = forward_to_child as extern "C" fn(libc::c_int) as libc::sighandler_t;
-    // SAFETY: the handler only reads an atomic and calls kill, both async-signal-safe.
-    unsafe { libc::signal(libc::SIGTERM, handler) };
+    for signal in [libc::SIGTERM, libc::SIGUSR1, libc::SIGUSR2] {
+        // SAFETY: the handler only reads an atomic and calls kill, both async-signal-safe.
+        unsafe { libc::signal(signal, handler) };
+    }
     let status = child.wait();
     // The pid is reaped now and may be reused: stop forwarding to it.
     CHILD.store(0, Ordering::Relaxed);

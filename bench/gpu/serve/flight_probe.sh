@@ -12,8 +12,8 @@ boot_ns() { python3 -c 'import time; print(time.clock_gettime_ns(time.CLOCK_BOOT
     python3 bench/gpu/serve/decode.py --steps 20000 > "$W/sig.out" 2> "$W/sig.err" &
 RUN=$!
 sleep 9
-APP=$(pgrep -f "decode.py --steps 20000" | head -n 1)
-sent=$(boot_ns); kill -USR2 "$APP"
+# `rocprof-rs run` passes the dump signal on to the application.
+sent=$(boot_ns); kill -USR2 "$RUN"
 seen=""
 for _ in $(seq 1 300); do
     d=$(ls -d "$W"/sig/dump-* 2>/dev/null | head -n 1)

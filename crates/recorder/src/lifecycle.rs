@@ -172,11 +172,19 @@ fn start_library_flushes(tool: &'static Tool, backend: &'static dyn Backend) {
     let every = Duration::from_millis(tool.config.flush_ms);
     let started = std::thread::Builder::new().name("rocprof-rs-flush".into()).spawn(move || {
         crate::threads::block_signals_of_tool_threads();
+        let mut next = std::time::Instant::now() + every;
         while is_running() {
-            std::thread::sleep(every);
+            std::thread::sleep(every.min(Duration::from_millis(20)));
+            let wanted = crate::pipeline::flight::take_flush_wanted();
+            if !wanted && std::time::Instant::now() < next {
+                continue;
+            }
+            next = std::time::Instant::now() + every;
+            let started = crate::pipeline::clock::now_ns();
             if is_running() {
                 crate::guard::catch_panic("the flush thread", (), disable, || backend.flush());
             }
+            crate::pipeline::flight::flushed(started);
         }
     });
     if let Err(e) = started {

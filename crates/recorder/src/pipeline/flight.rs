@@ -55,7 +55,7 @@ impl Trigger {
     }
 }
 
-/// A launch whose kernel has not finished, for a hang's report.
+/// A launch no finished work has followed, for a hang's report.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Pending {
     pub correlation_id: u64,
@@ -72,7 +72,39 @@ static SIGNALLED: AtomicBool = AtomicBool::new(false);
 /// The dump signal's handler body: async-signal-safe.
 pub fn signalled() {
     SIGNALLED.store(true, Ordering::Release);
+    FLUSH_WANTED.store(true, Ordering::Release);
 }
+
+/// A dump is near: the backend's flush thread should move everything its library holds to
+/// the queue now, partly filled buffers included, rather than at its next period.
+static FLUSH_WANTED: AtomicBool = AtomicBool::new(false);
+/// When the last such flush began (CLOCK_BOOTTIME ns): a dump waits for one begun after its
+/// trigger, so it holds what happened up to the trigger.
+static FLUSHED_AT: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
+
+/// Asks the backend for a flush of everything it holds (async-signal-safe).
+pub fn want_flush() {
+    FLUSH_WANTED.store(true, Ordering::Release);
+}
+
+/// For the backend's flush thread: whether a dump wants a flush now (and the wish is taken).
+pub fn take_flush_wanted() -> bool {
+    FLUSH_WANTED.swap(false, Ordering::AcqRel)
+}
+
+/// For the backend's flush thread: a flush begun at `started_ns` has moved everything to the
+/// queue.
+pub fn flushed(started_ns: u64) {
+    FLUSHED_AT.fetch_max(started_ns, Ordering::AcqRel);
+}
+
+/// Whether a flush begun at or after `ns` has completed.
+fn flushed_since(ns: u64) -> bool {
+    FLUSHED_AT.load(Ordering::Acquire) >= ns
+}
+
+/// How long a trigger waits for the backend's flush before the dump is written regardless.
+const FLUSH_WAIT: Duration = Duration::from_secs(2);
 
 /// Dumps asked for through the API, each with where to say the dump's folder.
 type ApiRequest = (String, Option<Sender<Result<PathBuf, String>>>);
@@ -81,6 +113,7 @@ static API_REQUESTS: Mutex<Vec<ApiRequest>> = Mutex::new(Vec::new());
 /// Asks the writer for a dump with `reason`; `reply` hears the dump's folder when it is written.
 pub fn request(reason: String, reply: Option<Sender<Result<PathBuf, String>>>) {
     API_REQUESTS.lock().push((reason, reply));
+    want_flush();
 }
 
 /// The file whose every change asks every process for a dump.
@@ -109,7 +142,14 @@ pub struct Flight {
     hang_reported: bool,
     /// Replies owed to API requests, in the order of the triggers handed out.
     pub replies: Vec<Sender<Result<PathBuf, String>>>,
+    /// Triggers waiting for the backend's flush: since when (ns), and until when at most.
+    waiting: VecDeque<(Trigger, u64, Instant)>,
+    /// When the hang condition was first seen, to be confirmed after a flush.
+    hang_seen_ns: Option<u64>,
 }
+
+/// Launches a hang report keeps at most.
+const PENDING_KEPT: usize = 4096;
 
 /// The bytes a chunk holds, whatever it holds: its records' room.
 const CHUNK_BYTES: usize = BATCH_RECORDS * std::mem::size_of::<Record>();
@@ -136,6 +176,8 @@ impl Flight {
             last_finish_ns: super::clock::now_ns(),
             hang_reported: false,
             replies: Vec::new(),
+            waiting: VecDeque::new(),
+            hang_seen_ns: None,
         }
     }
 
@@ -196,8 +238,35 @@ impl Flight {
         self.bytes
     }
 
-    /// A trigger from the signal, the request file, the API or a hang, if one is due.
+    /// A trigger whose dump is due: one that fired (the signal, the request file, the API, a
+    /// slow step, a hang) once the backend has flushed after it, or waited long enough.
     pub fn due(&mut self) -> Option<Trigger> {
+        while let Some(fired) = self.fired() {
+            self.arm(fired);
+        }
+        let &(_, since, deadline) = self.waiting.front()?;
+        if flushed_since(since) || Instant::now() >= deadline {
+            return self.waiting.pop_front().map(|(trigger, _, _)| trigger);
+        }
+        None
+    }
+
+    /// A trigger still waiting, at the end of the run (everything is flushed then).
+    pub fn take_waiting(&mut self) -> Option<Trigger> {
+        while let Some(fired) = self.fired() {
+            self.waiting.push_back((fired, 0, Instant::now()));
+        }
+        self.waiting.pop_front().map(|(trigger, _, _)| trigger)
+    }
+
+    /// Holds `trigger` until the backend has flushed.
+    pub fn arm(&mut self, trigger: Trigger) {
+        want_flush();
+        self.waiting.push_back((trigger, super::clock::now_ns(), Instant::now() + FLUSH_WAIT));
+    }
+
+    /// A trigger that fired since the last look.
+    fn fired(&mut self) -> Option<Trigger> {
         if SIGNALLED.swap(false, Ordering::AcqRel) {
             return Some(Trigger::Signal);
         }
@@ -235,6 +304,13 @@ impl Flight {
         match record {
             Record::Marker(m) => self.step(m),
             Record::Api(a) if self.settings.hang.is_some() => {
+                if self.pending.len() >= PENDING_KEPT
+                    && let Some(oldest) = self.pending.values().min_by_key(|p| p.launched_ns).map(|p| p.correlation_id)
+                {
+                    // A GPU that finishes nothing while launches pour in: the hang report keeps
+                    // the newest, memory stays bounded.
+                    self.pending.remove(&oldest);
+                }
                 self.pending.insert(
                     a.correlation_id,
                     Pending {
@@ -248,12 +324,12 @@ impl Flight {
                 None
             }
             Record::Kernel(k) => {
-                self.finished(k.correlation_id, k.end_ns);
+                self.finished(k.start_ns, k.end_ns);
                 None
             }
             Record::Row(row) => {
                 if let super::records::OwnRecord::GraphLaunch(g) = row {
-                    self.finished(g.correlation_id, g.end_ns);
+                    self.finished(g.start_ns, g.end_ns);
                 }
                 None
             }
@@ -261,8 +337,11 @@ impl Flight {
         }
     }
 
-    fn finished(&mut self, correlation_id: u64, end_ns: u64) {
-        self.pending.remove(&correlation_id);
+    /// Work that ran from `start_ns` to `end_ns` finished: every launch made before it started
+    /// has reached the GPU and is no longer the one a hang waits on. (Launch calls and kernels
+    /// are not matched by correlation id: CUPTI's runtime and kernel ids differ on the H200.)
+    fn finished(&mut self, start_ns: u64, end_ns: u64) {
+        self.pending.retain(|_, p| p.launched_ns > start_ns);
         if end_ns > self.last_finish_ns {
             self.last_finish_ns = end_ns;
             self.hang_reported = false;
@@ -309,11 +388,134 @@ impl Flight {
         let oldest = self.pending.values().map(|p| p.launched_ns).min().unwrap_or(now);
         let quiet_ns = now.saturating_sub(self.last_finish_ns.max(oldest));
         if quiet_ns < limit.as_nanos() as u64 {
+            self.hang_seen_ns = None;
             return None;
         }
+        // Records of finished kernels may still sit in the library's buffers: a hang stands
+        // only if it outlasts a flush begun after it was seen.
+        match self.hang_seen_ns {
+            Some(seen) if flushed_since(seen) => {}
+            Some(_) => return None,
+            None => {
+                self.hang_seen_ns = Some(now);
+                want_flush();
+                return None;
+            }
+        }
+        self.hang_seen_ns = None;
         self.hang_reported = true;
         let mut pending: Vec<Pending> = self.pending.values().cloned().collect();
         pending.sort_by_key(|p| p.launched_ns);
         Some(Trigger::Hang { quiet_ns, pending })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::config::Policy;
+    use crate::pipeline::records::{Api, Kernel, Marker, Symbol};
+
+    fn settings() -> FlightRecorder {
+        FlightRecorder {
+            keep: Duration::from_secs(60),
+            memory_bytes: 3 * CHUNK_BYTES,
+            signal: None,
+            on_exit: false,
+            step_marker: Some(regex_lite::Regex::new("^step").unwrap()),
+            slow_factor: 3.0,
+            hang: Some(Duration::from_nanos(1)),
+        }
+    }
+
+    fn kernel(i: u64) -> Record {
+        Record::Kernel(Kernel { start_ns: i, end_ns: i + 1, dispatch_id: i, ..Kernel::default() })
+    }
+
+    #[test]
+    fn the_oldest_records_go_beyond_the_memory_bound_and_names_stay() {
+        let (queue, _rx) = Queue::new(8, Policy::Lossless);
+        let mut flight = Flight::new(settings(), std::path::Path::new("/nonexistent"));
+        let symbol = Symbol::named(7, "k".into());
+        let mut batch = queue.batch();
+        batch.push(Record::Symbol(Box::new(symbol)));
+        flight.keep(batch, &queue);
+        for round in 0..10u64 {
+            let mut batch = queue.batch();
+            batch.extend((0..BATCH_RECORDS as u64).map(|i| kernel(round * 10_000 + i)));
+            flight.keep(batch, &queue);
+        }
+        assert!(flight.bytes() <= 3 * CHUNK_BYTES, "{}", flight.bytes());
+        assert_eq!(flight.kept(), 3 * BATCH_RECORDS);
+        assert_eq!(flight.evicted, 7 * BATCH_RECORDS as u64);
+        assert_eq!(flight.catalog.len(), 1, "names are never evicted");
+        let first = flight.records().nth(1).unwrap().first().and_then(Record::start_ns);
+        assert_eq!(first, Some(70_000), "the newest records are the ones kept");
+    }
+
+    fn step(ms: u64) -> Record {
+        Record::Marker(Box::new(Marker {
+            kind: 0,
+            operation: 0,
+            thread_id: 1,
+            correlation_id: 0,
+            start_ns: 0,
+            end_ns: ms * 1_000_000,
+            depth: Some(0),
+            message: "step".into(),
+            domain: None,
+        }))
+    }
+
+    #[test]
+    fn a_slow_step_fires_once_per_span_kept_and_a_hang_names_what_is_outstanding() {
+        let (queue, _rx) = Queue::new(8, Policy::Lossless);
+        let mut flight = Flight::new(settings(), std::path::Path::new("/nonexistent"));
+        let mut fired = Vec::new();
+        for ms in [10, 11, 9, 10, 12, 50, 10, 60] {
+            let mut batch = queue.batch();
+            batch.push(step(ms));
+            fired.extend(flight.keep(batch, &queue));
+        }
+        assert_eq!(fired.len(), 1, "{fired:?}");
+        assert!(matches!(&fired[0], Trigger::SlowStep { duration_ns: 50_000_000, median_ns: 10_000_000, .. }));
+        assert_eq!(flight.slow_steps_within_a_dump, 1);
+
+        let launch = |correlation_id: u64, start_ns: u64| {
+            Record::Api(Api {
+                kind: 1,
+                operation: 2,
+                thread_id: 3,
+                correlation_id,
+                ancestor_id: 0,
+                start_ns,
+                end_ns: start_ns + 1,
+            })
+        };
+        let now = crate::pipeline::clock::now_ns();
+        let mut batch = queue.batch();
+        batch.extend([launch(1, now - 10), launch(2, now - 5)]);
+        batch.push(Record::Kernel(Kernel { start_ns: now - 8, end_ns: now - 7, ..Kernel::default() }));
+        flight.keep(batch, &queue);
+        std::thread::sleep(Duration::from_millis(2));
+        // The hang stands once a flush after it was seen finds nothing new, and its dump waits
+        // for one more.
+        let mut due = None;
+        for _ in 0..4 {
+            due = due.or_else(|| flight.due());
+            std::thread::sleep(Duration::from_millis(1));
+            flushed(crate::pipeline::clock::now_ns());
+        }
+        match due {
+            Some(Trigger::Hang { pending, .. }) => {
+                assert_eq!(
+                    pending.iter().map(|p| p.correlation_id).collect::<Vec<_>>(),
+                    [2],
+                    "launch 1 ran before a finished kernel"
+                );
+            }
+            other => panic!("{other:?}"),
+        }
+        assert_eq!(flight.due(), None, "one report per hang");
     }
 }

@@ -133,6 +133,10 @@ impl Writer {
             }
         }
         self.drain();
+        // Triggers still waiting for a flush: the backend has flushed everything at the end.
+        while let Some(trigger) = self.flight.as_mut().and_then(super::flight::Flight::take_waiting) {
+            self.dump(trigger);
+        }
         if self.flight.as_ref().is_some_and(|f| f.settings.on_exit) {
             self.dump(super::flight::Trigger::Exit);
         }
@@ -142,9 +146,8 @@ impl Writer {
 
     fn take(&mut self, batch: Batch) {
         if let Some(flight) = &mut self.flight {
-            let fired = flight.keep(batch, &self.queue);
-            if let Some(trigger) = fired {
-                self.dump(trigger);
+            if let Some(trigger) = flight.keep(batch, &self.queue) {
+                flight.arm(trigger);
             }
             if Instant::now() >= self.next_rotation_check {
                 self.rotate_due();
@@ -189,9 +192,10 @@ impl Writer {
     fn dump(&mut self, trigger: super::flight::Trigger) {
         let Some(flight) = &mut self.flight else { return };
         // What the queue holds is the newest part of the dump; triggers it fires come after.
-        let mut later = Vec::new();
         while let Ok(batch) = self.receiver.try_recv() {
-            later.extend(flight.keep(batch, &self.queue));
+            if let Some(trigger) = flight.keep(batch, &self.queue) {
+                flight.arm(trigger);
+            }
         }
         let seq = self.dumps.len() as u32;
         let written = super::dump::write(&self.tables, flight, &trigger, seq);
@@ -210,9 +214,6 @@ impl Writer {
         }
         if let Some(reply) = reply {
             let _ = reply.send(written.map_err(|e| e.to_string()));
-        }
-        for trigger in later {
-            self.dump(trigger);
         }
     }
 

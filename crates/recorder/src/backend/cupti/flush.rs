@@ -20,6 +20,9 @@ fn period() -> Duration {
     Duration::from_millis(crate::lifecycle::installed().map_or(1000, |tool| tool.config.flush_ms))
 }
 
+/// How often the flush thread looks for a dump's wish to flush.
+const WISH_POLL: Duration = Duration::from_millis(20);
+
 /// The flush thread and the sender that stops it.
 static FLUSHER: Mutex<Option<(Sender<()>, JoinHandle<()>)>> = Mutex::new(None);
 
@@ -28,8 +31,20 @@ pub(super) fn start_thread() {
     let period = period();
     let spawned = std::thread::Builder::new().name("rocprof-rs-cupti-flush".into()).spawn(move || {
         crate::threads::block_signals_of_tool_threads();
-        // Any message, or the sender's drop, ends the loop.
-        while let Err(RecvTimeoutError::Timeout) = stopped.recv_timeout(period) {
+        // Any message, or the sender's drop, ends the loop. A flight recorder's dump wants its
+        // flush at once (and forced: a buffer being filled holds the newest records), so the
+        // thread looks every `WISH_POLL`.
+        let mut next = std::time::Instant::now() + period;
+        while let Err(RecvTimeoutError::Timeout) = stopped.recv_timeout(WISH_POLL.min(period)) {
+            if crate::pipeline::flight::take_flush_wanted() {
+                let started = crate::pipeline::clock::now_ns();
+                trampoline("the CUPTI flush thread", (), || super::flush(true));
+                crate::pipeline::flight::flushed(started);
+            }
+            if std::time::Instant::now() < next {
+                continue;
+            }
+            next += period;
             trampoline("the CUPTI flush thread", (), || {
                 super::flush(false);
                 super::pc_sampling::describe_after_flush();
