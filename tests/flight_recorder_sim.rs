@@ -14,16 +14,11 @@ use common::*;
 
 /// The simulated application, paced (about 3 s), under the flight recorder with `vars`.
 fn recorded_app(dir: &Path, dispatches: u64, vars: &[(&str, &str)]) -> Child {
-    Command::new(built("rocprof-sim"))
-        .args(["--dispatches", &dispatches.to_string(), "--threads", "4", "--agents", "2", "--launch-gap-us", "40"])
-        .args(["--seed", "17", "--exit-code", "3"])
-        .arg("--truth")
-        .arg(dir.join("truth.csv"))
-        .arg("--sdk")
-        .arg(built("librocprofiler_sdk_sim.so"))
-        .env_remove("LD_PRELOAD")
-        .env("ROCP_TOOL_LIBRARIES", tool())
-        .env("ROCPROF_RS_OUTPUT_DIR", dir.join("out"))
+    let dispatches = dispatches.to_string();
+    let args =
+        ["--dispatches", &dispatches, "--threads", "4", "--agents", "2", "--launch-gap-us", "40", "--seed", "17"];
+    sim_with_tool(dir, &args)
+        .args(["--exit-code", "3"])
         .env("ROCPROF_RS_DOMAINS", "kernel,hip_api")
         .env("ROCPROF_RS_FLUSH_MS", "100")
         .envs(vars.iter().copied())

@@ -11,20 +11,15 @@ use common::*;
 
 /// The simulated application, paced so its GPUs keep up, with `vars` for the tool.
 fn windowed_app(dir: &std::path::Path, seed: u32, vars: &[(&str, &str)]) -> Output {
-    Command::new(built("rocprof-sim"))
-        .args(["--dispatches", "12000", "--threads", "8", "--agents", "2", "--launch-gap-us", "40"])
-        .args(["--seed", &seed.to_string()])
-        .arg("--truth")
-        .arg(dir.join("truth.csv"))
-        .arg("--sdk")
-        .arg(built("librocprofiler_sdk_sim.so"))
-        .env_remove("LD_PRELOAD")
-        .env("ROCP_TOOL_LIBRARIES", tool())
-        .env("ROCPROF_RS_OUTPUT_DIR", dir.join("out"))
-        .env("ROCPROF_RS_DOMAINS", "kernel,hip_api")
-        .envs(vars.iter().copied())
-        .output()
-        .unwrap()
+    let seed = seed.to_string();
+    sim_with_tool(
+        dir,
+        &["--dispatches", "12000", "--threads", "8", "--agents", "2", "--launch-gap-us", "40", "--seed", &seed],
+    )
+    .env("ROCPROF_RS_DOMAINS", "kernel,hip_api")
+    .envs(vars.iter().copied())
+    .output()
+    .unwrap()
 }
 
 #[test]
@@ -102,14 +97,7 @@ fn rocprof_rs_run_takes_window_and_graph_trace_and_refuses_bad_values_before_lau
 fn a_bad_window_in_the_environment_turns_the_tool_off_and_leaves_the_application_alone() {
     let dir = scratch("windows-bad-env");
     for value in ["200ms", "nonsense/1s", "5s/1s", "\u{1F600}/1s"] {
-        let output = Command::new(built("rocprof-sim"))
-            .args(["--dispatches", "500", "--exit-code", "7", "--truth"])
-            .arg(dir.join("truth.csv"))
-            .arg("--sdk")
-            .arg(built("librocprofiler_sdk_sim.so"))
-            .env_remove("LD_PRELOAD")
-            .env("ROCP_TOOL_LIBRARIES", tool())
-            .env("ROCPROF_RS_OUTPUT_DIR", dir.join("out"))
+        let output = sim_with_tool(&dir, &["--dispatches", "500", "--exit-code", "7"])
             .env("ROCPROF_RS_WINDOW", value)
             .output()
             .unwrap();

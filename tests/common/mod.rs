@@ -177,3 +177,18 @@ pub fn traced_ranks<S: AsRef<std::ffi::OsStr>>(sim_args: impl IntoIterator<Item 
     assert!(output.status.success(), "{}", stderr(&output));
     output
 }
+
+/// `rocprof-sim ARGS` with the tool loaded as the SDK loads it (`ROCP_TOOL_LIBRARIES`),
+/// writing its truth to `dir/truth.csv` and its dataset under `dir/out`.
+pub fn sim_with_tool(dir: &Path, args: &[&str]) -> Command {
+    let mut cmd = Command::new(built("rocprof-sim"));
+    cmd.args(args)
+        .arg("--truth")
+        .arg(dir.join("truth.csv"))
+        .arg("--sdk")
+        .arg(built("librocprofiler_sdk_sim.so"))
+        .env_remove("LD_PRELOAD")
+        .env("ROCP_TOOL_LIBRARIES", tool())
+        .env("ROCPROF_RS_OUTPUT_DIR", dir.join("out"));
+    cmd
+}

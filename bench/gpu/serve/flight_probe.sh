@@ -7,7 +7,11 @@ R="${ROCPROF:-$PWD/target/gpu-carry/rocprof-rs}"
 W="$(mktemp -d /tmp/flight.XXXXXX)"
 boot_ns() { python3 -c 'import time; print(time.clock_gettime_ns(time.CLOCK_BOOTTIME))'; }
 
-# 1. SIGUSR2 during the decode.
+# 0. The same decode without a tool, for the recorder's cost beside it (one run each).
+python3 bench/gpu/serve/decode.py --steps 20000 > "$W/none.out" 2> "$W/none.err"
+grep '^SERVE ' "$W/none.out" | sed 's/^SERVE /FLIGHT_BASELINE /'
+
+# 1. SIGUSR2 during the decode, sent to `rocprof-rs run`, which passes it on.
 "$R" run --backend cupti --kernel-trace --graph-trace graph --flight-recorder 10 -d "$W/sig" --quiet -- \
     python3 bench/gpu/serve/decode.py --steps 20000 > "$W/sig.out" 2> "$W/sig.err" &
 RUN=$!
