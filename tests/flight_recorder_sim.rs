@@ -157,6 +157,13 @@ fn a_slow_step_dumps_once_and_names_the_step() {
     // Rank 1 slept in step 15; rank 0 waited for it in the all-reduce, inside its own step 15.
     // Steps of a dump's span after it do not dump again.
     assert!(!found.is_empty() && found.len() <= 2, "one slow-step dump per rank at most: {found:?}");
+    let ranks = Command::new(env!("CARGO_BIN_EXE_rocprof-rs")).arg("ranks").arg(&found[0]).output().unwrap();
+    assert!(ranks.status.success(), "{}", stderr(&ranks));
+    assert!(
+        stderr(&ranks).contains("on a slow-step trigger: \"step 15"),
+        "ranks says what triggered the dump: {}",
+        stderr(&ranks)
+    );
     for dump in &found {
         let metadata = std::fs::read_dir(dump)
             .unwrap()

@@ -61,6 +61,11 @@ pub fn ranks(args: RanksArgs) -> ExitCode {
     if sections.is_empty() {
         sections = Section::ALL.to_vec();
     }
+    // What makes the figures partial: a flight recorder's dump (and what triggered it), files
+    // never completed, records dropped.
+    if let Ok(warnings) = rocprof_rs_analysis::stats::health::warnings(&list.dir) {
+        warnings.iter().for_each(|w| eprintln!("rocprof-rs: warning: {w}"));
+    }
     let top = list.top(Some(TABLE_TOP));
     let options = Options { step_marker: args.step_marker.clone(), top, threads: 0 };
     let report = match ranks::compute(&list.dir, &options) {

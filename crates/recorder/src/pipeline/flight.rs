@@ -339,7 +339,7 @@ impl Flight {
 
     /// Work that ran from `start_ns` to `end_ns` finished: every launch made before it started
     /// has reached the GPU and is no longer the one a hang waits on. (Launch calls and kernels
-    /// are not matched by correlation id: CUPTI's runtime and kernel ids differ on the H200.)
+    /// are not matched by correlation id: a library's call and kernel ids may differ.)
     fn finished(&mut self, start_ns: u64, end_ns: u64) {
         self.pending.retain(|_, p| p.launched_ns > start_ns);
         if end_ns > self.last_finish_ns {
