@@ -103,11 +103,12 @@ fn hang_json(quiet_ns: u64, pending: &[Pending], tables: &Tables, flight: &Fligh
         .iter()
         .map(|p| {
             format!(
-                "{{\"correlation_id\":{},\"thread_id\":{},\"launched_ns\":{},\"call\":{}}}",
+                "{{\"correlation_id\":{},\"thread_id\":{},\"launched_ns\":{},\"call\":{},\"kernel\":{}}}",
                 p.correlation_id,
                 p.thread_id,
                 p.launched_ns,
-                json(&tables.operation_name(p.api_kind, p.operation))
+                json(&tables.operation_name(p.api_kind, p.operation)),
+                p.kernel.as_deref().map_or_else(|| "null".to_owned(), json)
             )
         })
         .collect();

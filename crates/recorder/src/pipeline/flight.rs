@@ -64,6 +64,8 @@ pub struct Pending {
     /// The launch call.
     pub operation: i32,
     pub api_kind: u32,
+    /// The kernel it launched, where the library named it.
+    pub kernel: Option<std::sync::Arc<str>>,
 }
 
 /// Set by the dump signal's handler; taken by the writer.
@@ -138,6 +140,8 @@ pub struct Flight {
     /// Slow steps that did not dump for that reason.
     pub slow_steps_within_a_dump: u64,
     pending: std::collections::HashMap<u64, Pending>,
+    /// Kernel names of launches whose call record has not come yet.
+    names: std::collections::HashMap<u64, std::sync::Arc<str>>,
     last_finish_ns: u64,
     hang_reported: bool,
     /// Replies owed to API requests, in the order of the triggers handed out.
@@ -173,6 +177,7 @@ impl Flight {
             last_slow_step: None,
             slow_steps_within_a_dump: 0,
             pending: Default::default(),
+            names: Default::default(),
             last_finish_ns: super::clock::now_ns(),
             hang_reported: false,
             replies: Vec::new(),
@@ -319,8 +324,20 @@ impl Flight {
                         launched_ns: a.start_ns,
                         operation: a.operation,
                         api_kind: a.kind,
+                        kernel: self.names.remove(&a.correlation_id),
                     },
                 );
+                None
+            }
+            Record::LaunchName(n) => {
+                match self.pending.get_mut(&n.correlation_id) {
+                    Some(pending) => pending.kernel = Some(n.name.clone()),
+                    // The name can come first: kept until its launch's record, a few at most.
+                    None if self.names.len() < PENDING_KEPT => {
+                        self.names.insert(n.correlation_id, n.name.clone());
+                    }
+                    None => {}
+                }
                 None
             }
             Record::Kernel(k) => {
@@ -342,6 +359,7 @@ impl Flight {
     /// are not matched by correlation id: a library's call and kernel ids may differ.)
     fn finished(&mut self, start_ns: u64, end_ns: u64) {
         self.pending.retain(|_, p| p.launched_ns > start_ns);
+        self.names.clear();
         if end_ns > self.last_finish_ns {
             self.last_finish_ns = end_ns;
             self.hang_reported = false;
@@ -495,6 +513,10 @@ mod tests {
         let now = crate::pipeline::clock::now_ns();
         let mut batch = queue.batch();
         batch.extend([launch(1, now - 10), launch(2, now - 5)]);
+        batch.push(Record::LaunchName(Box::new(crate::pipeline::records::LaunchName {
+            correlation_id: 2,
+            name: "spin_forever".into(),
+        })));
         batch.push(Record::Kernel(Kernel { start_ns: now - 8, end_ns: now - 7, ..Kernel::default() }));
         flight.keep(batch, &queue);
         std::thread::sleep(Duration::from_millis(2));

@@ -388,6 +388,15 @@ pub struct Tally {
     pub count: u64,
 }
 
+/// The kernel a launch call names, for a flight recorder's hang report: sent only where hangs
+/// are watched, and never a row.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct LaunchName {
+    pub correlation_id: u64,
+    /// Shared: a kernel launched often is named once.
+    pub name: Arc<str>,
+}
+
 /// What the writer tells a record that makes its own row.
 #[derive(Debug, Clone, Copy)]
 pub struct RowContext<'a> {
@@ -546,6 +555,7 @@ pub enum Record {
     Marker(Box<Marker>),
     Symbol(Box<Symbol>),
     Device(Box<Device>),
+    LaunchName(Box<LaunchName>),
     CounterDispatch(CounterDispatch),
     CounterValue(CounterValue),
     CounterPlan(Box<CounterPlan>),
@@ -615,6 +625,7 @@ impl Record {
             | Record::PcSample(_)
             | Record::PcSampleNames(_)
             | Record::PcInstruction(_)
+            | Record::LaunchName(_)
             | Record::Tally(_) => None,
         }
     }

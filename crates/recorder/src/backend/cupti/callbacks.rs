@@ -16,7 +16,7 @@ use super::error::CuptiError;
 use super::operations::{CUDA_DRIVER_API, CUDA_RUNTIME_API};
 use crate::lifecycle::{running, trampoline};
 use crate::pipeline::clock;
-use crate::pipeline::records::{Api, Record};
+use crate::pipeline::records::{Api, LaunchName, Record};
 
 /// Claims CUPTI's single subscriber slot, before anything else: without it, registering buffer
 /// callbacks would silently take another tool's records.
@@ -43,6 +43,9 @@ pub(super) fn subscribe(cupti: &Cupti) -> Result<Subscriber, CuptiError> {
 /// Whether launch calls become `cuda_api` rows (they may be on for counting alone).
 static TRACE_LAUNCHES: AtomicBool = AtomicBool::new(false);
 
+/// Whether launch calls also say the kernel they launch (a flight recorder watching for hangs).
+static NAME_LAUNCHES: AtomicBool = AtomicBool::new(false);
+
 /// Whether launch calls become rows now: off while an in-process profile is paused.
 static COLLECTING: AtomicBool = AtomicBool::new(true);
 
@@ -56,6 +59,9 @@ pub(super) fn set_collecting(on: bool) {
 /// counted.
 pub(super) fn enable(cupti: &Cupti, subscriber: Subscriber, launches: bool) {
     TRACE_LAUNCHES.store(launches, Ordering::Relaxed);
+    let hangs =
+        crate::lifecycle::installed().and_then(|t| t.config.flight_recorder.as_ref()).is_some_and(|f| f.hang.is_some());
+    NAME_LAUNCHES.store(hangs, Ordering::Relaxed);
     set(cupti, subscriber, true, launches || super::counting::enabled());
 }
 
@@ -189,5 +195,40 @@ fn api_call(domain: u32, cbid: u32, data: &sys::CUpti_CallbackData) {
     let queue = tool.queue();
     let mut batch = queue.batch();
     batch.push(Record::Api(record));
+    if NAME_LAUNCHES.load(Ordering::Relaxed)
+        && let Some(name) = launched_kernel(data)
+    {
+        batch.push(Record::LaunchName(Box::new(LaunchName { correlation_id: u64::from(data.correlationId), name })));
+    }
     queue.send(batch);
+}
+
+thread_local! {
+    /// Kernel names this thread launched, by CUDA's pointer to the name: a kernel launched in
+    /// a loop is copied once.
+    static LAUNCHED: std::cell::RefCell<std::collections::HashMap<usize, std::sync::Arc<str>>> =
+        std::cell::RefCell::new(std::collections::HashMap::new());
+}
+
+/// The kernel a launch call names (`symbolName`, valid during the callback).
+fn launched_kernel(data: &sys::CUpti_CallbackData) -> Option<std::sync::Arc<str>> {
+    if data.symbolName.is_null() {
+        return None;
+    }
+    // SAFETY: CUPTI's NUL-terminated name of the launched function, live during the callback.
+    let text = unsafe { std::ffi::CStr::from_ptr(data.symbolName) }.to_bytes();
+    let key = data.symbolName as usize;
+    LAUNCHED.with(|names| {
+        let mut names = names.borrow_mut();
+        // The pointer may be reused by a later module for another name: the text decides.
+        if let Some(name) = names.get(&key).filter(|n| n.as_bytes() == text) {
+            return Some(name.clone());
+        }
+        if names.len() >= 4096 {
+            names.clear();
+        }
+        let name: std::sync::Arc<str> = String::from_utf8_lossy(text).into();
+        names.insert(key, name.clone());
+        Some(name)
+    })
 }
