@@ -24,7 +24,7 @@ fn windowed_app(dir: &std::path::Path, seed: u32, vars: &[(&str, &str)]) -> Outp
 
 #[test]
 fn windows_hold_every_dispatch_launched_inside_them_and_none_outside() {
-    for (seed, window) in [(5, "3ms/20ms"), (6, "10ms/45ms")] {
+    for (seed, window) in [(5, "10ms/40ms"), (6, "15ms/50ms")] {
         let dir = scratch(&format!("windows-{seed}"));
         let output = windowed_app(&dir, seed, &[("ROCPROF_RS_WINDOW", window)]);
         assert!(output.status.success(), "{}", stderr(&output));

@@ -26,7 +26,8 @@ type PerWindow = Vec<(u64, f64)>;
 /// One process's windows and run.
 #[derive(Debug, Clone, Default)]
 struct Process {
-    /// `(start_ns, end_ns)`, by start.
+    /// Each window's `start_ns`, by which rows are placed, and how long it recorded (see
+    /// [`Windows::read`]), by start.
     windows: Vec<(i64, i64)>,
     /// The run's length, from its metadata.
     run_ns: f64,
@@ -67,10 +68,18 @@ impl Windows {
         }
         crate::read::batches(dir, Table::Window, |b| {
             let (start, end, pid) = (b.col("start_ns")?, b.col("end_ns")?, b.col("pid")?);
+            let (opened, closing) = (b.col_opt("opened_ns")?, b.col_opt("closing_ns")?);
             let host = b.col_opt("host")?;
             for i in 0..b.rows() {
                 let key = (host.as_ref().and_then(|h| h.opt_text(i)).map(str::to_owned), pid.u64(i) as u32);
-                windows.processes.entry(key).or_default().windows.push((start.i64(i), end.i64(i)));
+                // Collection was on from a moment between `start` and `opened` to one between
+                // `closing` and `end`: the midpoints are the least biased guess of its span (a
+                // preempted switch makes the outer bounds too long, the sure ones too short).
+                let (from, to) = match (&opened, &closing) {
+                    (Some(o), Some(c)) => (start.i64(i) / 2 + o.i64(i) / 2, c.i64(i) / 2 + end.i64(i) / 2),
+                    _ => (start.i64(i), end.i64(i)),
+                };
+                windows.processes.entry(key).or_default().windows.push((start.i64(i), (to - from).max(0)));
             }
             Ok(())
         })?;
@@ -80,7 +89,7 @@ impl Windows {
         let runs = run_lengths(dir);
         for ((_, pid), process) in &mut windows.processes {
             process.windows.sort_unstable();
-            let recorded: i64 = process.windows.iter().map(|(s, e)| e - s).sum();
+            let recorded: i64 = process.windows.iter().map(|(_, span)| span).sum();
             // A process whose metadata is lost: its recorded time is all that is known of it.
             process.run_ns = runs.get(pid).copied().unwrap_or(recorded as f64).max(recorded as f64);
         }
@@ -90,7 +99,7 @@ impl Windows {
     /// How many windows, and the share of the runs they recorded.
     pub fn coverage(&self) -> (usize, f64) {
         let n = self.processes.values().map(|p| p.windows.len()).sum();
-        let recorded: f64 = self.processes.values().flat_map(|p| &p.windows).map(|(s, e)| (e - s) as f64).sum();
+        let recorded: f64 = self.processes.values().flat_map(|p| &p.windows).map(|(_, span)| *span as f64).sum();
         let run: f64 = self.processes.values().map(|p| p.run_ns).sum();
         (n, if run > 0.0 { recorded / run } else { 0.0 })
     }
@@ -143,7 +152,7 @@ struct Sums {
 
 impl Sums {
     fn add(&mut self, process: &Process, counts: &[(u64, f64)]) {
-        let durations: Vec<f64> = process.windows.iter().map(|(s, e)| ((e - s) as f64).max(1.0)).collect();
+        let durations: Vec<f64> = process.windows.iter().map(|(_, span)| (*span as f64).max(1.0)).collect();
         let calls: Vec<f64> = counts.iter().map(|c| c.0 as f64).collect();
         let time: Vec<f64> = counts.iter().map(|c| c.1).collect();
         let (c, cv) = ratio(&calls, &durations, process.run_ns);
