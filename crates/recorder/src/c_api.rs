@@ -30,7 +30,7 @@ enum ProfileError {
     #[error("this run has no flight recorder (ROCPROF_RS_FLIGHT_RECORDER) to dump")]
     NoFlightRecorder,
     #[error("the flight recorder's dump failed: {0}")]
-    DumpFailed(String),
+    DumpFailed(#[source] crate::Error),
     #[error("the flight recorder did not answer within {0} ms; the dump may still be written")]
     DumpLate(u64),
     #[error(transparent)]

@@ -109,11 +109,14 @@ fn flushed_since(ns: u64) -> bool {
 const FLUSH_WAIT: Duration = Duration::from_secs(2);
 
 /// Dumps asked for through the API, each with where to say the dump's folder.
-type ApiRequest = (String, Option<Sender<Result<PathBuf, String>>>);
+type ApiRequest = (String, Option<DumpReply>);
+
+/// Where an API request hears its dump's folder, or why the dump failed.
+pub type DumpReply = Sender<crate::Result<PathBuf>>;
 static API_REQUESTS: Mutex<Vec<ApiRequest>> = Mutex::new(Vec::new());
 
 /// Asks the writer for a dump with `reason`; `reply` hears the dump's folder when it is written.
-pub fn request(reason: String, reply: Option<Sender<Result<PathBuf, String>>>) {
+pub fn request(reason: String, reply: Option<DumpReply>) {
     API_REQUESTS.lock().push((reason, reply));
     want_flush();
 }
@@ -145,7 +148,7 @@ pub struct Flight {
     last_finish_ns: u64,
     hang_reported: bool,
     /// Replies owed to API requests, in the order of the triggers handed out.
-    pub replies: Vec<Sender<Result<PathBuf, String>>>,
+    pub replies: Vec<DumpReply>,
     /// Triggers waiting for the backend's flush: since when (ns), and until when at most.
     waiting: VecDeque<(Trigger, u64, Instant)>,
     /// When the hang condition was first seen, to be confirmed after a flush.

@@ -213,7 +213,7 @@ impl Writer {
             }
         }
         if let Some(reply) = reply {
-            let _ = reply.send(written.map_err(|e| e.to_string()));
+            let _ = reply.send(written);
         }
     }
 

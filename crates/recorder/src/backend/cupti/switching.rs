@@ -13,12 +13,6 @@ use rocprofiler_sdk_sys::cupti::{self as sys, Cupti};
 
 use super::api::activity;
 
-/// Whether a window (or region) is open.
-#[derive(Debug, Default)]
-struct Wanted {
-    collecting: bool,
-}
-
 /// Launches dropped for their kernels' impossible ends, for the run's metadata.
 pub(super) static OVERLAPPING: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
 
@@ -42,7 +36,8 @@ pub(super) fn overlapping_launches(kernels: &mut [(u32, u64, u64, u64)]) -> Vec<
     bad
 }
 
-static WANTED: Mutex<Wanted> = Mutex::new(Wanted { collecting: false });
+/// Held through a switch, so a window's open and close never interleave.
+static SWITCHING: Mutex<()> = Mutex::new(());
 
 /// The kinds switched, by name; CUPTI's refusals, by name and reason.
 type Refused = Vec<String>;
@@ -57,7 +52,7 @@ pub(super) fn set_collecting(
     kinds: &[(&'static str, u32)],
     graph_level_between: bool,
 ) -> Refused {
-    let mut wanted = WANTED.lock();
+    let _switching = SWITCHING.lock();
     let mut refused = Vec::new();
     if !on && graph_level_between {
         switch(cupti, "GRAPH_TRACE", sys::CUPTI_ACTIVITY_KIND_GRAPH_TRACE, true, &mut refused);
@@ -70,7 +65,6 @@ pub(super) fn set_collecting(
         // with graph-level records off.
         switch(cupti, "GRAPH_TRACE", sys::CUPTI_ACTIVITY_KIND_GRAPH_TRACE, false, &mut refused);
     }
-    wanted.collecting = on;
     refused
 }
 
