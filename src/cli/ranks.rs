@@ -21,19 +21,19 @@ pub struct RanksWording;
 
 impl Wording for RanksWording {
     const DIR: &'static str = "The run directory every rank wrote into";
-    const SECTION: &'static str = "Only these sections (ranks, steps, stragglers, collectives, operations); with \
-        --format csv and no --csv-dir, the first one (default: ranks)";
+    const SECTION: &'static str = "Only these sections (ranks, steps, stragglers, collectives, operations, hangs); \
+        with --format csv and no --csv-dir, the first one (default: ranks)";
     const TOP: &'static str = "Only the N steps with the largest excess and the N collectives with the longest wait \
         (default: all, or 10 in a table)";
     const FORMAT: &'static str = "table, csv or json";
     const CSV_DIR: &'static str = "With --format csv: write every section to its file in this directory (ranks.csv, \
-        steps.csv, stragglers.csv, collectives.csv, operations.csv)";
+        steps.csv, stragglers.csv, collectives.csv, operations.csv, hangs.csv)";
     const WIDTH: &'static str = "Cut rank and host names to this many characters in the tables";
     const WIDTH_DEFAULT: &'static str = "40";
     const MEMORY: &'static str = "Memory for the external sorts that keep ranks within bounds on any run (bytes, or \
         with K, M or G; at least 4K). Beyond it, rows go to temporary files under TMPDIR; the output is the same";
     const ORDER: Order = Order { section: 3, top: 2, format: 1, csv_dir: 4, width: 5, memory: 6 };
-    const SECTIONS: &'static str = "ranks, steps, stragglers, collectives or operations";
+    const SECTIONS: &'static str = "ranks, steps, stragglers, collectives, operations or hangs";
 }
 
 /// The options of `rocprof-rs ranks`.

@@ -20,6 +20,7 @@ STARTED = time.perf_counter()
 import argparse  # noqa: E402
 import ctypes  # noqa: E402
 import json  # noqa: E402
+import resource  # noqa: E402
 
 import torch  # noqa: E402
 import torch.nn.functional as F
@@ -111,6 +112,12 @@ def dot_kernel_nodes(graph):
         return None
 
 
+def resident_kib():
+    """The process's resident memory now (VmRSS), KiB."""
+    with open("/proc/self/status") as f:
+        return next(int(line.split()[1]) for line in f if line.startswith("VmRSS:"))
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--variant", choices=["graph", "eager"], default="graph")
@@ -121,6 +128,8 @@ def main():
     ap.add_argument("--context", type=int, default=1024)
     ap.add_argument("--replay-log", help="write each graph replay's launch interval (CLOCK_BOOTTIME ns) here, as JSON")
     ap.add_argument("--torch-profiler", action="store_true", help="the timed steps under torch.profiler (CUDA activities)")
+    ap.add_argument("--seconds", type=float, help="time steps for this long instead of --steps, sampling the "
+                    "process's resident memory (VmRSS) every 5 s: the flight recorder's memory over a long run")
     args = ap.parse_args()
     phases = {"import_s": time.perf_counter() - STARTED}
     t = time.perf_counter()
@@ -173,8 +182,20 @@ def main():
     start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
     wall = time.perf_counter()
     start.record()
-    for _ in range(args.steps):
-        run()
+    rss = []
+    if args.seconds:
+        steps, next_sample = 0, wall
+        while time.perf_counter() - wall < args.seconds:
+            for _ in range(100):
+                run()
+            steps += 100
+            if time.perf_counter() >= next_sample:
+                rss.append((round(time.perf_counter() - wall, 1), resident_kib()))
+                next_sample += 5.0
+        args.steps = steps
+    else:
+        for _ in range(args.steps):
+            run()
     end.record()
     end.synchronize()
     wall = time.perf_counter() - wall
@@ -197,6 +218,8 @@ def main():
         checksum=int(tokens.sum()),
         torch_kernel_events=torch_kernels,
         phases={k: round(v, 2) for k, v in phases.items()},
+        max_rss_kib=resource.getrusage(resource.RUSAGE_SELF).ru_maxrss,
+        rss_kib=rss or None,
     )), flush=True)
 
 

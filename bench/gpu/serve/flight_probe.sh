@@ -56,3 +56,7 @@ for d in dumps:
     out["detail"] = json.dumps(t.get("detail"))[:900]
 print("FLIGHT_HANG " + json.dumps(out))
 PY
+# 3. `ranks` on the hang's dump: the hangs section names the kernel and the open ranges.
+for d in "$W"/hang/dump-*; do
+    "$R" ranks "$d" --section hangs --format csv 2>&1 | sed 's/^/FLIGHT_RANKS /'
+done

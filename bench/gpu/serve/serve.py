@@ -13,6 +13,9 @@ Configurations, each running `python3 serve/decode.py --variant V --steps N`:
   W  rocprof-rs run --backend cupti --kernel-trace --window WINDOW (default 50ms/5s: 1% duty)
   G  rocprof-rs run --backend cupti --kernel-trace --graph-trace graph
   H  rocprof-rs run --backend cupti --kernel-trace --graph-trace graph --window WINDOW
+  F  rocprof-rs run --backend cupti --kernel-trace --graph-trace graph --flight-recorder 30
+     --dump-on-exit (the flight recorder: nothing written until the exit's dump, which must
+     hold one graph_launch row per replay of the last 30 s)
 Every run logs its graph replays' launch times (decode.py --replay-log, the same small cost for
 all); W, G and H are checked against that account (check_windows.py): every replay launched
 inside a window has all its kernel rows, none outside has any, one graph_launch row per replay
@@ -50,13 +53,15 @@ FLOOR = os.path.join(benchlib.BUILD, "cupti_floor.so")
 NAMES = {"A": "no tool", "B": "CUPTI floor", "C": "rocprof-rs --kernel-trace", "T": "torch.profiler",
          "W": "rocprof-rs --window", "G": "rocprof-rs --graph-trace graph",
          "K": "rocprof-rs --graph-trace graph, no kernel kind",
-         "H": "rocprof-rs --graph-trace graph --window"}
+         "H": "rocprof-rs --graph-trace graph --window",
+         "F": "rocprof-rs --graph-trace graph --flight-recorder 30"}
 CHECK_WINDOWS = os.path.join(os.path.dirname(os.path.abspath(__file__)), "check_windows.py")
 # What each rocprof-rs configuration adds to `run --backend cupti --kernel-trace`.
 ROCPROF_FLAGS = {"C": ["--kernel-trace"], "W": ["--kernel-trace", "--window", "{window}"],
                  "G": ["--kernel-trace", "--graph-trace", "graph"],
                  "K": ["--marker-trace", "--graph-trace", "graph"],
-                 "H": ["--kernel-trace", "--graph-trace", "graph", "--window", "{window}"]}
+                 "H": ["--kernel-trace", "--graph-trace", "graph", "--window", "{window}"],
+                 "F": ["--kernel-trace", "--graph-trace", "graph", "--flight-recorder", "30", "--dump-on-exit"]}
 
 
 def run_one(config: str, variant: str, args, work: str) -> dict:
@@ -87,6 +92,8 @@ def run_one(config: str, variant: str, args, work: str) -> dict:
     if config == "B":
         m = re.search(r"cupti_floor: (\d+) records \(kernels (\d+), dropped (\d+)\)", proc.stderr)
         rec["floor"] = {"records": int(m.group(1)), "kernels": int(m.group(2)), "dropped": int(m.group(3))} if m else None
+    elif config == "F" and bench:
+        rec.update(flight_check(out_dir, replay_log))
     elif config in ROCPROF_FLAGS and bench:
         rows = benchlib.count_rows(out_dir, "kernel_dispatch") if benchlib.has_table(out_dir, "kernel_dispatch") else 0
         dropped = benchlib.dropped_total(benchlib.read_metadata(out_dir))
@@ -106,6 +113,29 @@ def run_one(config: str, variant: str, args, work: str) -> dict:
     if out_dir and os.path.isdir(out_dir):
         shutil.rmtree(out_dir, ignore_errors=True)
     return rec
+
+
+def flight_check(out_dir: str, replay_log: str) -> dict:
+    """F: the run wrote no table of its own (nothing while nothing happens), and its exit dump
+    holds one graph_launch row per replay launched in the 30 s before it, as the program
+    counted."""
+    own = [t for t in ("graph_launch", "kernel_dispatch") if benchlib.has_table(out_dir, t)]
+    dumps = [os.path.join(out_dir, d) for d in os.listdir(out_dir) if d.startswith("dump-")]
+    if len(dumps) != 1:
+        return {"rows_ok": False, "flight": {"dumps": len(dumps), "own_tables": own}}
+    dump = dumps[0]
+    rows = benchlib.count_rows(dump, "graph_launch") if benchlib.has_table(dump, "graph_launch") else 0
+    meta = benchlib.read_metadata(dump)
+    fired = next((m["trigger"] for m in meta if m.get("trigger")), {})
+    trigger = fired.get("reason")
+    launches = json.load(open(replay_log))["launches"]
+    # The ring keeps at least the 30 s before the dump.
+    expected = sum(1 for begin, _ in launches if begin >= fired.get("at_ns", 0) - 30e9)
+    dropped = benchlib.dropped_total(meta)
+    flight = {"own_tables": own, "dump_rows": rows, "replays_in_last_30s": expected, "trigger": trigger,
+              "dropped": dropped}
+    return {"rows_ok": not own and trigger == "exit" and dropped == 0 and rows >= expected, "flight": flight,
+            "kernel_rows": rows}
 
 
 def estimates_check(runs: list[dict]) -> dict | None:
@@ -158,7 +188,7 @@ def summarize(runs: list[dict], variants: list[str]) -> dict:
         c_runs = [r for r in measured if r["config"] == "C"]
         if c_runs:
             checks["C: every timed kernel recorded, nothing dropped"] = all(r.get("rows_ok") for r in c_runs)
-        for c in "WGHK":
+        for c in "WGHKF":
             mine = [r for r in measured if r["config"] == c]
             if mine and variant == "graph":
                 checks[f"{c}: rows as the program's replays say, nothing dropped"] = all(r.get("rows_ok") for r in mine)
@@ -168,7 +198,7 @@ def summarize(runs: list[dict], variants: list[str]) -> dict:
 
 
 def markdown(summary: dict, meta: dict) -> str:
-    shown = [c for c in "ABCTWGKH" if c in meta["configs"]]
+    shown = [c for c in "ABCTWGKHF" if c in meta["configs"]]
     lines = ["### Serving decode (tokens/s, median [min–max]; cost = 1 − X/A)", "",
              "| variant | " + " | ".join(f"{c}: {NAMES[c]}" for c in shown) + " | " +
              " | ".join(f"{c} cost" for c in shown if c != "A") + " |",
@@ -236,6 +266,9 @@ def main() -> int:
                 got += f"  nodes {bench.get('graph_kernel_nodes')} rows {rec.get('kernel_rows')} phases {bench.get('phases')}"
                 if rec.get("window_check"):
                     got += "\n    check " + json.dumps(rec["window_check"])
+                if rec.get("flight"):
+                    got += "\n    flight " + json.dumps(rec["flight"])
+                got += f"  rss {bench.get('max_rss_kib')} KiB"
                 print(f"[{'pilot' if pilot else 'round ' + str(meta['rounds_measured'])}] {variant} {c} ({NAMES[c]}): {got}", flush=True)
                 if rec.get("stderr_tail"):
                     print("    " + rec["stderr_tail"][-800:].replace("\n", "\n    "), flush=True)

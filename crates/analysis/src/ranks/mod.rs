@@ -48,6 +48,10 @@
 //!   others' wait summed over the collectives it was last to. The `rccl_api` calls are
 //!   numbered and summarised the same way, as a list of their own (`api_collectives`): they
 //!   are the same collectives seen from the host, so no per-rank figure counts them.
+//! - **Hangs.** Where processes' metadata hold a flight recorder's hang report (the process
+//!   that saw the hang: `trigger.detail`; the others it asked to dump: `in_flight`), per rank:
+//!   the launches outstanding, the oldest of them (its kernel, the kernel's collective
+//!   operation as above, its thread's open marker ranges) and how long nothing had finished.
 //! - **Clocks.** Where the ranks ran on more than one host, each rank's arrivals are shifted by
 //!   its host's median of (`start_unix_ns − start_ns`) over the host's rows of the `process`
 //!   table, an even count's mean of the two middle values rounded down to the nanosecond
@@ -65,6 +69,7 @@
 
 pub mod clock;
 pub mod collectives;
+pub mod hangs;
 pub mod identity;
 pub mod intervals;
 pub mod notes;
@@ -155,6 +160,9 @@ pub struct Report {
     pub operations: Vec<OperationRow>,
     /// Where hosts' clocks were aligned, each host's shift.
     pub host_shifts_ns: std::collections::BTreeMap<String, i64>,
+    /// Where the run holds a flight recorder's hang reports (a hang dump's folder), what each
+    /// rank waited on, in rank order.
+    pub hangs: Vec<hangs::HungRank>,
     /// What a reader of the figures must know: what is missing, what was not aligned.
     pub notes: Vec<String>,
 }
@@ -229,6 +237,7 @@ pub fn compute(dir: &Path, options: &Options) -> Result<Report> {
         api_collectives: collectives.api,
         operations: collectives.operations,
         host_shifts_ns: shifts.hosts.iter().map(|(h, s)| (h.clone(), *s as i64)).collect(),
+        hangs: hangs::read(dir),
         notes,
     })
 }

@@ -27,16 +27,19 @@ pub enum Section {
     ApiCollectives,
     /// Per collective operation.
     Operations,
+    /// Per rank of a hang dump: what it waits on.
+    Hangs,
 }
 
 impl Section {
-    pub const ALL: [Section; 6] = [
+    pub const ALL: [Section; 7] = [
         Section::Ranks,
         Section::Steps,
         Section::Stragglers,
         Section::Collectives,
         Section::ApiCollectives,
         Section::Operations,
+        Section::Hangs,
     ];
 
     /// The `--section` name.
@@ -48,6 +51,7 @@ impl Section {
             Section::Collectives => "collectives",
             Section::ApiCollectives => "api_collectives",
             Section::Operations => "operations",
+            Section::Hangs => "hangs",
         }
     }
 
@@ -92,6 +96,18 @@ impl Section {
             Section::Collectives | Section::ApiCollectives => {
                 &["source", "operation", "index", "ranks", "complete", "spread_ns", "first", "last", "others_wait_ns"]
             }
+            Section::Hangs => &[
+                "rank",
+                "trigger",
+                "quiet_ns",
+                "outstanding",
+                "kernel",
+                "operation",
+                "call",
+                "thread_id",
+                "launched_ns",
+                "open_markers",
+            ],
             Section::Operations => &[
                 "source",
                 "operation",
@@ -219,6 +235,23 @@ pub fn csv(report: &Report, section: Section, out: &mut impl Write) -> Result<()
                 ])?;
             }
         }
+        Section::Hangs => {
+            for h in &report.hangs {
+                let o = h.oldest.as_ref();
+                w.write_record([
+                    h.name.clone(),
+                    h.trigger.clone(),
+                    h.quiet_ns.to_string(),
+                    h.outstanding.to_string(),
+                    optional(o.and_then(|o| o.kernel.as_ref())),
+                    optional(o.and_then(|o| o.operation).map(|op| op.name())),
+                    optional(o.map(|o| &o.call)),
+                    optional(o.map(|o| o.thread_id)),
+                    optional(o.map(|o| o.launched_ns)),
+                    optional(o.map(|o| marker_path(&o.open_markers))),
+                ])?;
+            }
+        }
     }
     w.flush()?;
     Ok(())
@@ -259,6 +292,10 @@ pub fn table(report: &Report, sections: &[Section], width: usize, out: &mut impl
     if !report.notes.is_empty() {
         writeln!(out)?;
     }
+    // A hang is what a reader of a hang dump came for: first.
+    if sections.contains(&Section::Hangs) {
+        hangs_table(report, width, out)?;
+    }
     for &section in sections {
         match section {
             Section::Ranks => ranks_table(report, width, out)?,
@@ -271,8 +308,36 @@ pub fn table(report: &Report, sections: &[Section], width: usize, out: &mut impl
                 collectives_table("Collectives (RCCL API calls)", &report.api_collectives, report.top, width, out)?
             }
             Section::Operations => operations_table(report, out)?,
+            Section::Hangs => {}
         }
     }
+    Ok(())
+}
+
+/// Open marker ranges as one cell: outermost first.
+fn marker_path(markers: &[String]) -> String {
+    markers.join(" > ")
+}
+
+fn hangs_table(report: &Report, width: usize, out: &mut impl Write) -> Result<(), RenderError> {
+    if report.hangs.is_empty() {
+        return Ok(());
+    }
+    writeln!(out, "Hang: what each rank waited on (its oldest launch not finished)")?;
+    let mut t = new_table(&["rank", "dump", "quiet", "outstanding", "kernel", "collective", "inside"], 2);
+    for h in &report.hangs {
+        let oldest = h.oldest.as_ref();
+        t.add_row([
+            cell(&h.name, width),
+            h.trigger.clone(),
+            human_ns(h.quiet_ns as f64),
+            h.outstanding.to_string(),
+            oldest.and_then(|o| o.kernel.as_deref()).map_or_else(|| "-".into(), |k| cell(k, width)),
+            oldest.and_then(|o| o.operation).map_or_else(|| "-".into(), |o| o.name().to_owned()),
+            oldest.map_or_else(|| "-".into(), |o| cell(&marker_path(&o.open_markers), width)),
+        ]);
+    }
+    writeln!(out, "{t}\n")?;
     Ok(())
 }
 

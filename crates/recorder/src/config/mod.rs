@@ -595,8 +595,10 @@ impl Config {
         let flight_recorder = flight::FlightRecorder::from_env(env)?;
         let mut domains = domains;
         if flight_recorder.as_ref().is_some_and(|f| f.hang.is_some()) {
-            // A hang is launches without kernels: the launch calls must be seen.
+            // A hang is launches without kernels: the launch calls must be seen, and its report
+            // names the marker ranges a stuck thread is inside.
             domains.insert(Domain::CudaApi);
+            domains.insert(Domain::Marker);
         }
         let cupti_buffer_bytes = bytes(env, BUFFER_SIZE, CUPTI_BUFFER_BYTES)?;
         Ok(Config {

@@ -20,7 +20,7 @@ pub fn write(tables: &Tables, flight: &Flight, trigger: &Trigger, seq: u32) -> R
     let out = tables.config().output_dir.clone();
     let pid = std::process::id();
     let id = match trigger {
-        Trigger::Request { id } => format!("request-{id}"),
+        Trigger::Request { id } | Trigger::Hang { request: Some(id), .. } => format!("request-{id}"),
         _ => format!("{}-{}-p{pid}-{seq}", crate::config::utc_stamp(std::time::SystemTime::now()), trigger.name()),
     };
     let done = out.join(format!("dump-{id}"));
@@ -36,6 +36,12 @@ pub fn write(tables: &Tables, flight: &Flight, trigger: &Trigger, seq: u32) -> R
         dump.add(records)?;
     }
     dump.note("trigger", trigger_json(trigger, &dump, flight));
+    if !matches!(trigger, Trigger::Hang { .. })
+        && let Some((quiet_ns, pending)) = flight.outstanding()
+    {
+        // Hangs are watched: what this process waits on, had another process hung.
+        dump.note("in_flight", hang_json(quiet_ns, &pending, &dump, flight));
+    }
     dump.note(
         "flight_recorder",
         format!(
@@ -91,24 +97,31 @@ fn trigger_json(trigger: &Trigger, tables: &Tables, flight: &Flight) -> String {
             json(message),
             flight.settings.slow_factor
         ),
-        Trigger::Hang { quiet_ns, pending } => hang_json(*quiet_ns, pending, tables, flight),
+        Trigger::Hang { quiet_ns, pending, .. } => hang_json(*quiet_ns, pending, tables, flight),
         Trigger::Signal | Trigger::Exit => "{}".to_owned(),
     };
     format!("{{\"reason\":\"{}\",\"at_ns\":{at},\"detail\":{detail}}}", trigger.name())
 }
 
-/// A hang: the launches outstanding, and per GPU and stream the last kernels that finished.
+/// A hang: the launches outstanding (each with its thread's open marker ranges, outermost
+/// first), and per GPU and stream the last kernels that finished.
 fn hang_json(quiet_ns: u64, pending: &[Pending], tables: &Tables, flight: &Flight) -> String {
     let outstanding: Vec<String> = pending
         .iter()
         .map(|p| {
+            let markers: Vec<String> = p
+                .open_markers
+                .iter()
+                .map(|m| format!("{{\"message\":{},\"start_ns\":{}}}", json(&m.message), m.start_ns))
+                .collect();
             format!(
-                "{{\"correlation_id\":{},\"thread_id\":{},\"launched_ns\":{},\"call\":{},\"kernel\":{}}}",
+                "{{\"correlation_id\":{},\"thread_id\":{},\"launched_ns\":{},\"call\":{},\"kernel\":{},\"open_markers\":[{}]}}",
                 p.correlation_id,
                 p.thread_id,
                 p.launched_ns,
                 json(&tables.operation_name(p.api_kind, p.operation)),
-                p.kernel.as_deref().map_or_else(|| "null".to_owned(), json)
+                p.kernel.as_deref().map_or_else(|| "null".to_owned(), json),
+                markers.join(",")
             )
         })
         .collect();

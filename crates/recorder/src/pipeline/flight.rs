@@ -18,6 +18,8 @@ use std::time::{Duration, Instant, SystemTime};
 use crossbeam_channel::Sender;
 use parking_lot::Mutex;
 
+use super::hang::HangWatch;
+pub use super::hang::Pending;
 use super::queue::{Batch, Queue};
 use super::records::Record;
 use crate::config::BATCH_RECORDS;
@@ -37,8 +39,10 @@ pub enum Trigger {
     Exit,
     /// A step took `factor` times the running median.
     SlowStep { message: String, duration_ns: u64, median_ns: u64 },
-    /// No kernel finished for `quiet_ns` while `pending` launches were outstanding.
-    Hang { quiet_ns: u64, pending: Vec<Pending> },
+    /// No kernel finished for `quiet_ns` while `pending` launches were outstanding. `request`
+    /// is the request this process made of every process sharing the output directory (a
+    /// hang on one rank stalls the others: their dumps, in the same folder, show where).
+    Hang { quiet_ns: u64, pending: Vec<Pending>, request: Option<String> },
 }
 
 impl Trigger {
@@ -53,19 +57,6 @@ impl Trigger {
             Trigger::Hang { .. } => "hang",
         }
     }
-}
-
-/// A launch no finished work has followed, for a hang's report.
-#[derive(Debug, Clone, PartialEq)]
-pub struct Pending {
-    pub correlation_id: u64,
-    pub thread_id: u64,
-    pub launched_ns: u64,
-    /// The launch call.
-    pub operation: i32,
-    pub api_kind: u32,
-    /// The kernel it launched, where the library named it.
-    pub kernel: Option<std::sync::Arc<str>>,
 }
 
 /// Set by the dump signal's handler; taken by the writer.
@@ -124,6 +115,12 @@ pub fn request(reason: String, reply: Option<DumpReply>) {
 /// The file whose every change asks every process for a dump.
 pub const REQUEST_FILE: &str = "dump-request";
 
+/// A request's ID: its file's modification time, the same for every process that reads it.
+fn request_id(modified: SystemTime) -> String {
+    let since = modified.duration_since(std::time::UNIX_EPOCH).unwrap_or_default();
+    format!("{}-{:09}", since.as_secs(), since.subsec_nanos())
+}
+
 /// The kept records and the triggers' state.
 #[derive(Debug)]
 pub struct Flight {
@@ -142,10 +139,8 @@ pub struct Flight {
     last_slow_step: Option<Instant>,
     /// Slow steps that did not dump for that reason.
     pub slow_steps_within_a_dump: u64,
-    pending: std::collections::HashMap<u64, Pending>,
-    /// Kernel names of launches whose call record has not come yet.
-    names: std::collections::HashMap<u64, std::sync::Arc<str>>,
-    last_finish_ns: u64,
+    /// Where hangs are watched.
+    hang: Option<HangWatch>,
     hang_reported: bool,
     /// Replies owed to API requests, in the order of the triggers handed out.
     pub replies: Vec<DumpReply>,
@@ -154,9 +149,6 @@ pub struct Flight {
     /// When the hang condition was first seen, to be confirmed after a flush.
     hang_seen_ns: Option<u64>,
 }
-
-/// Launches a hang report keeps at most.
-const PENDING_KEPT: usize = 4096;
 
 /// The bytes a chunk holds, whatever it holds: its records' room.
 const CHUNK_BYTES: usize = BATCH_RECORDS * std::mem::size_of::<Record>();
@@ -167,6 +159,7 @@ impl Flight {
         let request_file = output_dir.join(REQUEST_FILE);
         // A request older than the run is not for it.
         let request_seen = std::fs::metadata(&request_file).and_then(|m| m.modified()).ok();
+        let hang = settings.hang.map(|_| HangWatch::new(super::clock::now_ns()));
         Flight {
             settings,
             chunks: VecDeque::new(),
@@ -179,9 +172,7 @@ impl Flight {
             steps: VecDeque::new(),
             last_slow_step: None,
             slow_steps_within_a_dump: 0,
-            pending: Default::default(),
-            names: Default::default(),
-            last_finish_ns: super::clock::now_ns(),
+            hang,
             hang_reported: false,
             replies: Vec::new(),
             waiting: VecDeque::new(),
@@ -303,70 +294,27 @@ impl Flight {
             return None;
         }
         self.request_seen = Some(modified);
-        let since = modified.duration_since(std::time::UNIX_EPOCH).unwrap_or_default();
-        Some(Trigger::Request { id: format!("{}-{:09}", since.as_secs(), since.subsec_nanos()) })
+        Some(Trigger::Request { id: request_id(modified) })
     }
 
-    /// Follows steps and launches through the records.
+    /// Follows steps, and where hangs are watched, launches and what finished.
     fn watch(&mut self, record: &Record) -> Option<Trigger> {
+        if let Some(hang) = &mut self.hang
+            && hang.watch(record)
+        {
+            self.hang_reported = false;
+        }
         match record {
             Record::Marker(m) => self.step(m),
-            Record::Api(a) if self.settings.hang.is_some() => {
-                if self.pending.len() >= PENDING_KEPT
-                    && let Some(oldest) = self.pending.values().min_by_key(|p| p.launched_ns).map(|p| p.correlation_id)
-                {
-                    // A GPU that finishes nothing while launches pour in: the hang report keeps
-                    // the newest, memory stays bounded.
-                    self.pending.remove(&oldest);
-                }
-                self.pending.insert(
-                    a.correlation_id,
-                    Pending {
-                        correlation_id: a.correlation_id,
-                        thread_id: a.thread_id,
-                        launched_ns: a.start_ns,
-                        operation: a.operation,
-                        api_kind: a.kind,
-                        kernel: self.names.remove(&a.correlation_id),
-                    },
-                );
-                None
-            }
-            Record::LaunchName(n) => {
-                match self.pending.get_mut(&n.correlation_id) {
-                    Some(pending) => pending.kernel = Some(n.name.clone()),
-                    // The name can come first: kept until its launch's record, a few at most.
-                    None if self.names.len() < PENDING_KEPT => {
-                        self.names.insert(n.correlation_id, n.name.clone());
-                    }
-                    None => {}
-                }
-                None
-            }
-            Record::Kernel(k) => {
-                self.finished(k.start_ns, k.end_ns);
-                None
-            }
-            Record::Row(row) => {
-                if let super::records::OwnRecord::GraphLaunch(g) = row {
-                    self.finished(g.start_ns, g.end_ns);
-                }
-                None
-            }
             _ => None,
         }
     }
 
-    /// Work that ran from `start_ns` to `end_ns` finished: every launch made before it started
-    /// has reached the GPU and is no longer the one a hang waits on. (Launch calls and kernels
-    /// are not matched by correlation id: a library's call and kernel ids may differ.)
-    fn finished(&mut self, start_ns: u64, end_ns: u64) {
-        self.pending.retain(|_, p| p.launched_ns > start_ns);
-        self.names.clear();
-        if end_ns > self.last_finish_ns {
-            self.last_finish_ns = end_ns;
-            self.hang_reported = false;
-        }
+    /// The launches outstanding now, with their threads' open ranges, where hangs are watched.
+    pub fn outstanding(&self) -> Option<(u64, Vec<Pending>)> {
+        let hang = self.hang.as_ref()?;
+        let now = super::clock::now_ns();
+        Some((hang.quiet_ns(now).unwrap_or(0), hang.outstanding()))
     }
 
     /// A step marker: slower than the factor times the running median of the last 64 steps
@@ -402,12 +350,12 @@ impl Flight {
     /// A hang: launches outstanding, and no kernel finished for the span asked.
     fn hung(&mut self) -> Option<Trigger> {
         let limit = self.settings.hang?;
-        if self.pending.is_empty() || self.hang_reported {
+        let hang = self.hang.as_ref()?;
+        if self.hang_reported {
             return None;
         }
         let now = super::clock::now_ns();
-        let oldest = self.pending.values().map(|p| p.launched_ns).min().unwrap_or(now);
-        let quiet_ns = now.saturating_sub(self.last_finish_ns.max(oldest));
+        let quiet_ns = hang.quiet_ns(now)?;
         if quiet_ns < limit.as_nanos() as u64 {
             self.hang_seen_ns = None;
             return None;
@@ -425,9 +373,17 @@ impl Flight {
         }
         self.hang_seen_ns = None;
         self.hang_reported = true;
-        let mut pending: Vec<Pending> = self.pending.values().cloned().collect();
-        pending.sort_by_key(|p| p.launched_ns);
-        Some(Trigger::Hang { quiet_ns, pending })
+        let pending = hang.outstanding();
+        Some(Trigger::Hang { quiet_ns, pending, request: self.request_everyone() })
+    }
+
+    /// Asks every process that shares the output directory for a dump, through the request
+    /// file, and takes the request as seen here; its ID, if the file could be written.
+    fn request_everyone(&mut self) -> Option<String> {
+        std::fs::write(&self.request_file, format!("a hang in process {}\n", std::process::id())).ok()?;
+        let modified = std::fs::metadata(&self.request_file).and_then(|m| m.modified()).ok()?;
+        self.request_seen = Some(modified);
+        Some(request_id(modified))
     }
 }
 

@@ -10,6 +10,7 @@ pub mod counter_rows;
 pub mod device_rows;
 pub mod dump;
 pub mod flight;
+pub mod hang;
 pub mod kernels;
 pub mod pc_rows;
 mod process_row;

@@ -397,6 +397,18 @@ pub struct LaunchName {
     pub name: Arc<str>,
 }
 
+/// A thread's marker range as it opens, for a flight recorder's hang report (which says the
+/// ranges a stuck thread is inside): sent only where hangs are watched, and never a row. Its
+/// [`Marker`] comes when it closes.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct MarkerOpen {
+    pub thread_id: u64,
+    pub start_ns: u64,
+    /// Ranges open around it on its thread.
+    pub depth: i32,
+    pub message: Arc<str>,
+}
+
 /// What the writer tells a record that makes its own row.
 #[derive(Debug, Clone, Copy)]
 pub struct RowContext<'a> {
@@ -556,6 +568,7 @@ pub enum Record {
     Symbol(Box<Symbol>),
     Device(Box<Device>),
     LaunchName(Box<LaunchName>),
+    MarkerOpen(Box<MarkerOpen>),
     CounterDispatch(CounterDispatch),
     CounterValue(CounterValue),
     CounterPlan(Box<CounterPlan>),
@@ -626,6 +639,7 @@ impl Record {
             | Record::PcSampleNames(_)
             | Record::PcInstruction(_)
             | Record::LaunchName(_)
+            | Record::MarkerOpen(_)
             | Record::Tally(_) => None,
         }
     }

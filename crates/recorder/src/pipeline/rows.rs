@@ -327,7 +327,7 @@ impl Tables {
             Record::PcSampleNames(names) => self.pc.name(names),
             Record::PcInstruction(instruction) => self.pc.instruction(instruction),
             // The flight recorder's alone.
-            Record::LaunchName(_) => {}
+            Record::LaunchName(_) | Record::MarkerOpen(_) => {}
             Record::Tally(Tally { key, count }) => {
                 self.tallies.insert(key, *count);
             }

@@ -267,10 +267,14 @@ fn symbol(k: &CudaKernel, name: Option<Arc<str>>) -> Symbol {
     }
 }
 
-/// An NVTX edge to the pairing; the range or mark it completes to the queue.
+/// An NVTX edge to the pairing; the range or mark it completes to the queue, and where hangs
+/// are watched, the range it opens.
 fn pair(pool: &Pool, queue: &Queue, batch: &mut Batch, edge: &decode::NvtxEdge) {
-    if let Some(range) = pool.nvtx.lock().add(edge) {
+    let mut nvtx = pool.nvtx.lock();
+    if let Some(range) = nvtx.add(edge) {
         queue.push(batch, Record::Marker(Box::new(range.into_marker())));
+    } else if let Some(open) = nvtx.opened(edge).filter(|_| super::callbacks::watches_hangs()) {
+        queue.push(batch, Record::MarkerOpen(Box::new(open)));
     }
 }
 

@@ -46,6 +46,12 @@ static TRACE_LAUNCHES: AtomicBool = AtomicBool::new(false);
 /// Whether launch calls also say the kernel they launch (a flight recorder watching for hangs).
 static NAME_LAUNCHES: AtomicBool = AtomicBool::new(false);
 
+/// Whether a flight recorder watches for hangs: launches then name their kernel, and NVTX
+/// ranges say when they open.
+pub(super) fn watches_hangs() -> bool {
+    NAME_LAUNCHES.load(Ordering::Relaxed)
+}
+
 /// Whether launch calls become rows now: off while an in-process profile is paused.
 static COLLECTING: AtomicBool = AtomicBool::new(true);
 

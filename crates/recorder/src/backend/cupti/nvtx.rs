@@ -10,7 +10,7 @@ use std::sync::Arc;
 
 use super::decode::NvtxEdge;
 use super::operations::{NVTX_KIND, NVTX_MARK, NVTX_RANGE};
-use crate::pipeline::records::Marker;
+use crate::pipeline::records::{Marker, MarkerOpen};
 
 /// `CUPTI_ACTIVITY_FLAG_MARKER_INSTANTANEOUS`.
 const INSTANT: u32 = 1;
@@ -92,6 +92,20 @@ impl Pairing {
         None
     }
 
+    /// The thread range `edge` left open, if it opened one.
+    pub fn opened(&self, edge: &NvtxEdge) -> Option<MarkerOpen> {
+        if edge.flags & START == 0 {
+            return None;
+        }
+        let open = self.open.get(&edge.id)?;
+        Some(MarkerOpen {
+            thread_id: open.thread_id,
+            start_ns: open.start_ns,
+            depth: open.depth,
+            message: Arc::from(&*open.name),
+        })
+    }
+
     fn close(&mut self, id: u32, open: Open, end_ns: u64) -> Range {
         if let Some(depth) = self.depth.get_mut(&open.thread_id) {
             *depth = (*depth - 1).max(0);
@@ -134,7 +148,10 @@ mod tests {
     #[test]
     fn nested_ranges_get_depths_and_marks_are_instants() {
         let mut p = Pairing::default();
-        assert!(p.add(&edge(START, 1, 10, Some("outer"))).is_none());
+        let outer = edge(START, 1, 10, Some("outer"));
+        assert!(p.add(&outer).is_none());
+        let open = p.opened(&outer).unwrap();
+        assert_eq!((open.depth, open.start_ns, &*open.message), (0, 10, "outer"));
         let mark = p.add(&edge(INSTANT, 2, 11, Some("mark"))).unwrap();
         assert!(mark.instant);
         assert_eq!((mark.marker.start_ns, mark.marker.end_ns), (11, 11));
