@@ -16,7 +16,9 @@
  *     next one costs the launching thread a page fault per 4 KiB as CUPTI fills it; the first
  *     version of this floor freed its buffers and measured 1.2 µs per launch more than
  *     rocprof-rs, which is the floor's cost, not CUPTI's);
- *   - CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL only (never KERNEL, which serialises kernels);
+ *   - CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL only (never KERNEL, which serialises kernels), or
+ *     with CUPTI_FLOOR_KIND=graph, CUPTI_ACTIVITY_KIND_GRAPH_TRACE only (the floor of
+ *     graph-level tracing: one record per graph launch, for serve.py's config Q);
  *   - at exit, a forced flush and one line on stderr: "cupti_floor: N records ...".
  *
  * Build (on the GPU machine):
@@ -32,6 +34,7 @@
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <time.h>
 
 #define BUFFER_SIZE ((size_t)8 << 20)
@@ -142,8 +145,11 @@ __attribute__((visibility("default"))) int InitializeInjection(void) {
         report_error("cuptiActivityRegisterCallbacks", r);
         return 1;
     }
-    if ((r = cuptiActivityEnable(CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL)) != CUPTI_SUCCESS) {
-        report_error("cuptiActivityEnable(CONCURRENT_KERNEL)", r);
+    const char *kind_text = getenv("CUPTI_FLOOR_KIND");
+    int graph = kind_text && strcmp(kind_text, "graph") == 0;
+    CUpti_ActivityKind kind = graph ? CUPTI_ACTIVITY_KIND_GRAPH_TRACE : CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL;
+    if ((r = cuptiActivityEnable(kind)) != CUPTI_SUCCESS) {
+        report_error(graph ? "cuptiActivityEnable(GRAPH_TRACE)" : "cuptiActivityEnable(CONCURRENT_KERNEL)", r);
         return 1;
     }
     atexit(at_exit);

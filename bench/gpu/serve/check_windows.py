@@ -28,6 +28,17 @@ sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 import benchlib  # noqa: E402
 
 
+def per_window(w: dict, launches: list[tuple[int, int]]) -> dict:
+    begins = [a0 for a0, _ in launches]
+    count = lambda lo, hi: bisect.bisect_left(begins, hi) - bisect.bisect_left(begins, lo)  # noqa: E731
+    ms = lambda ns: round(ns / 1e6, 3)  # noqa: E731
+    span = w["closing_ns"] - w["opened_ns"]
+    return {"switch_on_ms": ms(w["opened_ns"] - w["start_ns"]), "sure_ms": ms(span),
+            "switch_off_ms": ms(w["end_ns"] - w["closing_ns"]),
+            "launched_outer": count(w["start_ns"], w["end_ns"]), "launched_sure": count(w["opened_ns"], w["closing_ns"]),
+            "launched_same_span_before": count(w["start_ns"] - span, w["start_ns"])}
+
+
 def main() -> int:
     ap = argparse.ArgumentParser()
     ap.add_argument("dataset")
@@ -56,6 +67,10 @@ def main() -> int:
 
     places = Counter(where(*l) for l in launches) if windows else Counter(outside=len(launches))
     out["windows"] = len(windows)
+    # Per window, the switch times and the replays launched in it, beside the launch rate just
+    # before it: a switch that stalls the launching thread shows as fewer launches inside than
+    # its span would hold, which biases the windows' scaling to the run.
+    out["per_window"] = [per_window(w, launches) for w in windows]
     out["replays_by_place"] = dict(places)
 
     kernels = benchlib.read_columns(args.dataset, "kernel_dispatch", ["correlation_id", "graph_id"]) \

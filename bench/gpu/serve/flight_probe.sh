@@ -5,8 +5,11 @@
 set -u
 R="${ROCPROF:-$PWD/target/gpu-carry/rocprof-rs}"
 W="$(mktemp -d /tmp/flight.XXXXXX)"
+# PROBES (default "signal hang") picks the parts.
+PROBES="${PROBES:-signal hang}"
 boot_ns() { python3 -c 'import time; print(time.clock_gettime_ns(time.CLOCK_BOOTTIME))'; }
 
+if [[ " $PROBES " == *" signal "* ]]; then
 # 0. The same decode without a tool, for the recorder's cost beside it (one run each).
 python3 bench/gpu/serve/decode.py --steps 20000 > "$W/none.out" 2> "$W/none.err"
 grep '^SERVE ' "$W/none.out" | sed 's/^SERVE /FLIGHT_BASELINE /'
@@ -38,6 +41,9 @@ print("FLIGHT_SIGNAL " + json.dumps({"rc": rc, "dump_after_signal_s": (seen - se
       "decode_went_on": bool(serve), "tokens_per_s": serve[0]["tokens_per_s"] if serve else None}))
 PY
 
+fi
+
+if [[ " $PROBES " == *" hang "* ]]; then
 # 2. A kernel that never finishes, with a 3 s hang limit.
 "$R" run --backend cupti --kernel-trace --flight-recorder 30 --hang-seconds 3 -d "$W/hang" --quiet -- \
     python3 bench/gpu/serve/hang.py --hold 10 > "$W/hang.out" 2> "$W/hang.err"
@@ -45,7 +51,8 @@ python3 - "$W" <<'PY'
 import glob, json, os, sys
 w = sys.argv[1]
 spin = [json.loads(l[5:]) for l in open(f"{w}/hang.out") if l.startswith("HANG ")]
-dumps = sorted(glob.glob(f"{w}/hang/dump-*"))
+# A hang also writes the request file (dump-request) that asks every process for a dump.
+dumps = sorted(d for d in glob.glob(f"{w}/hang/dump-*") if os.path.isdir(d))
 out = {"dumps": [os.path.basename(d) for d in dumps], "stderr": open(f"{w}/hang.err").read()[-600:]}
 for d in dumps:
     m = json.load(open(glob.glob(f"{d}/*.metadata.json")[0]))
@@ -58,5 +65,7 @@ print("FLIGHT_HANG " + json.dumps(out))
 PY
 # 3. `ranks` on the hang's dump: the hangs section names the kernel and the open ranges.
 for d in "$W"/hang/dump-*; do
+    [ -d "$d" ] || continue
     "$R" ranks "$d" --section hangs --format csv 2>&1 | sed 's/^/FLIGHT_RANKS /'
 done
+fi

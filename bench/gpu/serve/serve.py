@@ -8,6 +8,7 @@ Configurations, each running `python3 serve/decode.py --variant V --steps N`:
   A  no tool
   B  the CUPTI floor: CUDA_INJECTION64_PATH=bench/gpu/build/cupti_floor.so (CUPTI's concurrent
      kernel records, counted and dropped: what CUPTI itself costs per kernel)
+  Q  the CUPTI floor at graph level: B with CUPTI_FLOOR_KIND=graph (GRAPH_TRACE records only)
   C  rocprof-rs run --backend cupti --kernel-trace
   T  torch.profiler (CPU and CUDA activities) around the timed steps
   W  rocprof-rs run --backend cupti --kernel-trace --window WINDOW (default 50ms/5s: 1% duty)
@@ -50,7 +51,7 @@ import benchlib  # noqa: E402
 
 DECODE = os.path.join(os.path.dirname(os.path.abspath(__file__)), "decode.py")
 FLOOR = os.path.join(benchlib.BUILD, "cupti_floor.so")
-NAMES = {"A": "no tool", "B": "CUPTI floor", "C": "rocprof-rs --kernel-trace", "T": "torch.profiler",
+NAMES = {"A": "no tool", "B": "CUPTI floor", "Q": "CUPTI floor, graph level", "C": "rocprof-rs --kernel-trace", "T": "torch.profiler",
          "W": "rocprof-rs --window", "G": "rocprof-rs --graph-trace graph",
          "K": "rocprof-rs --graph-trace graph, no kernel kind",
          "H": "rocprof-rs --graph-trace graph --window",
@@ -70,8 +71,10 @@ def run_one(config: str, variant: str, args, work: str) -> dict:
     cmd = [sys.executable, DECODE, "--variant", variant, "--steps", str(steps), "--replay-log", replay_log]
     env = {k: v for k, v in os.environ.items() if k not in ("CUDA_INJECTION64_PATH", "NVTX_INJECTION64_PATH")}
     out_dir = None
-    if config == "B":
+    if config in "BQ":
         env["CUDA_INJECTION64_PATH"] = FLOOR
+        if config == "Q":
+            env["CUPTI_FLOOR_KIND"] = "graph"
     elif config in ROCPROF_FLAGS:
         out_dir = tempfile.mkdtemp(prefix=f"{variant}-{config}-", dir=work)
         flags = [f.format(window=args.window) for f in ROCPROF_FLAGS[config]]
@@ -89,7 +92,7 @@ def run_one(config: str, variant: str, args, work: str) -> dict:
     if bench and bench.get("graph_kernel_nodes"):
         timed_kernels = bench["graph_kernel_nodes"] * bench["replays"]
     rec["expected_at_least"] = timed_kernels
-    if config == "B":
+    if config in "BQ":
         m = re.search(r"cupti_floor: (\d+) records \(kernels (\d+), dropped (\d+)\)", proc.stderr)
         rec["floor"] = {"records": int(m.group(1)), "kernels": int(m.group(2)), "dropped": int(m.group(3))} if m else None
     elif config == "F" and bench:
@@ -198,7 +201,7 @@ def summarize(runs: list[dict], variants: list[str]) -> dict:
 
 
 def markdown(summary: dict, meta: dict) -> str:
-    shown = [c for c in "ABCTWGKHF" if c in meta["configs"]]
+    shown = [c for c in "ABQCTWGKHF" if c in meta["configs"]]
     lines = ["### Serving decode (tokens/s, median [min–max]; cost = 1 − X/A)", "",
              "| variant | " + " | ".join(f"{c}: {NAMES[c]}" for c in shown) + " | " +
              " | ".join(f"{c} cost" for c in shown if c != "A") + " |",
@@ -233,9 +236,9 @@ def main() -> int:
     unknown = [c for c in configs if c not in NAMES]
     if unknown:
         ap.error(f"unknown configurations {unknown}; known: {', '.join(NAMES)}")
-    if "B" in configs and not os.path.exists(FLOOR):
+    if not os.path.exists(FLOOR) and {"B", "Q"} & set(configs):
         print(f"serve: {FLOOR} missing: no floor", file=sys.stderr)
-        configs.remove("B")
+        configs = [c for c in configs if c not in "BQ"]
     os.makedirs(args.out_dir, exist_ok=True)
     work = tempfile.mkdtemp(prefix="rocprof-serve-")
     runs: list[dict] = []

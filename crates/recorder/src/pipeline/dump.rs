@@ -42,18 +42,7 @@ pub fn write(tables: &Tables, flight: &Flight, trigger: &Trigger, seq: u32) -> R
         // Hangs are watched: what this process waits on, had another process hung.
         dump.note("in_flight", hang_json(quiet_ns, &pending, &dump, flight));
     }
-    dump.note(
-        "flight_recorder",
-        format!(
-            "{{\"keep_s\":{},\"memory_bytes\":{},\"kept_records\":{},\"kept_bytes\":{},\"evicted_records\":{},\"slow_steps_within_a_dump\":{}}}",
-            flight.settings.keep.as_secs_f64(),
-            flight.settings.memory_bytes,
-            flight.kept(),
-            flight.bytes(),
-            flight.evicted,
-            flight.slow_steps_within_a_dump
-        ),
-    );
+    dump.note("flight_recorder", flight.stats_json());
     dump.finish(&[], &Summary::default())?;
     let summary = Summary { rows: dump.rows_written(), files: dump.files_written(), ..Summary::default() };
     dump.write_run_metadata(&summary)?;
@@ -120,7 +109,7 @@ fn hang_json(quiet_ns: u64, pending: &[Pending], tables: &Tables, flight: &Fligh
                 p.thread_id,
                 p.launched_ns,
                 json(&tables.operation_name(p.api_kind, p.operation)),
-                p.kernel.as_deref().map_or_else(|| "null".to_owned(), json),
+                p.kernel.as_deref().map_or_else(|| "null".to_owned(), |k| json(&display_name(tables, k))),
                 markers.join(",")
             )
         })
@@ -159,6 +148,12 @@ fn hang_json(quiet_ns: u64, pending: &[Pending], tables: &Tables, flight: &Fligh
         outstanding.join(","),
         streams.join(",")
     )
+}
+
+/// A launched kernel's name as the tables write names (the launch callback has it mangled).
+fn display_name(tables: &Tables, mangled: &str) -> String {
+    let config = tables.config();
+    rocprof_rs_format::kernel_names::display_name(mangled, config.demangle, config.truncate_kernels)
 }
 
 fn json(text: &str) -> String {

@@ -131,6 +131,10 @@ pub struct Flight {
     pub catalog: Batch,
     /// Activity records let go for age or room.
     pub evicted: u64,
+    /// Activity records taken in, and the most bytes kept at once: with `evicted`, what tells
+    /// a recorder that stopped receiving from one that kept up.
+    received: u64,
+    peak_bytes: usize,
     request_file: PathBuf,
     request_seen: Option<SystemTime>,
     next_request_check: Instant,
@@ -166,6 +170,8 @@ impl Flight {
             bytes: 0,
             catalog: Vec::new(),
             evicted: 0,
+            received: 0,
+            peak_bytes: 0,
             request_file,
             request_seen,
             next_request_check: Instant::now(),
@@ -200,7 +206,9 @@ impl Flight {
             let (at, chunk) = self.chunks.back_mut().expect("a chunk was just made");
             *at = now;
             chunk.push(record);
+            self.received += 1;
         }
+        self.peak_bytes = self.peak_bytes.max(self.bytes);
         queue.recycle(batch);
         self.evict(now);
         fired
@@ -230,6 +238,22 @@ impl Flight {
     /// Activity records kept now.
     pub fn kept(&self) -> usize {
         self.chunks.iter().map(|(_, c)| c.len()).sum()
+    }
+
+    /// The recorder's figures, as the metadata's `flight_recorder` object: its settings, what
+    /// it keeps now, and what it took in and let go over the run.
+    pub fn stats_json(&self) -> String {
+        format!(
+            "{{\"keep_s\":{},\"memory_bytes\":{},\"kept_records\":{},\"kept_bytes\":{},\"received_records\":{},\"evicted_records\":{},\"peak_bytes\":{},\"slow_steps_within_a_dump\":{}}}",
+            self.settings.keep.as_secs_f64(),
+            self.settings.memory_bytes,
+            self.kept(),
+            self.bytes,
+            self.received,
+            self.evicted,
+            self.peak_bytes,
+            self.slow_steps_within_a_dump
+        )
     }
 
     /// The bytes the kept records take.

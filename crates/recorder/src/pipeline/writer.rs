@@ -220,7 +220,8 @@ impl Writer {
     /// Completes the open files; at the end of the run (`last`), with the run's aggregates.
     /// A flight recorder's run writes only its metadata file, which lists the dumps.
     fn complete_files(&mut self, last: bool) {
-        if self.flight.is_some() {
+        if let Some(flight) = &self.flight {
+            self.tables.note("flight_recorder", flight.stats_json());
             if last && let Err(e) = self.tables.write_run_metadata(&self.summary()) {
                 (self.on_error)(&e);
             }
