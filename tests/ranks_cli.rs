@@ -551,3 +551,76 @@ fn sixteen_simulated_ranks_name_the_straggler_and_equal_the_truth() {
     assert_eq!(json!([most["rank"], most["last_arrivals"].as_u64() >= Some(1)]), json!([11, true]));
     std::fs::remove_dir_all(dir).unwrap();
 }
+
+/// A hang dump of three ranks: rank 1's flight recorder saw the hang (its all-reduce never
+/// finished) and asked the others through the request file; rank 0 waits in the same
+/// all-reduce, rank 2 had nothing outstanding. The hangs section says so per rank, first in
+/// the table, and as CSV.
+#[test]
+fn a_hang_dump_shows_which_rank_waits_in_which_collective() {
+    let dir = scratch("ranks-hang");
+    three_ranks(&dir);
+    let launch = |kernel: &str, at: u64, markers: &[&str]| {
+        json!({"correlation_id": at, "thread_id": 7, "launched_ns": at, "call": "cudaLaunchKernel", "kernel": kernel,
+               "open_markers": markers.iter().map(|m| json!({"message": m, "start_ns": 1})).collect::<Vec<_>>()})
+    };
+    let reports = [
+        (
+            100,
+            json!({"reason": "request", "detail": {}}),
+            Some(
+                json!({"quiet_ns": 2_000_000_000u64, "outstanding": [launch(ALL_REDUCE, 1900, &["train_step", "all_reduce"])], "streams": []}),
+            ),
+        ),
+        (
+            101,
+            json!({"reason": "hang", "at_ns": 9, "detail": {"quiet_ns": 3_000_000_000u64, "outstanding": [launch("gemm", 1950, &["train_step"]), launch(ALL_REDUCE, 1910, &["train_step", "all_reduce"])], "streams": []}}),
+            None,
+        ),
+        (
+            102,
+            json!({"reason": "request", "detail": {}}),
+            Some(json!({"quiet_ns": 0, "outstanding": [], "streams": []})),
+        ),
+    ];
+    for (pid, trigger, in_flight) in reports {
+        let path = dir.join(keys::metadata_file_name(&format!("node1-{pid}")));
+        let mut meta: Value = serde_json::from_str(&std::fs::read_to_string(&path).unwrap()).unwrap();
+        meta["trigger"] = trigger;
+        if let Some(in_flight) = in_flight {
+            meta["in_flight"] = in_flight;
+        }
+        std::fs::write(&path, meta.to_string()).unwrap();
+    }
+
+    let output = rocprof_rs(&["ranks", dir.to_str().unwrap(), "--section", "hangs", "--format", "csv"]);
+    assert!(output.status.success(), "{}", stderr(&output));
+    let text = String::from_utf8(output.stdout.clone()).unwrap();
+    let lines: Vec<&str> = text.lines().collect();
+    assert_eq!(lines[0], "rank,trigger,quiet_ns,outstanding,kernel,operation,call,thread_id,launched_ns,open_markers");
+    assert_eq!(
+        lines[1],
+        format!("0,request,2000000000,1,{ALL_REDUCE},AllReduce,cudaLaunchKernel,7,1900,train_step > all_reduce")
+    );
+    assert_eq!(
+        lines[2],
+        format!("1,hang,3000000000,2,{ALL_REDUCE},AllReduce,cudaLaunchKernel,7,1910,train_step > all_reduce")
+    );
+    assert_eq!(lines[3], "2,request,0,0,,,,,,");
+    assert_eq!(lines.len(), 4);
+    assert!(
+        stderr(&output).contains("on a hang trigger: no kernel finished for 3.0 s with 2 launches outstanding"),
+        "{}",
+        stderr(&output)
+    );
+
+    let table = rocprof_rs(&["ranks", dir.to_str().unwrap()]);
+    assert!(table.status.success(), "{}", stderr(&table));
+    let table = String::from_utf8(table.stdout).unwrap();
+    let hang = table.find("Hang: what each rank waited on").expect("a hangs section");
+    assert!(hang < table.find("Ranks").unwrap_or(usize::MAX), "the hang comes first:\n{table}");
+
+    let report = json(&dir, &[]);
+    assert_eq!(report["hangs"][1]["oldest"]["operation"], "AllReduce", "{}", report["hangs"]);
+    std::fs::remove_dir_all(dir).unwrap();
+}

@@ -13,7 +13,7 @@ use rocprof_rs_format::keys;
 use serde::Serialize;
 use serde_json::Value;
 
-use super::identity::RankId;
+use super::identity::{RankId, RankTable};
 use super::operation::Operation;
 
 /// One rank's account of what it waits on.
@@ -46,10 +46,26 @@ pub struct Outstanding {
     pub open_markers: Vec<String>,
 }
 
-/// The hang reports among the process metadata in `dir`, in rank order.
-pub fn read(dir: &Path) -> Vec<HungRank> {
-    let mut hung: Vec<(RankId, HungRank)> =
-        crate::stats::health::metadata_files(dir).iter().filter_map(rank_report).collect();
+/// The hang reports among the process metadata in `dir`, in rank order. A process whose
+/// metadata names no rank is the rank its rows belong to in `ranks` (by host and pid), where
+/// it has rows.
+pub fn read(dir: &Path, ranks: &RankTable) -> Vec<HungRank> {
+    let mut hung: Vec<(RankId, HungRank)> = crate::stats::health::metadata_files(dir)
+        .iter()
+        .filter_map(rank_report)
+        .map(|(id, mut report)| {
+            let id = match id {
+                RankId::Process { host, pid } => ranks
+                    .info
+                    .iter()
+                    .find(|r| r.pid == pid && (host.is_none() || r.host == host))
+                    .map_or(RankId::Process { host, pid }, |r| r.id.clone()),
+                id => id,
+            };
+            report.name = id.to_string();
+            (id, report)
+        })
+        .collect();
     hung.sort_by(|a, b| a.0.cmp(&b.0));
     hung.into_iter().map(|(_, h)| h).collect()
 }
@@ -127,7 +143,7 @@ mod tests {
         for (stem, meta) in files {
             std::fs::write(dir.join(keys::metadata_file_name(stem)), meta.to_string()).unwrap();
         }
-        let hangs = read(&dir);
+        let hangs = read(&dir, &RankTable::default());
         assert_eq!(hangs.iter().map(|h| h.name.as_str()).collect::<Vec<_>>(), ["0", "1"]);
         assert_eq!((hangs[1].trigger.as_str(), hangs[1].outstanding, hangs[1].quiet_ns), ("hang", 2, 3_000_000_000));
         let oldest = hangs[1].oldest.as_ref().unwrap();

@@ -237,7 +237,7 @@ pub fn compute(dir: &Path, options: &Options) -> Result<Report> {
         api_collectives: collectives.api,
         operations: collectives.operations,
         host_shifts_ns: shifts.hosts.iter().map(|(h, s)| (h.clone(), *s as i64)).collect(),
-        hangs: hangs::read(dir),
+        hangs: hangs::read(dir, &table),
         notes,
     })
 }

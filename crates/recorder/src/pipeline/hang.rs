@@ -206,7 +206,7 @@ mod tests {
             open(1, 0, 20, "step 7"),
             open(1, 1, 21, "all_reduce"),
             launch(5, 1, 22),
-            Record::LaunchName(Box::new(LaunchName { correlation_id: 5, name: "ncclDevKernel_AllReduce".into() })),
+            Record::LaunchName(Box::new(LaunchName { correlation_id: 5, name: "allreduce_kernel".into() })),
             open(2, 0, 23, "step 7"),
             close(2, 0),
             launch(6, 2, 24),
@@ -215,7 +215,7 @@ mod tests {
         }
         let out = watch.outstanding();
         assert_eq!(out.len(), 2);
-        assert_eq!(out[0].kernel.as_deref(), Some("ncclDevKernel_AllReduce"));
+        assert_eq!(out[0].kernel.as_deref(), Some("allreduce_kernel"));
         let messages: Vec<&str> = out[0].open_markers.iter().map(|r| &*r.message).collect();
         assert_eq!(messages, ["step 7", "all_reduce"]);
         assert!(out[1].open_markers.is_empty(), "thread 2 closed its range");
