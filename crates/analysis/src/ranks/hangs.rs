@@ -81,16 +81,40 @@ fn rank_report(json: &Value) -> Option<(RankId, HungRank)> {
         Some(rank) => RankId::Rank(rank),
         None => RankId::Process { host: text(keys::HOST), pid },
     };
-    let launches = detail.get("outstanding").and_then(Value::as_array).map(Vec::as_slice).unwrap_or_default();
-    let oldest = launches.iter().min_by_key(|l| l.get("launched_ns").and_then(Value::as_u64).unwrap_or(u64::MAX));
     let report = HungRank {
         name: id.to_string(),
         trigger: reason.to_owned(),
         quiet_ns: detail.get("quiet_ns").and_then(Value::as_u64).unwrap_or(0),
-        outstanding: launches.len(),
-        oldest: oldest.map(outstanding),
+        outstanding: launches(detail).len(),
+        oldest: oldest(detail),
     };
     Some((id, report))
+}
+
+/// A hang report's outstanding launches (its `outstanding` list).
+pub fn launches(detail: &Value) -> &[Value] {
+    detail.get("outstanding").and_then(Value::as_array).map(Vec::as_slice).unwrap_or_default()
+}
+
+/// A hang report's oldest outstanding launch.
+pub fn oldest(detail: &Value) -> Option<Outstanding> {
+    launches(detail)
+        .iter()
+        .min_by_key(|l| l.get("launched_ns").and_then(Value::as_u64).unwrap_or(u64::MAX))
+        .map(outstanding)
+}
+
+impl Outstanding {
+    /// For a line of text: `, the oldest "KERNEL" inside "OUTER > INNER"`.
+    pub fn in_words(&self) -> String {
+        let kernel = self.kernel.as_deref().unwrap_or("an unnamed kernel");
+        let inside = if self.open_markers.is_empty() {
+            String::new()
+        } else {
+            format!(" inside {:?}", self.open_markers.join(" > "))
+        };
+        format!(", the oldest {kernel:?}{inside}")
+    }
 }
 
 fn outstanding(launch: &Value) -> Outstanding {

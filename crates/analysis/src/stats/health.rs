@@ -67,11 +67,10 @@ fn dump_line(json: &serde_json::Value, trigger: &serde_json::Value) -> String {
         "hang" => detail
             .map(|d| {
                 let quiet = d.get("quiet_ns").and_then(serde_json::Value::as_f64).unwrap_or(0.0) / 1e9;
-                let launches = d.get("outstanding").and_then(|o| o.as_array()).map(Vec::as_slice).unwrap_or_default();
                 format!(
                     ": no kernel finished for {quiet:.1} s with {} launches outstanding{} (the metadata lists them)",
-                    launches.len(),
-                    oldest_launch(launches)
+                    crate::ranks::hangs::launches(d).len(),
+                    crate::ranks::hangs::oldest(d).map(|o| o.in_words()).unwrap_or_default()
                 )
             })
             .unwrap_or_default(),
@@ -81,24 +80,6 @@ fn dump_line(json: &serde_json::Value, trigger: &serde_json::Value) -> String {
     format!(
         "a flight recorder's dump of process {pid}, on a {reason} trigger{why}: the last {keep:.0} s before it at most, not the whole run"
     )
-}
-
-/// The oldest outstanding launch of a hang report, in words: its kernel and the marker ranges
-/// its thread was inside.
-fn oldest_launch(launches: &[serde_json::Value]) -> String {
-    let Some(oldest) =
-        launches.iter().min_by_key(|l| l.get("launched_ns").and_then(|t| t.as_u64()).unwrap_or(u64::MAX))
-    else {
-        return String::new();
-    };
-    let kernel = oldest.get("kernel").and_then(|k| k.as_str()).unwrap_or("an unnamed kernel");
-    let markers: Vec<&str> = oldest
-        .get("open_markers")
-        .and_then(|m| m.as_array())
-        .map(|m| m.iter().filter_map(|m| m.get("message")?.as_str()).collect())
-        .unwrap_or_default();
-    let inside = if markers.is_empty() { String::new() } else { format!(" inside {:?}", markers.join(" > ")) };
-    format!(", the oldest {kernel:?}{inside}")
 }
 
 /// Rows written and records dropped, summed over the run metadata of every process.
