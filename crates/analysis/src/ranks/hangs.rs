@@ -55,11 +55,14 @@ pub fn read(dir: &Path, ranks: &RankTable) -> Vec<HungRank> {
         .filter_map(rank_report)
         .map(|(id, mut report)| {
             let id = match id {
-                RankId::Process { host, pid } => ranks
-                    .info
-                    .iter()
-                    .find(|r| r.pid == pid && (host.is_none() || r.host == host))
-                    .map_or(RankId::Process { host, pid }, |r| r.id.clone()),
+                RankId::Process { host, pid } => {
+                    // Only an unambiguous match: without a host, one pid may be on several.
+                    let mut matches = ranks.info.iter().filter(|r| r.pid == pid && (host.is_none() || r.host == host));
+                    match (matches.next(), matches.next()) {
+                        (Some(only), None) => only.id.clone(),
+                        _ => RankId::Process { host, pid },
+                    }
+                }
                 id => id,
             };
             report.name = id.to_string();

@@ -161,7 +161,9 @@ pub struct Report {
     /// Where hosts' clocks were aligned, each host's shift.
     pub host_shifts_ns: std::collections::BTreeMap<String, i64>,
     /// Where the run holds a flight recorder's hang reports (a hang dump's folder), what each
-    /// rank waited on, in rank order.
+    /// rank waited on, in rank order. Absent from the JSON where there are none (the Spark
+    /// version reads tables only, and has no such list).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
     pub hangs: Vec<hangs::HungRank>,
     /// What a reader of the figures must know: what is missing, what was not aligned.
     pub notes: Vec<String>,

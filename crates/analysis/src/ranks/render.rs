@@ -323,7 +323,14 @@ fn hangs_table(report: &Report, width: usize, out: &mut impl Write) -> Result<()
     if report.hangs.is_empty() {
         return Ok(());
     }
-    writeln!(out, "Hang: what each rank waited on (its oldest launch not finished)")?;
+    if report.hangs.iter().any(|h| h.trigger == "hang") {
+        writeln!(out, "Hang: what each rank waited on (its oldest launch not finished)")?;
+    } else {
+        writeln!(
+            out,
+            "In flight when the dump was taken (no rank saw a hang): each rank's oldest launch not finished"
+        )?;
+    }
     let mut t = new_table(&["rank", "dump", "quiet", "outstanding", "kernel", "collective", "inside"], 2);
     for h in &report.hangs {
         let oldest = h.oldest.as_ref();

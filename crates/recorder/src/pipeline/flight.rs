@@ -137,6 +137,8 @@ pub struct Flight {
     peak_bytes: usize,
     request_file: PathBuf,
     request_seen: Option<SystemTime>,
+    /// The requests this process dumped for, the last few.
+    requests_dumped: VecDeque<String>,
     next_request_check: Instant,
     steps: VecDeque<u64>,
     /// When the last slow step dumped: another within the span kept would repeat it.
@@ -150,8 +152,9 @@ pub struct Flight {
     pub replies: Vec<DumpReply>,
     /// Triggers waiting for the backend's flush: since when (ns), and until when at most.
     waiting: VecDeque<(Trigger, u64, Instant)>,
-    /// When the hang condition was first seen, to be confirmed after a flush.
-    hang_seen_ns: Option<u64>,
+    /// When the hang condition was first seen, and whether a flush begun after it has
+    /// completed: it stands once the records of that flush have been read.
+    hang_seen_ns: Option<(u64, bool)>,
 }
 
 /// The bytes a chunk holds, whatever it holds: its records' room.
@@ -174,6 +177,7 @@ impl Flight {
             peak_bytes: 0,
             request_file,
             request_seen,
+            requests_dumped: VecDeque::new(),
             next_request_check: Instant::now(),
             steps: VecDeque::new(),
             last_slow_step: None,
@@ -194,6 +198,10 @@ impl Flight {
         for record in batch.drain(..) {
             if let Some(t) = self.watch(&record) {
                 fired.get_or_insert(t);
+            }
+            // For the hang watch alone: never a row, so never worth the memory kept.
+            if matches!(record, Record::MarkerOpen(_) | Record::LaunchName(_)) {
+                continue;
             }
             if record.must_keep() {
                 self.catalog.push(record);
@@ -318,7 +326,12 @@ impl Flight {
             return None;
         }
         self.request_seen = Some(modified);
-        Some(Trigger::Request { id: request_id(modified) })
+        let id = request_id(modified);
+        if self.requests_dumped.len() == 16 {
+            self.requests_dumped.pop_front();
+        }
+        self.requests_dumped.push_back(id.clone());
+        Some(Trigger::Request { id })
     }
 
     /// Follows steps, and where hangs are watched, launches and what finished.
@@ -386,11 +399,18 @@ impl Flight {
         }
         // Records of finished kernels may still sit in the library's buffers: a hang stands
         // only if it outlasts a flush begun after it was seen.
+        // The writer reads what is queued before each look, so the flush's records are read
+        // by the look after the one that sees it complete.
         match self.hang_seen_ns {
-            Some(seen) if flushed_since(seen) => {}
-            Some(_) => return None,
+            Some((_, true)) => {}
+            Some((seen, false)) => {
+                if flushed_since(seen) {
+                    self.hang_seen_ns = Some((seen, true));
+                }
+                return None;
+            }
             None => {
-                self.hang_seen_ns = Some(now);
+                self.hang_seen_ns = Some((now, false));
                 want_flush();
                 return None;
             }
@@ -398,13 +418,36 @@ impl Flight {
         self.hang_seen_ns = None;
         self.hang_reported = true;
         let pending = hang.outstanding();
-        Some(Trigger::Hang { quiet_ns, pending, request: self.request_everyone() })
+        let began = SystemTime::now().checked_sub(Duration::from_nanos(quiet_ns)).unwrap_or(SystemTime::UNIX_EPOCH);
+        let request = match self.join_or_request(began) {
+            // Another process saw this hang first and this one has dumped for its request:
+            // that dump's `in_flight` is this hang's report already.
+            Some(id) if self.requests_dumped.contains(&id) => {
+                crate::say!("rocprof-rs: flight recorder: a hang, already in the dump of request {id}");
+                return None;
+            }
+            request => request,
+        };
+        Some(Trigger::Hang { quiet_ns, pending, request })
     }
 
-    /// Asks every process that shares the output directory for a dump, through the request
-    /// file, and takes the request as seen here; its ID, if the file could be written.
-    fn request_everyone(&mut self) -> Option<String> {
-        std::fs::write(&self.request_file, format!("a hang in process {}\n", std::process::id())).ok()?;
+    /// The request every process sharing the output directory dumps for: one another process
+    /// made since `began` (the hang stalls them all, so the first to see it asks for everyone),
+    /// else a new one made here. Taken as seen either way. None if the file cannot be written.
+    fn join_or_request(&mut self, began: SystemTime) -> Option<String> {
+        let current = std::fs::metadata(&self.request_file).and_then(|m| m.modified()).ok();
+        if let Some(modified) = current.filter(|&m| m >= began) {
+            self.request_seen = Some(modified);
+            return Some(request_id(modified));
+        }
+        // Written aside and renamed over, so a poller never sees a half-made request (a
+        // truncation and a write would show it two modification times).
+        let aside = self.request_file.with_extension(format!("{}.tmp", std::process::id()));
+        std::fs::write(&aside, format!("a hang in process {}\n", std::process::id())).ok()?;
+        if std::fs::rename(&aside, &self.request_file).is_err() {
+            let _ = std::fs::remove_file(&aside);
+            return None;
+        }
         let modified = std::fs::metadata(&self.request_file).and_then(|m| m.modified()).ok()?;
         self.request_seen = Some(modified);
         Some(request_id(modified))
@@ -506,7 +549,7 @@ mod tests {
         // The hang stands once a flush after it was seen finds nothing new, and its dump waits
         // for one more.
         let mut due = None;
-        for _ in 0..4 {
+        for _ in 0..6 {
             due = due.or_else(|| flight.due());
             std::thread::sleep(Duration::from_millis(1));
             flushed(crate::pipeline::clock::now_ns());
@@ -522,5 +565,29 @@ mod tests {
             other => panic!("{other:?}"),
         }
         assert_eq!(flight.due(), None, "one report per hang");
+    }
+
+    /// Three processes share an output directory. The first to see a hang writes the request;
+    /// another whose hang began before it joins it (one folder, no second request, and its
+    /// poll does not fire for it again); one whose hang began after it makes a new one.
+    #[test]
+    fn a_hang_joins_a_request_made_during_it_or_makes_one() {
+        let dir = std::env::temp_dir().join(format!("rocprof-rs-flight-join-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(&dir).unwrap();
+        let mut first = Flight::new(settings(), &dir);
+        let mut second = Flight::new(settings(), &dir);
+        let began = SystemTime::now() - Duration::from_secs(5);
+        let made = first.join_or_request(began).expect("the request is written");
+        assert!(dir.join(REQUEST_FILE).is_file());
+        assert_eq!(std::fs::read_dir(&dir).unwrap().count(), 1, "nothing left aside");
+        assert_eq!(second.join_or_request(began).as_deref(), Some(made.as_str()));
+        second.next_request_check = Instant::now();
+        assert_eq!(second.requested(), None, "the joined request is not dumped again");
+        std::thread::sleep(Duration::from_millis(20));
+        let mut third = Flight::new(settings(), &dir);
+        let later = third.join_or_request(SystemTime::now()).unwrap();
+        assert_ne!(later, made);
+        std::fs::remove_dir_all(&dir).unwrap();
     }
 }

@@ -30,6 +30,9 @@ pub struct Pending {
 pub struct OpenRange {
     pub start_ns: u64,
     pub message: Arc<str>,
+    /// The range's id, by which its close is matched (ranges started and ended by hand need
+    /// not close in the order they opened).
+    pub id: u64,
 }
 
 /// Launches a report keeps at most: a GPU that finishes nothing while launches pour in keeps
@@ -108,24 +111,26 @@ impl HangWatch {
 
     fn opened(&mut self, m: &MarkerOpen) {
         if !self.open.contains_key(&m.thread_id) && self.open.len() >= THREADS_KEPT {
-            return;
+            // Threads that ended with ranges open would fill the map: the one whose newest
+            // range is oldest goes.
+            let stalest = self.open.iter().min_by_key(|(_, s)| s.last().map_or(0, |r| r.start_ns)).map(|(t, _)| *t);
+            if let Some(thread) = stalest {
+                self.open.remove(&thread);
+            }
         }
         let stack = self.open.entry(m.thread_id).or_default();
-        // Its depth says how many ranges enclose it: any deeper ones left were closed unseen.
-        stack.truncate(usize::try_from(m.depth).unwrap_or(0));
         if stack.len() < DEPTH_KEPT {
-            stack.push(OpenRange { start_ns: m.start_ns, message: m.message.clone() });
+            stack.push(OpenRange { start_ns: m.start_ns, message: m.message.clone(), id: m.id });
         }
     }
 
     fn closed(&mut self, m: &Marker) {
-        // Only thread ranges nest; a range at depth d leaves d open around it.
-        let Some(depth) = m.depth else { return };
-        if let Some(stack) = self.open.get_mut(&m.thread_id) {
-            stack.truncate(usize::try_from(depth).unwrap_or(0));
-            if stack.is_empty() {
-                self.open.remove(&m.thread_id);
-            }
+        let Some(stack) = self.open.get_mut(&m.thread_id) else { return };
+        if let Some(at) = stack.iter().rposition(|r| r.id == m.correlation_id) {
+            stack.remove(at);
+        }
+        if stack.is_empty() {
+            self.open.remove(&m.thread_id);
         }
     }
 
@@ -176,19 +181,19 @@ mod tests {
         })
     }
 
-    fn open(thread_id: u64, depth: i32, start_ns: u64, message: &str) -> Record {
-        Record::MarkerOpen(Box::new(MarkerOpen { thread_id, start_ns, depth, message: message.into() }))
+    fn open(id: u64, thread_id: u64, start_ns: u64, message: &str) -> Record {
+        Record::MarkerOpen(Box::new(MarkerOpen { id, thread_id, start_ns, message: message.into() }))
     }
 
-    fn close(thread_id: u64, depth: i32) -> Record {
+    fn close(id: u64, thread_id: u64, depth: Option<i32>) -> Record {
         Record::Marker(Box::new(Marker {
             kind: 0,
             operation: 0,
             thread_id,
-            correlation_id: 0,
+            correlation_id: id,
             start_ns: 0,
             end_ns: 0,
-            depth: Some(depth),
+            depth,
             message: "".into(),
             domain: None,
         }))
@@ -199,16 +204,16 @@ mod tests {
     fn an_outstanding_launch_carries_its_threads_open_ranges() {
         let mut watch = HangWatch::new(0);
         for record in [
-            open(1, 0, 10, "step 6"),
-            open(1, 1, 11, "forward"),
-            close(1, 1),
-            close(1, 0),
-            open(1, 0, 20, "step 7"),
-            open(1, 1, 21, "all_reduce"),
+            open(1, 1, 10, "step 6"),
+            open(2, 1, 11, "forward"),
+            close(2, 1, Some(1)),
+            close(1, 1, Some(0)),
+            open(3, 1, 20, "step 7"),
+            open(4, 1, 21, "all_reduce"),
             launch(5, 1, 22),
             Record::LaunchName(Box::new(LaunchName { correlation_id: 5, name: "allreduce_kernel".into() })),
-            open(2, 0, 23, "step 7"),
-            close(2, 0),
+            open(5, 2, 23, "step 7"),
+            close(5, 2, Some(0)),
             launch(6, 2, 24),
         ] {
             watch.watch(&record);
@@ -227,18 +232,29 @@ mod tests {
         assert_eq!(watch.quiet_ns(100), Some(70));
     }
 
-    /// Ranges closed unseen (a deeper depth than the stack holds) and garbage depths never grow
-    /// a stack without bound.
+    /// Ranges started and ended by hand close out of order: each close takes its own range.
+    #[test]
+    fn a_range_closed_out_of_order_takes_only_itself() {
+        let mut watch = HangWatch::new(0);
+        for record in [open(1, 9, 1, "a"), open(2, 9, 2, "b"), close(1, 9, None), open(3, 9, 3, "c")] {
+            watch.watch(&record);
+        }
+        let messages: Vec<&str> = watch.open[&9].iter().map(|r| &*r.message).collect();
+        assert_eq!(messages, ["b", "c"]);
+    }
+
+    /// Ranges never closed and threads that never come back keep memory
+    /// bounded, and a new thread is still followed once the map is full.
     #[test]
     fn open_ranges_stay_bounded() {
         let mut watch = HangWatch::new(0);
-        for i in 0..10_000 {
-            watch.watch(&open(1, i, u64::try_from(i).unwrap(), "r"));
-            watch.watch(&open(u64::try_from(i).unwrap() + 10, -3, 0, "x"));
+        for i in 0..10_000u64 {
+            watch.watch(&open(i, 1, i, "r"));
+            watch.watch(&open(i, i + 10, i, "x"));
         }
         assert!(watch.open.values().all(|s| s.len() <= DEPTH_KEPT));
         assert!(watch.open.len() <= THREADS_KEPT);
-        watch.watch(&open(1, 2, 5, "after"));
-        assert_eq!(watch.open[&1].len(), 3);
+        watch.watch(&open(99_999, 123_456, 20_000, "new"));
+        assert_eq!(watch.open[&123_456].len(), 1, "a new thread is followed");
     }
 }

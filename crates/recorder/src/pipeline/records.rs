@@ -402,10 +402,10 @@ pub struct LaunchName {
 /// [`Marker`] comes when it closes.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct MarkerOpen {
+    /// The range's id, which its [`Marker`]'s `correlation_id` repeats.
+    pub id: u64,
     pub thread_id: u64,
     pub start_ns: u64,
-    /// Ranges open around it on its thread.
-    pub depth: i32,
     pub message: Arc<str>,
 }
 

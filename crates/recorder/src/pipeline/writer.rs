@@ -169,7 +169,17 @@ impl Writer {
 
     fn rotate_due(&mut self) {
         self.next_rotation_check = Instant::now() + ROTATION_CHECK;
-        if self.flight.is_some() {
+        if let Some(flight) = &mut self.flight {
+            // What a flush moved to the queue is read before a trigger is judged: a hang stands
+            // only if the flush after it brought nothing finished, and its report needs the
+            // ranges that flush delivered. As many batches as are queued now, so a busy run
+            // cannot keep the writer here.
+            for _ in 0..self.receiver.len() {
+                let Ok(batch) = self.receiver.try_recv() else { break };
+                if let Some(trigger) = flight.keep(batch, &self.queue) {
+                    flight.arm(trigger);
+                }
+            }
             while let Some(trigger) = self.flight.as_mut().and_then(super::flight::Flight::due) {
                 self.dump(trigger);
             }

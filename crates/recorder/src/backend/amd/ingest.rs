@@ -14,9 +14,7 @@ use crate::lifecycle::{Tool, running, trampoline};
 use std::sync::atomic::{AtomicU64, Ordering};
 
 use crate::pipeline::clock;
-use crate::pipeline::records::{
-    Allocation, Api, Copy, Kernel, Marker, MarkerOpen, Record, Scratch, Symbol, Tally, narrow_u16,
-};
+use crate::pipeline::records::{Allocation, Api, Copy, Kernel, Marker, Record, Scratch, Symbol, Tally, narrow_u16};
 use rocprof_rs_format::keys;
 
 /// Decodes one buffer record, or `None` for kinds this tool does not trace.
@@ -283,24 +281,10 @@ pub(super) extern "C" fn on_marker(
         let slot = unsafe { &mut *user_data };
         let thread_range = record.operation == sys::ROCPROFILER_MARKER_CORE_RANGE_API_ID_roctxThreadRangeA;
         if record.phase == sys::ROCPROFILER_CALLBACK_PHASE_ENTER {
-            let start_ns = clock::now_ns();
             if thread_range {
-                let depth = DEPTH.with(|d| d.replace(d.get() + 1));
-                if tool.config.flight_recorder.as_ref().is_some_and(|f| f.hang.is_some()) {
-                    // A hang's report names the ranges a stuck thread is inside.
-                    let message = marker_message(&record).into();
-                    send_one(
-                        tool,
-                        Record::MarkerOpen(Box::new(MarkerOpen {
-                            thread_id: record.thread_id,
-                            start_ns,
-                            depth,
-                            message,
-                        })),
-                    );
-                }
+                DEPTH.with(|d| d.set(d.get() + 1));
             }
-            slot.value = start_ns;
+            slot.value = clock::now_ns();
             return;
         }
         let end_ns = clock::now_ns();
@@ -316,7 +300,20 @@ pub(super) extern "C" fn on_marker(
         } else {
             None
         };
-        let message = marker_message(&record);
+        let message = if record.payload.is_null() {
+            String::new()
+        } else {
+            // SAFETY: marker payloads carry the message first in every message-bearing member.
+            let data = unsafe { &*record.payload.cast::<sys::rocprofiler_callback_tracing_marker_api_data_t>() };
+            // SAFETY: as above.
+            let ptr = unsafe { data.args.roctxMarkA.message };
+            if ptr.is_null() {
+                String::new()
+            } else {
+                // SAFETY: a NUL-terminated message, live during the callback.
+                unsafe { CStr::from_ptr(ptr) }.to_string_lossy().into_owned()
+            }
+        };
         send_one(
             tool,
             Record::Marker(Box::new(Marker {
@@ -332,22 +329,6 @@ pub(super) extern "C" fn on_marker(
             })),
         );
     })
-}
-
-/// A marker call's message; empty where it has none.
-fn marker_message(record: &sys::rocprofiler_callback_tracing_record_t) -> String {
-    if record.payload.is_null() {
-        return String::new();
-    }
-    // SAFETY: marker payloads carry the message first in every message-bearing member.
-    let data = unsafe { &*record.payload.cast::<sys::rocprofiler_callback_tracing_marker_api_data_t>() };
-    // SAFETY: as above.
-    let ptr = unsafe { data.args.roctxMarkA.message };
-    if ptr.is_null() {
-        return String::new();
-    }
-    // SAFETY: a NUL-terminated message, live during the callback.
-    unsafe { CStr::from_ptr(ptr) }.to_string_lossy().into_owned()
 }
 
 /// Code objects: kernel symbols and their resource use, on whichever thread loads them.

@@ -99,9 +99,9 @@ impl Pairing {
         }
         let open = self.open.get(&edge.id)?;
         Some(MarkerOpen {
+            id: u64::from(edge.id),
             thread_id: open.thread_id,
             start_ns: open.start_ns,
-            depth: open.depth,
             message: Arc::from(&*open.name),
         })
     }
@@ -151,7 +151,7 @@ mod tests {
         let outer = edge(START, 1, 10, Some("outer"));
         assert!(p.add(&outer).is_none());
         let open = p.opened(&outer).unwrap();
-        assert_eq!((open.depth, open.start_ns, &*open.message), (0, 10, "outer"));
+        assert_eq!((open.id, open.start_ns, &*open.message), (1, 10, "outer"));
         let mark = p.add(&edge(INSTANT, 2, 11, Some("mark"))).unwrap();
         assert!(mark.instant);
         assert_eq!((mark.marker.start_ns, mark.marker.end_ns), (11, 11));
