@@ -306,7 +306,7 @@ fn csv_sections_to_stdout_and_to_files() {
     let read = |name: &str| std::fs::read_to_string(csv.join(name)).unwrap();
     assert_eq!(
         read("steps.csv"),
-        "step,ranks,complete,median_ns,slowest,slowest_ns,excess_ns\n1,3,true,500,0,500,0\n2,3,true,800,2,1000,200\n"
+        "step,marker,ranks,complete,median_ns,slowest,slowest_ns,excess_ns\n1,train_step,3,true,500,0,500,0\n2,train_step,3,true,800,2,1000,200\n"
     );
     assert_eq!(
         read("collectives.csv").lines().nth(2),
@@ -314,7 +314,7 @@ fn csv_sections_to_stdout_and_to_files() {
         "{}",
         read("collectives.csv")
     );
-    assert_eq!(read("stragglers.csv").lines().nth(1), Some("2,1,200,200,200,2"));
+    assert_eq!(read("stragglers.csv").lines().nth(1), Some("2,1,200,200,200,2,train_step"));
     assert!(read("operations.csv").contains("api,Other,1,0,2,2,3"), "{}", read("operations.csv"));
     assert_eq!(read("api_collectives.csv").lines().count(), 4);
     std::fs::remove_dir_all(dir).unwrap();

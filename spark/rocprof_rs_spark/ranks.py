@@ -25,7 +25,8 @@ its JSON is the Rust command's, field for field:
   ``Other``. ``rccl_api`` calls are classified by their ``operation`` alike.
 - **Steps**: marker rows whose message matches the step marker (a Java regular expression,
   searched anywhere in the message); the k-th on a rank by (start_ns, end_ns) is step k, from
-  1; its time is end_ns - start_ns. Per step, over the ranks that have it: the median (even
+  1; its time is end_ns - start_ns, and its marker text the message of the first rank in
+  order that has it. Per step, over the ranks that have it: the median (even
   count: the mean of the two middle values), the slowest rank and its excess over the median of
   the other ranks' times.
   The stragglers are the ranks slowest in some step, the largest total excess first.
@@ -284,11 +285,12 @@ def waits(arrivals: DataFrame, figures: DataFrame) -> DataFrame:
 
 
 def steps(markers: DataFrame, step_marker: str) -> DataFrame:
-    """Per rank and step: ``step`` (from 1) and ``time_ns``."""
+    """Per rank and step: ``step`` (from 1), ``time_ns`` and the range's ``message``."""
     matching = with_rank(
         markers.where(F.col("message").rlike(step_marker)),
         F.col("start_ns").cast(LongType()).alias("start_ns"),
         F.col("end_ns").cast(LongType()).alias("end_ns"),
+        F.col("message"),
     )
     by_rank = Window.partitionBy("_rk").orderBy("start_ns", "end_ns")
     return matching.select(
@@ -298,6 +300,7 @@ def steps(markers: DataFrame, step_marker: str) -> DataFrame:
         "pid",
         F.row_number().over(by_rank).alias("step"),
         (F.col("end_ns") - F.col("start_ns")).alias("time_ns"),
+        "message",
     )
 
 
@@ -319,9 +322,12 @@ def step_figures(per_rank: DataFrame, order: DataFrame) -> DataFrame:
             F.count(F.lit(1)).alias("ranks"),
             F.expr("percentile(time_ns, 0.5)").alias("median_ns"),
             F.max(F.struct("time_ns", (-F.col("_order")).alias("_neg"))).alias("_slowest"),
+            # The step's marker text: the first rank in order that has it names it.
+            F.min(F.struct("_order", "message")).alias("_first"),
         )
         .select(
             "step",
+            F.col("_first.message").alias("marker"),
             "ranks",
             "median_ns",
             (-F.col("_slowest._neg")).alias("_slowest"),
@@ -413,10 +419,12 @@ def compute(dataset: Dataset, step_marker: Optional[str] = None) -> Dict[str, An
             median, slowest_ns = float(row["median_ns"]), int(row["slowest_ns"])
             others_median = row["others_median_ns"]
             excess = 0.0 if others_median is None else float(slowest_ns) - float(others_median)
-            slowest_in.setdefault(int(row["_slowest"]), []).append((int(row["step"]), excess))
+            marker = row["marker"] or ""
+            slowest_in.setdefault(int(row["_slowest"]), []).append((int(row["step"]), excess, marker))
             step_rows.append(
                 {
                     "step": int(row["step"]),
+                    "marker": marker,
                     "ranks": int(row["ranks"]),
                     "complete": int(row["ranks"]) == len(ranks),
                     "median_ns": median,
@@ -427,7 +435,7 @@ def compute(dataset: Dataset, step_marker: Optional[str] = None) -> Dict[str, An
             )
         for position, taken in slowest_in.items():
             total = 0.0
-            for _, excess in taken:
+            for _, excess, _ in taken:
                 total += excess
             rows[position]["slowest_steps"] = len(taken)
             rows[position]["step_excess_ns"] = total
@@ -437,8 +445,9 @@ def compute(dataset: Dataset, step_marker: Optional[str] = None) -> Dict[str, An
                     "slowest_steps": len(taken),
                     "excess_total_ns": total,
                     "excess_mean_ns": total / len(taken),
-                    "excess_max_ns": max(e for _, e in taken),
-                    "steps": [s for s, _ in taken],
+                    "excess_max_ns": max(e for _, e, _ in taken),
+                    "steps": [s for s, _, _ in taken],
+                    "step_markers": [m for _, _, m in taken],
                 })
             )
         stragglers.sort(key=lambda s: s[:2])

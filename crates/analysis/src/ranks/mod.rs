@@ -30,7 +30,9 @@
 //!     compute − busy); overlap share = overlap / communication, none without communication.
 //! - **Steps** are the `marker` rows whose `message` matches `--step-marker` (a regular
 //!   expression matched anywhere in the message, as Spark's `rlike`). On each rank, ordered by
-//!   `start_ns` (then `end_ns`), the k-th is step k, from 1; its time is `end_ns − start_ns`.
+//!   `start_ns` (then `end_ns`), the k-th is step k, from 1; its time is `end_ns − start_ns`;
+//!   its marker text is the message of the first rank in order that has it (so a job whose
+//!   steps are named from 0, or that joins late, shows each position beside its own name).
 //!   Per step, over the ranks that have it: the median time (for an even count, the mean of the
 //!   two middle values), the slowest rank (the longest time) and its excess = its time − the
 //!   median of the other ranks' times (0 where it is alone). A step that some rank lacks is incomplete, and summarised over the ranks that have

@@ -203,13 +203,13 @@ pub fn step_ranges(
             let message = messages.text(i);
             if *known.entry(message).or_insert_with(|| marker.is_match(message)) {
                 let rank = *adopted.entry(reader_rank).or_insert_with(|| ranks.adopt(&readers.info(reader_rank)));
-                matching.push((rank, starts.i64(i), ends.i64(i)));
+                matching.push((rank, starts.i64(i), ends.i64(i), message));
             }
         }
         let mut found = found.lock().unwrap_or_else(|poisoned| poisoned.into_inner());
         found.rows += rows.rank.len() as u64;
         found.matched += matching.len() as u64;
-        matching.into_iter().try_for_each(|(rank, start, end)| found.ranges.push(rank, start, end))
+        matching.into_iter().try_for_each(|(rank, start, end, message)| found.ranges.push(rank, start, end, message))
     })?;
     seen.add(files_seen);
     Ok(found.into_inner().unwrap_or_else(|poisoned| poisoned.into_inner()))

@@ -89,10 +89,18 @@ impl Section {
                 "collective_wait_ns",
                 "kept_waiting_ns",
             ],
-            Section::Steps => &["step", "ranks", "complete", "median_ns", "slowest", "slowest_ns", "excess_ns"],
-            Section::Stragglers => {
-                &["rank", "slowest_steps", "excess_total_ns", "excess_mean_ns", "excess_max_ns", "steps"]
+            Section::Steps => {
+                &["step", "marker", "ranks", "complete", "median_ns", "slowest", "slowest_ns", "excess_ns"]
             }
+            Section::Stragglers => &[
+                "rank",
+                "slowest_steps",
+                "excess_total_ns",
+                "excess_mean_ns",
+                "excess_max_ns",
+                "steps",
+                "step_markers",
+            ],
             Section::Collectives | Section::ApiCollectives => {
                 &["source", "operation", "index", "ranks", "complete", "spread_ns", "first", "last", "others_wait_ns"]
             }
@@ -183,6 +191,7 @@ pub fn csv(report: &Report, section: Section, out: &mut impl Write) -> Result<()
             for s in &report.steps {
                 w.write_record([
                     s.step.to_string(),
+                    s.marker.clone(),
                     s.ranks.to_string(),
                     s.complete.to_string(),
                     number(s.median_ns),
@@ -202,6 +211,7 @@ pub fn csv(report: &Report, section: Section, out: &mut impl Write) -> Result<()
                     number(s.excess_mean_ns),
                     number(s.excess_max_ns),
                     steps,
+                    s.step_markers.join("\n"),
                 ])?;
             }
         }
@@ -274,10 +284,14 @@ fn percent(share: Option<f64>) -> String {
     share.map_or_else(|| "-".into(), |s| format!("{:.1}", s * 100.0))
 }
 
-/// Steps listed in a cell: the first few, and how many more.
-fn step_list(steps: &[u64]) -> String {
+/// Steps listed in a cell, each with its marker text: the first few, and how many more.
+pub fn step_list(steps: &[u64], markers: &[String]) -> String {
     const SHOWN: usize = 6;
-    let mut text = steps.iter().take(SHOWN).map(u64::to_string).collect::<Vec<_>>().join(", ");
+    let named = |(i, step): (usize, &u64)| match markers.get(i).filter(|m| !m.is_empty()) {
+        Some(marker) => format!("{step} ({marker})"),
+        None => step.to_string(),
+    };
+    let mut text = steps.iter().enumerate().take(SHOWN).map(named).collect::<Vec<_>>().join(", ");
     if steps.len() > SHOWN {
         text.push_str(&format!(" … (+{})", steps.len() - SHOWN));
     }
@@ -352,12 +366,13 @@ fn steps_table(report: &Report, width: usize, out: &mut impl Write) -> Result<()
     let Some(marker) = report.step_marker.as_deref().filter(|_| !report.steps.is_empty()) else { return Ok(()) };
     let order = if report.top.is_some() { "the largest excess over the median first" } else { "in order" };
     writeln!(out, "Steps (--step-marker {marker:?}), {order}")?;
-    let mut t = new_table(&["step", "ranks", "median", "slowest rank", "its time", "excess", "excess %"], 1);
+    let mut t = new_table(&["step", "marker", "ranks", "median", "slowest rank", "its time", "excess", "excess %"], 2);
     for s in &report.steps {
         let share = if s.median_ns > 0.0 { format!("{:.1}", s.excess_ns / s.median_ns * 100.0) } else { "-".into() };
         let ranks = if s.complete { s.ranks.to_string() } else { format!("{} (incomplete)", s.ranks) };
         t.add_row([
             s.step.to_string(),
+            cell(&s.marker, width),
             ranks,
             human_ns(s.median_ns),
             cell(&s.slowest.name, width),
@@ -387,7 +402,7 @@ fn stragglers_table(report: &Report, width: usize, out: &mut impl Write) -> Resu
             human_ns(s.excess_total_ns),
             human_ns(s.excess_mean_ns),
             human_ns(s.excess_max_ns),
-            step_list(&s.steps),
+            step_list(&s.steps, &s.step_markers),
         ]);
     }
     writeln!(out, "{t}\n")?;

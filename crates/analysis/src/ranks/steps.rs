@@ -21,22 +21,27 @@ pub struct StepRanges {
 }
 
 impl StepRanges {
-    /// Rank `rank` had a matching range `[start_ns, end_ns)`.
-    pub fn push(&mut self, rank: u32, start_ns: i64, end_ns: i64) -> Result<()> {
+    /// Rank `rank` had a matching range `[start_ns, end_ns)` with `message`.
+    pub fn push(&mut self, rank: u32, start_ns: i64, end_ns: i64, message: &str) -> Result<()> {
         self.key.clear();
         self.key.extend_from_slice(&rank.to_be_bytes());
         // Ranges of one start are numbered by their end: a deterministic order for the rare tie.
         self.key.extend_from_slice(&biased(start_ns).to_be_bytes());
         self.key.extend_from_slice(&biased(end_ns).to_be_bytes());
-        self.sorter.push(&self.key, &end_ns.wrapping_sub(start_ns).to_le_bytes())
+        let mut value = Vec::with_capacity(8 + message.len());
+        value.extend_from_slice(&end_ns.wrapping_sub(start_ns).to_le_bytes());
+        value.extend_from_slice(message.as_bytes());
+        self.sorter.push(&self.key, &value)
     }
 }
 
 /// One step across the ranks.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct StepRow {
-    /// The 1-based step number.
+    /// The 1-based step number: the step's position on each rank.
     pub step: u64,
+    /// The step's marker text, as the first rank in rank order that has it named it.
+    pub marker: String,
     /// Ranks that had it.
     pub ranks: u32,
     /// Whether every rank had it.
@@ -64,6 +69,8 @@ pub struct Straggler {
     pub excess_max_ns: f64,
     /// Which steps, in order.
     pub steps: Vec<u64>,
+    /// Their marker texts, as the steps' rows name them.
+    pub step_markers: Vec<String>,
 }
 
 /// A rank's steps.
@@ -120,26 +127,29 @@ pub fn summarise(ranges: StepRanges, ranks: &RankTable, top: Option<usize>) -> R
     let sorted = by_step.finish()?;
     let mut reader = sorted.reader()?;
     let mut rows: Vec<StepRow> = Vec::new();
-    let mut slowest_in: Vec<Vec<(u64, f64)>> = vec![Vec::new(); ranks.len()];
+    let mut slowest_in: Vec<Vec<(u64, f64, String)>> = vec![Vec::new(); ranks.len()];
     let mut group: Vec<(u32, i64)> = Vec::new();
+    let mut messages: Vec<String> = Vec::new();
     let mut step = 0u64;
     loop {
         let record = reader.next()?;
         let next_step = record.map(|(key, _)| key.get(..8).map(|k| u64::from_be_bytes(k.try_into().expect("8 bytes"))));
         if next_step != Some(Some(step)) && !group.is_empty() {
-            let row = step_row(step, &group, ranks);
+            let row = step_row(step, &group, &messages, ranks);
             let slowest_index = group_slowest(&group, ranks);
-            slowest_in[slowest_index as usize].push((step, row.excess_ns));
+            slowest_in[slowest_index as usize].push((step, row.excess_ns, row.marker.clone()));
             rows.push(row);
             group.clear();
+            messages.clear();
         }
         let Some((key, value)) = record else { break };
-        if key.len() != 12 || value.len() != 8 {
+        if key.len() != 12 || value.len() < 8 {
             return Err(broken());
         }
         step = u64::from_be_bytes(key[..8].try_into().expect("8 bytes"));
         let rank = u32::from_be_bytes(key[8..].try_into().expect("4 bytes"));
-        group.push((rank, i64::from_le_bytes(value.try_into().expect("8 bytes"))));
+        group.push((rank, i64::from_le_bytes(value[..8].try_into().expect("8 bytes"))));
+        messages.push(String::from_utf8_lossy(&value[8..]).into_owned());
     }
     let incomplete = rows.iter().filter(|r| !r.complete).count() as u64;
     let mut stragglers: Vec<(u32, Straggler)> = slowest_in
@@ -147,7 +157,7 @@ pub fn summarise(ranges: StepRanges, ranks: &RankTable, top: Option<usize>) -> R
         .enumerate()
         .filter(|(_, steps)| !steps.is_empty())
         .map(|(index, steps)| {
-            let total: f64 = steps.iter().map(|(_, e)| e).sum();
+            let total: f64 = steps.iter().map(|(_, e, _)| e).sum();
             let rank = &mut per_rank[index];
             rank.slowest = steps.len() as u64;
             rank.excess_ns = total;
@@ -156,8 +166,9 @@ pub fn summarise(ranges: StepRanges, ranks: &RankTable, top: Option<usize>) -> R
                 slowest_steps: steps.len() as u64,
                 excess_total_ns: total,
                 excess_mean_ns: total / steps.len() as f64,
-                excess_max_ns: steps.iter().map(|(_, e)| *e).fold(f64::MIN, f64::max),
-                steps: steps.iter().map(|(s, _)| *s).collect(),
+                excess_max_ns: steps.iter().map(|(_, e, _)| *e).fold(f64::MIN, f64::max),
+                steps: steps.iter().map(|(s, _, _)| *s).collect(),
+                step_markers: steps.iter().map(|(_, _, m)| m.clone()).collect(),
             };
             (index as u32, straggler)
         })
@@ -185,9 +196,10 @@ fn group_slowest(group: &[(u32, i64)], ranks: &RankTable) -> u32 {
     slowest.0
 }
 
-/// Step `step`'s row from its ranks' times.
-fn step_row(step: u64, group: &[(u32, i64)], ranks: &RankTable) -> StepRow {
+/// Step `step`'s row from its ranks' times and marker texts (`messages`, as `group`).
+fn step_row(step: u64, group: &[(u32, i64)], messages: &[String], ranks: &RankTable) -> StepRow {
     let slowest = group_slowest(group, ranks);
+    let first = (0..group.len()).min_by_key(|&i| ranks.order[group[i].0 as usize]).unwrap_or(0);
     let slowest_ns = group.iter().find(|(r, _)| *r == slowest).map_or(0, |(_, t)| *t);
     let mut times: Vec<i64> = group.iter().map(|(_, t)| *t).collect();
     times.sort_unstable();
@@ -198,6 +210,7 @@ fn step_row(step: u64, group: &[(u32, i64)], ranks: &RankTable) -> StepRow {
         if others.is_empty() { 0.0 } else { (2 * i128::from(slowest_ns) - twice_median(others)) as f64 / 2.0 };
     StepRow {
         step,
+        marker: messages.get(first).cloned().unwrap_or_default(),
         ranks: n as u32,
         complete: n == ranks.len(),
         median_ns: twice_median(&times) as f64 / 2.0,
@@ -240,7 +253,7 @@ mod tests {
             (r[3], 5, 110),
             (r[3], 1005, 90),
         ] {
-            ranges.push(rank, start, start + length).unwrap();
+            ranges.push(rank, start, start + length, &format!("step {}", start / 1000 + 7)).unwrap();
         }
         let steps = summarise(ranges, &table, Some(3)).unwrap();
         let brief: Vec<_> =
@@ -248,12 +261,16 @@ mod tests {
         // Step 2: 90, 100, 100, 140 has median 100 and rank 2 40 ns over it; step 1: 100, 100,
         // 100, 110, median 100, rank 3 10 over; step 3: the three 100s tie, and rank 0 comes first.
         assert_eq!(brief, [(2, 4, 100.0, "2", 40.0), (1, 4, 100.0, "3", 10.0), (3, 3, 100.0, "0", 0.0)]);
+        // Steps keep their position and say their own text (the job's steps start at 7).
+        let named: Vec<_> = steps.rows.iter().map(|s| (s.step, s.marker.as_str())).collect();
+        assert_eq!(named, [(2, "step 8"), (1, "step 7"), (3, "step 9")]);
         assert_eq!(steps.incomplete, 1);
         let s = &steps.stragglers[0];
         assert_eq!(
             (s.rank.name.as_str(), s.slowest_steps, s.excess_total_ns, s.steps.as_slice()),
             ("2", 1, 40.0, &[2][..])
         );
+        assert_eq!(s.step_markers, ["step 8"]);
         assert_eq!(steps.per_rank[r[3] as usize].steps, 2);
         let top = summarise(StepRanges::default(), &table, Some(1)).unwrap();
         assert!(top.rows.is_empty() && top.stragglers.is_empty());
@@ -263,13 +280,13 @@ mod tests {
     fn an_even_median_is_the_mean_of_the_middle_two() {
         let ranks = Ranks::default();
         let r: Vec<u32> = (0..3).map(|i| ranks.index(Some(i), None, 1)).collect();
-        let row = step_row(1, &[(r[0], 101), (r[1], 100)], &ranks.table());
+        let row = step_row(1, &[(r[0], 101), (r[1], 100)], &[], &ranks.table());
         // With two ranks, the excess is over the other one: the whole delay, not half of it.
         assert_eq!((row.median_ns, row.excess_ns, row.slowest.name.as_str()), (100.5, 1.0, "0"));
         // The others' median is the mean of their middle two: 100 and 102 for rank 2's 110.
-        let row = step_row(1, &[(r[0], 100), (r[1], 102), (r[2], 110)], &ranks.table());
+        let row = step_row(1, &[(r[0], 100), (r[1], 102), (r[2], 110)], &[], &ranks.table());
         assert_eq!((row.median_ns, row.excess_ns, row.slowest.name.as_str()), (102.0, 9.0, "2"));
-        let row = step_row(1, &[(r[0], 100)], &ranks.table());
+        let row = step_row(1, &[(r[0], 100)], &[], &ranks.table());
         assert_eq!(row.excess_ns, 0.0, "one rank: no one to be late against");
     }
 }

@@ -83,6 +83,7 @@ pub fn ranks(r: &Report) -> String {
                 ("excess", true),
                 ("mean excess", true),
                 ("largest excess", true),
+                ("steps (position and marker)", false),
             ],
         );
         for s in &r.stragglers {
@@ -94,6 +95,7 @@ pub fn ranks(r: &Report) -> String {
                     time(s.excess_total_ns),
                     time(s.excess_mean_ns),
                     time(s.excess_max_ns),
+                    Cell::Text(crate::ranks::render::step_list(&s.steps, &s.step_markers)),
                 ],
             );
         }
