@@ -624,3 +624,41 @@ fn a_hang_dump_shows_which_rank_waits_in_which_collective() {
     assert_eq!(report["hangs"][1]["oldest"]["operation"], "AllReduce", "{}", report["hangs"]);
     std::fs::remove_dir_all(dir).unwrap();
 }
+
+/// Steps named from 0, as training loops name them: position 8 is the range named `step 7`,
+/// and every table says both, so a straggler is found by the name the user wrote.
+#[test]
+fn steps_show_their_marker_text_beside_their_position() {
+    let dir = scratch("ranks-step-names");
+    let names: Vec<String> = (0..20).map(|i| format!("step {i}")).collect();
+    for r in 0..2u32 {
+        let markers = names
+            .iter()
+            .enumerate()
+            .map(|(i, name)| {
+                let start = 1000 * i as i64;
+                // Rank 1 is 300 ns late in the range named `step 7`.
+                let length = if r == 1 && i == 7 { 800 } else { 500 };
+                (name.as_str(), start, start + length)
+            })
+            .collect();
+        let process = Process {
+            host: Some("node1"),
+            rank: Some(r as i32),
+            pid: 200 + r,
+            kernels: vec![("gemm", 0, 100, 1)],
+            markers,
+            host_in_metadata: true,
+            ..Process::default()
+        };
+        process.write(&dir, true);
+    }
+    let report = json(&dir, &["--step-marker", "^step "]);
+    let step = &report["steps"][7];
+    assert_eq!((step["step"].as_u64(), step["marker"].as_str()), (Some(8), Some("step 7")), "{step}");
+    assert_eq!(report["stragglers"][0]["step_markers"], json!(["step 7"]));
+    let table = rocprof_rs(&["ranks", dir.to_str().unwrap(), "--step-marker", "^step "]);
+    let table = String::from_utf8(table.stdout).unwrap();
+    assert!(table.contains("8 (step 7)"), "the stragglers table names the step:\n{table}");
+    std::fs::remove_dir_all(dir).unwrap();
+}
