@@ -14,17 +14,9 @@ use common::*;
 
 /// The simulated application over 4 threads on a gfx942 and a gfx90a, tracing kernels.
 fn app(dir: &Path, dispatches: u64, extra: &[&str]) -> Command {
-    let mut cmd = Command::new(built("rocprof-sim"));
-    cmd.args(["--dispatches", &dispatches.to_string(), "--threads", "4", "--agents", "2", "--seed", "5"])
-        .args(extra)
-        .arg("--truth")
-        .arg(dir.join("truth.csv"))
-        .arg("--sdk")
-        .arg(built("librocprofiler_sdk_sim.so"))
-        .env_remove("LD_PRELOAD")
-        .env("ROCP_TOOL_LIBRARIES", tool())
-        .env("ROCPROF_RS_OUTPUT_DIR", dir.join("out"))
-        .env("ROCPROF_RS_DOMAINS", "kernel");
+    let dispatches = dispatches.to_string();
+    let mut cmd = sim_with_tool(dir, &["--dispatches", &dispatches, "--threads", "4", "--agents", "2", "--seed", "5"]);
+    cmd.args(extra).env("ROCPROF_RS_DOMAINS", "kernel");
     for var in ["ROCPROF_RS_PMC", "ROCPROF_RS_PMC_FILE", "ROCPROF_RS_COUNTER_PRESET", "ROCPROF_RS_COUNTER_PASSES"] {
         cmd.env_remove(var);
     }

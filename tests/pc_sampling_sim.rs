@@ -18,16 +18,8 @@ use rocprof_rs_format::pc_sample::{ReasonCategory, SampleMethod};
 
 /// The simulated application on `archs` (one GPU each), with truth, sampling by `vars`.
 fn app(dir: &Path, archs: &str, vars: &[(&str, &str)]) -> Command {
-    let mut cmd = Command::new(built("rocprof-sim"));
-    cmd.args(["--dispatches", "400", "--threads", "2", "--seed", "11", "--gpu-archs", archs])
-        .arg("--truth")
-        .arg(dir.join("truth.csv"))
-        .arg("--sdk")
-        .arg(built("librocprofiler_sdk_sim.so"))
-        .env_remove("LD_PRELOAD")
-        .env("ROCP_TOOL_LIBRARIES", tool())
-        .env("ROCPROF_RS_OUTPUT_DIR", dir.join("out"))
-        .env("ROCPROF_RS_DOMAINS", "kernel")
+    let mut cmd = sim_with_tool(dir, &["--dispatches", "400", "--threads", "2", "--seed", "11", "--gpu-archs", archs]);
+    cmd.env("ROCPROF_RS_DOMAINS", "kernel")
         .env("ROCPROFILER_PC_SAMPLING_BETA_ENABLED", "ON")
         .envs(vars.iter().copied());
     for var in ["ROCPROF_RS_PC_SAMPLING_METHOD", "ROCPROF_RS_PC_SAMPLING_UNIT", "ROCPROF_RS_PC_SAMPLING_INTERVAL"] {

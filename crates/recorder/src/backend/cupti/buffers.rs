@@ -273,7 +273,9 @@ fn pair(pool: &Pool, queue: &Queue, batch: &mut Batch, edge: &decode::NvtxEdge) 
     let mut nvtx = pool.nvtx.lock();
     if let Some(range) = nvtx.add(edge) {
         queue.push(batch, Record::Marker(Box::new(range.into_marker())));
-    } else if let Some(open) = nvtx.opened(edge).filter(|_| super::callbacks::watches_hangs()) {
+    } else if super::callbacks::watches_hangs()
+        && let Some(open) = nvtx.opened(edge)
+    {
         queue.push(batch, Record::MarkerOpen(Box::new(open)));
     }
 }
