@@ -33,10 +33,21 @@ def per_window(w: dict, launches: list[tuple[int, int]]) -> dict:
     count = lambda lo, hi: bisect.bisect_left(begins, hi) - bisect.bisect_left(begins, lo)  # noqa: E731
     ms = lambda ns: round(ns / 1e6, 3)  # noqa: E731
     span = w["closing_ns"] - w["opened_ns"]
+
+    def calls_us(lo: int, hi: int) -> dict:
+        # How long the launch call itself took: a switch that stalls cudaGraphLaunch shows here.
+        took = sorted(a1 - a0 for a0, a1 in launches[bisect.bisect_left(begins, lo):bisect.bisect_left(begins, hi)])
+        if not took:
+            return {}
+        return {"median": round(took[len(took) // 2] / 1e3, 1), "max": round(took[-1] / 1e3, 1), "sum_ms": ms(sum(took))}
+
     return {"switch_on_ms": ms(w["opened_ns"] - w["start_ns"]), "sure_ms": ms(span),
             "switch_off_ms": ms(w["end_ns"] - w["closing_ns"]),
             "launched_outer": count(w["start_ns"], w["end_ns"]), "launched_sure": count(w["opened_ns"], w["closing_ns"]),
-            "launched_same_span_before": count(w["start_ns"] - span, w["start_ns"])}
+            "launched_same_span_before": count(w["start_ns"] - span, w["start_ns"]),
+            "launch_call_us_sure": calls_us(w["opened_ns"], w["closing_ns"]),
+            "launch_call_us_before": calls_us(w["start_ns"] - span, w["start_ns"]),
+            "launch_call_us_switch_on": calls_us(w["start_ns"], w["opened_ns"])}
 
 
 def main() -> int:

@@ -14,7 +14,9 @@
 #   in; parca-dev/parcagpu#23 reports the same threshold on an A10, with CUPTI's own memory
 #   growing about 1 GiB), so a 10-minute node-level run measures CUPTI as much as the recorder.
 #
-#     [MODE=graph|node] flight_rss.sh DIR [SECONDS]
+# MODE=graph-only: `--graph-trace graph` written to disk, no recorder: the floor it is set against.
+#
+#     [MODE=graph|node|graph-only] flight_rss.sh DIR [SECONDS]
 set -u
 R="${ROCPROF:-$PWD/target/gpu-carry/rocprof-rs}"
 W="$1"; SECONDS_RUN="${2:-600}"
@@ -23,9 +25,12 @@ python3 bench/gpu/serve/decode.py --seconds 60 > "$W/none.out" 2> "$W/none.err"
 case "${MODE:-graph}" in
     graph) FLAGS=(--kernel-trace --graph-trace graph --flight-recorder 600 --flight-recorder-memory 16M); BOUND_KIB=16384 ;;
     node) FLAGS=(--kernel-trace --flight-recorder 120 --flight-recorder-memory 256M); BOUND_KIB=262144 ;;
+    # The same tracing written to disk, no recorder: the floor the recorder's memory is set against.
+    graph-only) FLAGS=(--kernel-trace --graph-trace graph); BOUND_KIB=0 ;;
     *) echo "MODE is graph or node" >&2; exit 2 ;;
 esac
-"$R" run --backend cupti "${FLAGS[@]}" --dump-on-exit \
+[ "${MODE:-graph}" = graph-only ] || FLAGS+=(--dump-on-exit)
+"$R" run --backend cupti "${FLAGS[@]}" \
     -d "$W/rss" --quiet -- python3 bench/gpu/serve/decode.py --seconds "$SECONDS_RUN" > "$W/rss.out" 2> "$W/rss.err"
 rc=$?
 python3 - "$W" "$rc" "$BOUND_KIB" "${MODE:-graph}" <<'PY'

@@ -194,7 +194,15 @@ fn scale(
     stats.notes.push(format!(
         "{recorded}: calls and total are the windows'; scaled to the run (with 95% intervals) in --format json's `scaled`"
     ));
-    stats.scaled = Some(windows.scale(dir, section.table(), section.name_column())?);
+    let scaled = windows.scale(dir, section.table(), section.name_column())?;
+    if scaled.queued_windows > 0 {
+        stats.notes.push(format!(
+            "{} of the windows ran behind a launch queue (their kernels started after they closed): \
+             their rates are their kernels' GPU time's, the pace the queue keeps",
+            scaled.queued_windows
+        ));
+    }
+    stats.scaled = Some(scaled);
     Ok(())
 }
 
