@@ -13,6 +13,8 @@ use std::path::PathBuf;
 use clap::Args;
 use rocprof_rs::config::{self, Domain, Domains};
 
+use super::outputs::{OutputFormat, Outputs};
+
 /// The rocprofv3 trace options and the domains each turns on; madengine profiles are read
 /// through the same table, so a flag means the same on the command line and in a profile.
 pub(crate) const TRACE_FLAGS: &[(&str, &[Domain])] = &[
@@ -147,6 +149,19 @@ pub struct RunArgs {
     /// Do not print the tool's one-line summary when the application exits.
     #[arg(long, help_heading = "Output")]
     quiet: bool,
+    /// rocprofv3's output formats, written from the dataset into the output directory when the
+    /// application ends: parquet (the dataset, always written), csv, json, pftrace, rocpd
+    /// (spaces or commas between them; rocprofv3's otf2 is not written).
+    #[arg(long, value_name = "FORMAT", num_args = 1.., value_delimiter = ',', value_parser = parse_output_format, help_heading = "Output")]
+    output_format: Vec<OutputFormat>,
+    /// As rocprofv3's --stats: its statistics files (kernel_stats.csv, hip_api_stats.csv,
+    /// memory_copy_stats.csv, marker_api_stats.csv) in the output directory when the
+    /// application ends.
+    #[arg(long, help_heading = "Output")]
+    stats: bool,
+    /// The name of the Perfetto trace --output-format pftrace writes (default trace.pftrace).
+    #[arg(long, value_name = "NAME", value_parser = parse_pftrace_name, help_heading = "Output")]
+    perfetto_trace_filename: Option<String>,
 
     /// lossless slows the application down rather than lose a record; drop never slows it and
     /// counts what it loses.
@@ -265,7 +280,24 @@ pub struct RunArgs {
     pub(crate) command: Vec<OsString>,
 }
 
+fn parse_output_format(value: &str) -> Result<OutputFormat, String> {
+    OutputFormat::parse(value).map_err(|e| e.to_string())
+}
+
+fn parse_pftrace_name(value: &str) -> Result<String, String> {
+    Outputs::check_pftrace_name(value).map(|()| value.to_owned())
+}
+
 impl RunArgs {
+    /// The files written besides the dataset when the application ends.
+    pub fn outputs(&self) -> Outputs {
+        Outputs {
+            formats: self.output_format.iter().copied().collect(),
+            stats: self.stats,
+            pftrace_name: self.perfetto_trace_filename.clone(),
+        }
+    }
+
     /// The variables the options set; everything not given is left to the environment.
     pub fn vars(&self) -> BTreeMap<String, String> {
         let mut vars = BTreeMap::new();

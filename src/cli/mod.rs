@@ -17,6 +17,7 @@ mod hotspots;
 mod import;
 mod launch;
 mod listing;
+mod outputs;
 mod profile;
 mod ranks;
 mod report;

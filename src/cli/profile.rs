@@ -4,8 +4,8 @@
 //! madengine's `tools.json`, copied below, and those options are read as `run` reads its own.
 //! Counter files (`-i`) are read where they exist, and otherwise taken by name for the preset
 //! of that name (madengine's compute_bound.txt and the rest are presets here). The rest of a
-//! profile (other output formats, power sampling, job launchers) has no rocprof-rs
-//! equivalent: each such part becomes one "cannot honour" item rather than an error,
+//! profile (job launchers, library call logs, thread trace) has no rocprof-rs equivalent: each
+//! such part becomes one "cannot honour" item rather than an error,
 //! so a profile written for rocprofv3 still gives the trace rocprof-rs can take. Only JSON that
 //! is not a profile at all (bad syntax, wrong types) is refused, naming where it went wrong.
 
@@ -16,6 +16,7 @@ use rocprof_rs::config::{self, Domains};
 use serde_json::{Map, Value};
 
 use super::flags::{domains_text, trace_flag};
+use super::outputs::{OutputFormat, Outputs};
 
 /// A madengine tool that runs rocprofv3: its options and the environment it sets.
 struct Rocprofv3Tool {
@@ -123,6 +124,9 @@ pub struct Profile {
     pub vars: BTreeMap<String, String>,
     /// Each part rocprof-rs cannot do, as "what (why)", in the order the profile asks.
     pub unhonoured: Vec<String>,
+    /// The files rocprofv3 would have written (`--output-format`, `--stats`), written from the
+    /// dataset when the application ends.
+    pub outputs: Outputs,
 }
 
 /// What is wrong with a profile, by the JSON path of the value (`$.tools[0].cmd`).
@@ -174,6 +178,7 @@ struct Mapper {
     tool_env: BTreeMap<String, String>,
     profile_env: BTreeMap<String, String>,
     unhonoured: Vec<String>,
+    outputs: Outputs,
 }
 
 /// Top-level keys in the order they are read, so items come out in a fixed order; keys starting
@@ -307,12 +312,22 @@ impl Mapper {
                 "-i" | "--input" => self.counter_file(&given, &values),
                 "--pmc" if !values.is_empty() => _ = self.options.insert(config::PMC.to_owned(), values.join(",")),
                 "--output-format" => {
-                    for format in values {
-                        self.cannot(format!("--output-format {format}"), "rocprof-rs writes Parquet only");
+                    for format in values.iter().flat_map(|v| v.split(',')).filter(|v| !v.is_empty()) {
+                        match OutputFormat::parse(format) {
+                            Ok(format) => _ = self.outputs.formats.insert(format),
+                            Err(why) => self.cannot(format!("--output-format {format}"), &why.to_string()),
+                        }
                     }
                 }
-                "--stats" => self.cannot(given, "rocprof-rs writes no statistics files; aggregate its Parquet tables"),
-                _ if flag.starts_with("--perfetto") => self.cannot(given, "rocprof-rs writes Parquet only"),
+                "--stats" => self.outputs.stats |= !off,
+                "--perfetto-trace-filename" => match values.as_slice() {
+                    [name] if Outputs::check_pftrace_name(name).is_ok() => {
+                        self.outputs.pftrace_name = Some((*name).into())
+                    }
+                    _ => self.cannot(given, "it needs one file name, without a folder"),
+                },
+                // Perfetto's own buffers and backend: the trace is written from the dataset.
+                _ if flag.starts_with("--perfetto") => {}
                 "--pc-sampling-beta-enabled" => {}
                 "--pc-sampling-method" => self.option(config::PC_SAMPLING_METHOD, &given, &values),
                 "--pc-sampling-unit" => self.option(config::PC_SAMPLING_UNIT, &given, &values),
@@ -407,7 +422,7 @@ impl Mapper {
         let mut vars = self.profile_env;
         vars.extend(self.tool_env);
         vars.extend(self.options);
-        Profile { vars, unhonoured: self.unhonoured }
+        Profile { vars, unhonoured: self.unhonoured, outputs: self.outputs }
     }
 }
 

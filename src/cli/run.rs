@@ -12,6 +12,7 @@ use rocprof_rs::counters::PassMode;
 
 use super::env::{self, LD_PRELOAD, TOOL_LIBRARIES};
 use super::flags::RunArgs;
+use super::outputs::Outputs;
 use super::{backend, launch, profile, tool_path};
 
 /// Nothing was started: bad options, a bad value or no tool. The code clap gives bad usage.
@@ -32,17 +33,22 @@ pub fn run(args: RunArgs) -> ExitCode {
     let application_passes = Config::from_vars(&env, &Placeholders::of_this_process(&env))
         .is_ok_and(|c| c.counters.is_some_and(|r| r.mode == PassMode::Application));
     if !application_passes {
-        return run_once(&app, prepared(&[]), &env, std::time::SystemTime::now()).0;
+        let (code, dir) = run_once(&app, prepared.command(&[]), &env, std::time::SystemTime::now());
+        write_outputs(&prepared.outputs, dir.as_deref());
+        return code;
     }
     let template = env.get(config::OUTPUT_NAME).cloned().unwrap_or_else(|| "%hostname%-%pid%".into());
     let (mut pass, mut passes) = (0, 1);
+    let mut last_dir = None;
     while pass < passes {
         let extra = [(config::COUNTER_PASS, pass.to_string()), (config::OUTPUT_NAME, format!("{template}-pass{pass}"))];
         let started = std::time::SystemTime::now();
-        let (code, dir) = run_once(&app, prepared(&extra), &env, started);
+        let (code, dir) = run_once(&app, prepared.command(&extra), &env, started);
         if code != ExitCode::SUCCESS {
+            write_outputs(&prepared.outputs, dir.as_deref());
             return code;
         }
+        last_dir = dir.clone();
         if pass == 0 {
             passes = match dir.as_deref().and_then(|d| counter_passes(Path::new(d), started)) {
                 Some(n) => n.max(1),
@@ -61,10 +67,19 @@ pub fn run(args: RunArgs) -> ExitCode {
         }
         pass += 1;
     }
+    write_outputs(&prepared.outputs, last_dir.as_deref());
     ExitCode::SUCCESS
 }
 
-/// Runs one command to its end; its exit code and the output directory.
+/// The files rocprofv3's output flags ask for, from the dataset the run wrote; a failure is
+/// said and leaves the exit code alone.
+fn write_outputs(outputs: &Outputs, dir: Option<&str>) {
+    if let Some(dir) = dir.filter(|_| outputs.any()) {
+        outputs.write(Path::new(dir));
+    }
+}
+
+/// Runs one command to its end; its exit code and the output directory, where it wrote one.
 fn run_once(
     app: &str,
     mut command: Command,
@@ -89,6 +104,7 @@ fn run_once(
         eprintln!(
             "rocprof-rs: nothing written to {dir}: the application started no GPU runtime, or the tool turned itself off (its message above says why)"
         );
+        return (ExitCode::from(code), None);
     } else if let Some(error) = runs.iter().find_map(|run| run.get("error")?.as_str()) {
         eprintln!("rocprof-rs: output in {dir} is incomplete: the tool stopped: {error}");
     } else {
@@ -124,7 +140,19 @@ fn counter_passes(dir: &Path, since: std::time::SystemTime) -> Option<usize> {
 }
 
 /// Builds the command to run, with extra variables for one run.
-type Prepared<'a> = Box<dyn Fn(&[(&str, String)]) -> Command + 'a>;
+type Build<'a> = Box<dyn Fn(&[(&str, String)]) -> Command + 'a>;
+
+/// The command to run, and what to write from its dataset when it ends.
+struct Prepared<'a> {
+    command: Build<'a>,
+    outputs: Outputs,
+}
+
+impl Prepared<'_> {
+    fn command(&self, extra: &[(&str, String)]) -> Command {
+        (self.command)(extra)
+    }
+}
 
 /// Why the application was not started.
 #[derive(Debug, thiserror::Error)]
@@ -146,16 +174,17 @@ enum NotStarted {
 /// The command to run and the variables it will see (for naming its output afterwards).
 fn prepare(args: &RunArgs) -> Result<(Prepared<'_>, BTreeMap<String, String>), NotStarted> {
     let parent = rocprof_rs::config::utf8_vars(std::env::vars_os())?;
-    let from_profile = match &args.profile {
-        None => BTreeMap::new(),
+    let (from_profile, profile_outputs) = match &args.profile {
+        None => (BTreeMap::new(), Outputs::default()),
         Some(path) => {
             let profile = profile::load(path)?;
             for item in &profile.unhonoured {
                 eprintln!("rocprof-rs: profile {}: cannot honour {item}", path.display());
             }
-            profile.vars
+            (profile.vars, profile.outputs)
         }
     };
+    let outputs = profile_outputs.merged(&args.outputs());
     let overrides = env::layered(&from_profile, &[&args.vars()]);
     let seen = env::layered(&parent, &[&overrides]);
     Config::from_vars(&seen, &Placeholders::of_this_process(&seen))?;
@@ -192,7 +221,7 @@ fn prepare(args: &RunArgs) -> Result<(Prepared<'_>, BTreeMap<String, String>), N
         }
         command
     };
-    Ok((Box::new(build), seen))
+    Ok((Prepared { command: Box::new(build), outputs }, seen))
 }
 
 /// The SDK's switch for its (beta) PC sampling service.

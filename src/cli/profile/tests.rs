@@ -13,7 +13,6 @@ const COMPREHENSIVE: &str = include_str!("../../../tests/fixtures/madengine/rocp
 const MULTI_NODE: &str = include_str!("../../../tests/fixtures/madengine/rocprofv3_multi_node.json");
 
 const HIP_COMPILER: &str = "the HIP compiler API of --hip-trace (rocprof-rs traces the HIP runtime API only)";
-const PFTRACE: &str = "--output-format pftrace (rocprof-rs writes Parquet only)";
 /// madengine's power and VRAM samplers at 0.1 s, as the device sampler.
 const SAMPLE: (&str, &str) = ("ROCPROF_RS_DEVICE_SAMPLE_MS", "100");
 const SLURM: &str = "slurm (rocprof-rs submits no jobs; run it inside the allocation: srun rocprof-rs run -- APP)";
@@ -38,11 +37,7 @@ fn check(text: &str, vars: &[(&str, &str)], unhonoured: &[&str]) {
 
 #[test]
 fn lightweight_traces_hip_and_kernels() {
-    check(
-        LIGHTWEIGHT,
-        &[("ROCPROF_RS_DOMAINS", "kernel,hip_api"), OUT],
-        &[HIP_COMPILER, "--output-format json (rocprof-rs writes Parquet only)"],
-    );
+    check(LIGHTWEIGHT, &[("ROCPROF_RS_DOMAINS", "kernel,hip_api"), OUT], &[HIP_COMPILER]);
 }
 
 #[test]
@@ -50,7 +45,7 @@ fn compute_bound_collects_its_counters_as_the_preset_and_samples_power() {
     check(
         COMPUTE_BOUND,
         &[("ROCPROF_RS_COUNTER_PRESET", "compute_bound"), SAMPLE, ("ROCPROF_RS_DOMAINS", "kernel,hip_api"), OUT],
-        &[HIP_COMPILER, PFTRACE],
+        &[HIP_COMPILER],
     );
 }
 
@@ -64,7 +59,7 @@ fn memory_bound_adds_copies_and_allocations() {
             ("ROCPROF_RS_DOMAINS", "kernel,memory_copy,hip_api,memory_allocation"),
             OUT,
         ],
-        &[HIP_COMPILER, PFTRACE],
+        &[HIP_COMPILER],
     );
 }
 
@@ -81,7 +76,6 @@ fn multi_gpu_traces_communication_and_keeps_the_environment() {
         ],
         &[
             HIP_COMPILER,
-            PFTRACE,
             SLURM,
             "distributed launcher torchrun (rocprof-rs launches nothing itself; \
              run rocprof-rs run -- torchrun ... and every worker inherits the tool)",
@@ -106,8 +100,6 @@ fn comprehensive_traces_everything_and_names_all_it_cannot_do() {
         ],
         &[
             HIP_COMPILER,
-            PFTRACE,
-            "--stats (rocprof-rs writes no statistics files; aggregate its Parquet tables)",
             "tool miopen_trace (library call logging collected by madengine's scripts; \
              rocprof-rs does not trace library calls)",
             "tool rocblas_trace (library call logging collected by madengine's scripts; \
@@ -132,7 +124,6 @@ fn multi_node_is_multi_gpu_on_every_node() {
         ],
         &[
             HIP_COMPILER,
-            PFTRACE,
             SLURM,
             "distributed launcher torchrun (rocprof-rs launches nothing itself; \
              on each of the 2 nodes run rocprof-rs run -- torchrun ... and every worker inherits the tool)",
@@ -185,7 +176,6 @@ fn unknown_parts_are_each_one_item_and_pc_sampling_is_taken() {
         [
             "gpu_vendor NVIDIA (rocprof-rs profiles AMD GPUs)",
             HIP_COMPILER,
-            PFTRACE,
             "$.tools[1].pre_scripts (not a tool setting rocprof-rs knows)",
             "tool my_tool (not a madengine tool rocprof-rs knows)",
             "tool rocprof (its cmd is not a rocprofv3 command line)",
@@ -248,4 +238,28 @@ fn madengine_samplers_take_the_shorter_interval_and_name_a_device_list() {
     let bad = mapped(r#"{"tools": [{"name": "gpu_info_power_profiler", "env_vars": {"POWER_SAMPLING_RATE": "-1"}}]}"#);
     assert_eq!(bad.unhonoured, ["tool gpu_info_power_profiler SAMPLING_RATE -1 (not a number of seconds above 0)"]);
     assert!(!bad.vars.contains_key("ROCPROF_RS_DEVICE_SAMPLE_MS"));
+}
+
+#[test]
+fn rocprofv3s_output_files_are_asked_of_the_run_and_otf2_is_named() {
+    use crate::cli::outputs::OutputFormat::{Csv, Json, Pftrace};
+    let formats = |text: &str| mapped(text).outputs;
+    assert_eq!(formats(LIGHTWEIGHT).formats, [Json].into());
+    assert_eq!(formats(COMPUTE_BOUND).formats, [Pftrace].into());
+    let comprehensive = formats(COMPREHENSIVE);
+    assert!(comprehensive.stats && comprehensive.formats == [Pftrace].into(), "{comprehensive:?}");
+    let agent = formats(r#"{"tools": [{"name": "rocprofv3_agent"}]}"#);
+    assert!(agent.stats && agent.formats == [Csv].into(), "{agent:?}");
+    let perfetto = formats(r#"{"tools": [{"name": "rocprofv3_perfetto"}]}"#);
+    assert_eq!(perfetto.pftrace_name.as_deref(), Some("model_trace.pftrace"));
+    let profile = mapped(
+        r#"{"tools": [{"name": "rocprofv3", "cmd": "rocprofv3 --kernel-trace --output-format csv otf2 json -d x --"}]}"#,
+    );
+    assert_eq!(profile.outputs.formats, [Csv, Json].into());
+    assert_eq!(profile.unhonoured.len(), 1, "{:?}", profile.unhonoured);
+    assert!(
+        profile.unhonoured[0].starts_with("--output-format otf2 (otf2: rocprof-rs writes no OTF2"),
+        "{:?}",
+        profile.unhonoured
+    );
 }
