@@ -106,7 +106,10 @@ fn the_wheel_installs_into_a_fresh_venv_and_its_example_and_tests_pass() {
     let printed = ran("the README's Python example", Command::new(&python).arg(&example).current_dir(&*dir));
     assert!(printed.contains("kernel_dispatch rows: 2000"), "{printed}");
 
-    ran("pip install pytest pandas", Command::new(&python).args(["-m", "pip", "install", "-q", "pytest", "pandas"]));
+    ran(
+        "pip install pytest pandas nbclient",
+        Command::new(&python).args(["-m", "pip", "install", "-q", "pytest", "pandas", "nbclient", "nbformat", "ipykernel"]),
+    );
     ran(
         "pytest python/tests",
         Command::new(&python)

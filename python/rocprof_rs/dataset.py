@@ -8,7 +8,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Optional, Sequence, Union
 
-from . import _native
+from . import _html, _native
+from ._html import Report
 from ._native import RocprofError
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -57,6 +58,11 @@ class Dataset:
 
     def __repr__(self) -> str:
         return f"Dataset({str(self.path)!r})"
+
+    def _repr_html_(self) -> str:
+        """Jupyter's view: what was collected (tables and rows), the processes, the GPUs and
+        the top kernels."""
+        return _html.dataset_html(self)
 
     def tables(self) -> list[str]:
         """The tables with files, by name (`kernel_dispatch`, `hip_api`, ...)."""
@@ -154,15 +160,16 @@ class Dataset:
         top: int = 50,
         bins: int = 4000,
         step_marker: Optional[str] = None,
-    ) -> Union[str, Path]:
+    ) -> Union[Report, Path]:
         """`rocprof-rs report`: the self-contained HTML page of this run (summary, top kernels,
         timeline, rooflines, bottlenecks, counter coverage, device telemetry, ranks, and with
-        `baseline` the diff against it). Returns the HTML text, or with `path` writes it there
-        (whole or not at all) and returns the path."""
+        `baseline` the diff against it). Returns the HTML text (a `str` that Jupyter shows
+        inline, in a sandboxed frame), or with `path` writes it there (whole or not at all) and
+        returns the path."""
         base = None if baseline is None else str(baseline.path if isinstance(baseline, Dataset) else baseline)
         html = _native.report_html(str(self.path), base, gpu, top, bins, step_marker)
         if path is None:
-            return html
+            return Report(html)
         target = Path(path)
         # A rename would put a file in place of a device or FIFO (as root, over /dev/null).
         if target.exists() and not target.is_file():
