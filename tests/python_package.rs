@@ -1,6 +1,8 @@
-//! The Python package (issue 25): its wheel, built by `python/build-wheel.sh dev`, installed
-//! into a fresh virtual environment with nothing else; then the README's Python example and the
-//! package's pytest suite (`python/tests`), against the simulator. SIMULATED: no GPU.
+//! The Python package (issues 25 and 43): `pip install .` of the checkout into a fresh virtual
+//! environment with nothing else (the build backend builds the CLI and the tool library with
+//! the native module); then the README's Python example and the package's pytest suite
+//! (`python/tests`, the notebook too), against the simulator. And the sdist: it holds the whole
+//! Cargo workspace the CLI and the tool are built from. SIMULATED: no GPU.
 //!
 //! It needs `python3 -m venv` and a package index for pip (pyarrow, pytest, pandas; maturin to
 //! build). Outside CI a missing one skips, saying so; under CI it fails.
@@ -54,7 +56,7 @@ fn readme_example(app: &[String]) -> String {
 }
 
 #[test]
-fn the_wheel_installs_into_a_fresh_venv_and_its_example_and_tests_pass() {
+fn pip_install_of_the_checkout_gives_the_whole_package_and_its_example_and_tests_pass() {
     let dir = scratch("python-package");
     let venv = dir.join("venv");
     ran("python3 -m venv", Command::new("python3").args(["-m", "venv"]).arg(&venv));
@@ -62,32 +64,37 @@ fn the_wheel_installs_into_a_fresh_venv_and_its_example_and_tests_pass() {
     if !pip_reaches_an_index(&python) {
         return;
     }
-    // target/debug's parent: the wheel's CLI and tool are this test build's.
+    // target/debug's parent: the package's CLI, tool and native module are built in this test
+    // build's folder, in its profile, so what the test build made is reused.
     let target: PathBuf = common::target_dir().parent().unwrap().to_path_buf();
-    ran(
-        "python/build-wheel.sh dev",
-        // Cargo hands the build script's ROCPROF_RS_BUILD_ID to this test; seen by the build
-        // below, it would rerun that script and rebuild the CLI the test build just made.
-        Command::new("bash")
-            .arg(repo().join("python/build-wheel.sh"))
-            .arg("dev")
-            .env("CARGO_TARGET_DIR", &target)
-            .env_remove("ROCPROF_RS_BUILD_ID"),
-    );
-    let wheels: Vec<PathBuf> = std::fs::read_dir(repo().join("dist"))
-        .unwrap()
-        .flatten()
-        .map(|e| e.path())
-        .filter(|p| p.extension().is_some_and(|x| x == "whl"))
-        .collect();
-    let wheel = wheels.iter().max_by_key(|p| std::fs::metadata(p).and_then(|m| m.modified()).ok()).expect("a wheel");
     // The simulated application as a C library, for the in-process tests: a cdylib no test
     // target depends on, so `cargo test` alone does not build it.
     ran(
         "cargo build -p rocprof-sim-play",
         Command::new(env!("CARGO")).args(["build", "-p", "rocprof-sim-play"]).env("CARGO_TARGET_DIR", &target),
     );
-    ran("pip install the wheel", Command::new(&python).args(["-m", "pip", "install", "-q"]).arg(wheel));
+    // Plain `pip install .`, as a user installs from a checkout (and `pip install git+URL`
+    // from a clone): the build backend builds the CLI and the tool library too.
+    ran(
+        "pip install .",
+        Command::new(&python)
+            .args(["-m", "pip", "install", "-q"])
+            .arg(repo())
+            .env("CARGO_TARGET_DIR", &target)
+            .env("ROCPROF_RS_CARGO_PROFILE", "dev")
+            .env("MATURIN_PEP517_ARGS", "--profile dev")
+            // Cargo hands the build script's ROCPROF_RS_BUILD_ID to this test; seen by the
+            // build, it would rerun that script and rebuild the CLI the test build just made.
+            .env_remove("ROCPROF_RS_BUILD_ID"),
+    );
+    let site = ran(
+        "the installed package",
+        Command::new(&python).args(["-c", "import rocprof_rs, os; print(os.path.dirname(rocprof_rs.__file__))"]),
+    );
+    for binary in ["rocprof-rs", "librocprof_rs.so"] {
+        let path = Path::new(site.trim()).join("_bin").join(binary);
+        assert!(path.is_file(), "pip install . left out {}", path.display());
+    }
 
     let sim = |name: &str| common::built(name).display().to_string();
     let app: Vec<String> = [
@@ -118,4 +125,43 @@ fn the_wheel_installs_into_a_fresh_venv_and_its_example_and_tests_pass() {
             .env("ROCPROF_SIM_TARGET", common::target_dir())
             .current_dir(&*dir),
     );
+}
+
+/// The sdist (the build backend's `build_sdist`, as `python -m build --sdist` calls it) holds
+/// a workspace cargo loads whole: the CLI, the tool library, the native module and the backend,
+/// so `pip install` of it builds the whole package.
+#[test]
+fn the_sdist_holds_the_workspace_the_cli_and_the_tool_are_built_from() {
+    let dir = scratch("python-sdist");
+    let made = Command::new("python3")
+        .args(["-c", "import sys; sys.path.insert(0, sys.argv[1]); import rocprof_rs_build as b; print(b.build_sdist(sys.argv[2]))"])
+        .arg(repo().join("python/build_backend"))
+        .arg(&*dir)
+        .current_dir(repo())
+        .output()
+        .unwrap();
+    if !made.status.success() && stderr(&made).contains("No module named 'maturin'") {
+        assert!(std::env::var_os("CI").is_none(), "CI must test the sdist: {}", stderr(&made));
+        eprintln!("SKIPPED: the sdist test needs maturin (pip install -r tests/verify/requirements.txt)");
+        return;
+    }
+    assert!(made.status.success(), "build_sdist: {}", stderr(&made));
+    let name = String::from_utf8_lossy(&made.stdout).trim().lines().last().unwrap_or_default().to_owned();
+    ran("tar xzf", Command::new("tar").arg("xzf").arg(dir.join(&name)).current_dir(&*dir));
+    let top = dir.join(name.trim_end_matches(".tar.gz"));
+    assert!(top.join("python/build_backend/rocprof_rs_build.py").is_file(), "the backend is in the sdist");
+    assert!(top.join("PKG-INFO").is_file() && top.join("pyproject.toml").is_file());
+    let metadata = ran(
+        "cargo metadata of the sdist",
+        Command::new(env!("CARGO"))
+            .args(["metadata", "--no-deps", "--offline", "--format-version", "1", "--manifest-path"])
+            .arg(top.join("Cargo.toml")),
+    );
+    let json: serde_json::Value = serde_json::from_str(&metadata).unwrap();
+    let names: Vec<&str> = json["packages"].as_array().unwrap().iter().filter_map(|p| p["name"].as_str()).collect();
+    for needed in ["rocprof-rs", "rocprof-rs-recorder", "rocprof-rs-python", "rocprof-rs-analysis"] {
+        assert!(names.contains(&needed), "{needed} not in the sdist's workspace: {names:?}");
+    }
+    // Test data stays out.
+    assert!(!top.join("tests/fixtures").exists());
 }
