@@ -10,6 +10,7 @@ mod avail;
 mod backend;
 mod demo;
 mod diff;
+mod embedded;
 mod env;
 mod export;
 mod flags;
@@ -24,7 +25,7 @@ mod report;
 mod run;
 mod score;
 mod stats;
-mod tool_path;
+pub(crate) mod tool_path;
 
 pub use analyze::{AnalyzeArgs, analyze};
 pub use avail::{AvailArgs, TextOrJson, avail};

@@ -1,5 +1,7 @@
 //! Where the tool library is. It ships beside the command, so it is found from the command's own
 //! path rather than from the environment: the `rocprof-rs` that runs is the one whose tool loads.
+//! A command installed alone (`cargo install`) carries the library's bytes and writes them to a
+//! private cache folder once ([`super::embedded`]).
 
 use std::path::{Path, PathBuf};
 
@@ -34,9 +36,45 @@ pub enum ToolPathError {
     /// The library found cannot be resolved.
     #[error("{path}: {source}")]
     Unresolvable { path: String, source: std::io::Error },
-    /// No candidate exists; the places looked in.
-    #[error("cannot find the tool library {LIBRARY}: looked in {0}; pass --tool PATH")]
-    NotFound(String),
+    /// No candidate exists and the embedded copy cannot be had; the places looked in.
+    #[error("cannot find the tool library {LIBRARY}: looked in {places}, and {embedded}; pass --tool PATH")]
+    NotFound { places: String, embedded: super::embedded::EmbeddedError },
+}
+
+/// Where the library `run` injects comes from, as `doctor` says it.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
+pub struct ToolChoice {
+    /// The library, or where the embedded copy is (or will be) written.
+    pub path: Option<PathBuf>,
+    /// `beside the command`, `installed prefix`, `cargo target folder`, `embedded` or `none`.
+    pub source: &'static str,
+    /// For the embedded copy: whether it is already written; else why nothing is found.
+    pub note: String,
+}
+
+/// What `run` would inject, without writing anything.
+pub fn choice(exe: &Path) -> ToolChoice {
+    let sources = ["beside the command", "installed prefix", "cargo target folder"];
+    let places = candidates(exe);
+    if let Some((found, source)) = places.iter().zip(sources).find(|(p, _)| p.is_file()) {
+        let path = std::fs::canonicalize(found).unwrap_or_else(|_| found.clone());
+        return ToolChoice { path: Some(path), source, note: String::new() };
+    }
+    let Some(bytes) = super::embedded::bytes() else {
+        return ToolChoice { path: None, source: "none", note: "this rocprof-rs carries no tool library".into() };
+    };
+    match super::embedded::cache_dir() {
+        Ok(dir) => {
+            let path = super::embedded::cached_path(&dir, bytes);
+            let note = if std::fs::read(&path).is_ok_and(|c| c == bytes) {
+                "the embedded copy, already written".to_owned()
+            } else {
+                format!("the embedded copy ({} bytes), written there on the first run", bytes.len())
+            };
+            ToolChoice { path: Some(path), source: "embedded", note }
+        }
+        Err(e) => ToolChoice { path: None, source: "embedded", note: e.to_string() },
+    }
 }
 
 /// The absolute path of the tool: `explicit` if given, else the first candidate that exists.
@@ -54,9 +92,10 @@ pub fn locate(explicit: Option<&Path>, exe: &Path) -> Result<PathBuf, ToolPathEr
     match places.iter().find(|p| p.is_file()) {
         Some(found) => std::fs::canonicalize(found)
             .map_err(|source| ToolPathError::Unresolvable { path: found.display().to_string(), source }),
-        None => {
-            Err(ToolPathError::NotFound(places.iter().map(|p| p.display().to_string()).collect::<Vec<_>>().join(", ")))
-        }
+        None => super::embedded::extract().map_err(|embedded| ToolPathError::NotFound {
+            places: places.iter().map(|p| p.display().to_string()).collect::<Vec<_>>().join(", "),
+            embedded,
+        }),
     }
 }
 
@@ -89,7 +128,8 @@ mod tests {
         let error = locate(None, Path::new("/nonexistent/bin/rocprof-rs")).unwrap_err().to_string();
         assert!(error.contains("/nonexistent/bin/librocprof_rs.so"), "{error}");
         assert!(error.contains("/nonexistent/bin/../lib/librocprof_rs.so"), "{error}");
-        assert!(error.contains("--tool"), "{error}");
+        assert!(error.contains("--tool") && error.contains("carries no tool library"), "{error}");
+        assert_eq!(choice(Path::new("/nonexistent/bin/rocprof-rs")).source, "none");
         let error = locate(Some(Path::new("/nonexistent/x.so")), Path::new("/bin/rocprof-rs")).unwrap_err().to_string();
         assert!(error.contains("/nonexistent/x.so"), "{error}");
     }

@@ -17,6 +17,8 @@ pub use render::render_text;
 pub struct Report {
     /// This build of rocprof-rs.
     pub tool: ToolInfo,
+    /// The tool library `run` injects: found beside the command, or the copy it carries.
+    pub tool_library: crate::cli::tool_path::ToolChoice,
     /// The ROCm installation, if any.
     pub rocm: RocmInstall,
     /// Libraries and programs of the AMD stack, each found or not.
@@ -154,6 +156,14 @@ pub fn gather() -> Report {
             sdk_declarations: rocprofiler_sdk_sys::DECLARATIONS,
             hip_declarations: rocprofiler_sdk_sys::hip::DECLARATIONS,
             sdk_abi: format!("{}.x (ROCm 7.0 and later)", rocprofiler_sdk_sys::ABI_MAJOR),
+        },
+        tool_library: match std::env::current_exe() {
+            Ok(exe) => crate::cli::tool_path::choice(&exe),
+            Err(e) => crate::cli::tool_path::ToolChoice {
+                path: None,
+                source: "none",
+                note: format!("cannot find this command's own path: {e}"),
+            },
         },
         rocm,
         components,

@@ -13,6 +13,19 @@ pub fn render_text(report: &Report) -> String {
         "rocprof-rs {} ({}), speaks rocprofiler-sdk {}; declarations: SDK {}, HIP {}",
         tool.version, tool.build, tool.sdk_abi, tool.sdk_declarations, tool.hip_declarations
     );
+    let library = &report.tool_library;
+    match &library.path {
+        Some(path) if library.note.is_empty() => {
+            let _ = writeln!(out, "  injects  {} ({})", path.display(), library.source);
+        }
+        Some(path) => {
+            let _ = writeln!(out, "  injects  {} ({}: {})", path.display(), library.source, library.note);
+        }
+        None => {
+            let _ =
+                writeln!(out, "  missing  the tool library librocprof_rs.so: {} (pass run --tool PATH)", library.note);
+        }
+    }
 
     let _ = writeln!(out, "\nROCm");
     match &report.rocm.path {

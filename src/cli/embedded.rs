@@ -1,0 +1,149 @@
+//! The tool library's bytes inside the `rocprof-rs` binary (put there by `build.rs`), for a CLI
+//! installed without its library (`cargo install`): written once to a private cache folder and
+//! used from there. A cached copy is used only if its bytes are exactly these, in a folder that
+//! is this user's alone, so no other user can put a library of theirs in its place.
+
+use std::io::Write;
+use std::os::unix::fs::{DirBuilderExt, MetadataExt, OpenOptionsExt, PermissionsExt};
+use std::path::{Path, PathBuf};
+
+#[cfg(all(rocprof_rs_embedded, not(test)))]
+mod linked {
+    include!(concat!(env!("OUT_DIR"), "/embedded_tool.rs"));
+}
+
+/// The embedded library, if this binary has one.
+pub fn bytes() -> Option<&'static [u8]> {
+    #[cfg(all(rocprof_rs_embedded, not(test)))]
+    {
+        // SAFETY: START and END are the linker's symbols around one binary input, the library
+        // file, in this binary's data: END is at or after START, the bytes between them are
+        // initialised, nothing writes them, and they live as long as the process.
+        let bytes = unsafe {
+            let start = &raw const linked::START;
+            let end = &raw const linked::END;
+            std::slice::from_raw_parts(start, (end as usize).saturating_sub(start as usize))
+        };
+        if bytes.starts_with(b"\x7fELF") {
+            return Some(bytes);
+        }
+    }
+    None
+}
+
+/// Why the embedded library could not be used.
+#[derive(Debug, thiserror::Error)]
+pub enum EmbeddedError {
+    #[error("this rocprof-rs carries no tool library")]
+    Absent,
+    #[error("no cache folder: neither XDG_CACHE_HOME nor HOME is set to an absolute path")]
+    NoCacheFolder,
+    #[error("{path}: {source}")]
+    Io { path: PathBuf, source: std::io::Error },
+    #[error("{0}: not this user's alone (owned by another user, or writable by others): not used")]
+    Unsafe(PathBuf),
+}
+
+fn io(path: &Path) -> impl FnOnce(std::io::Error) -> EmbeddedError + '_ {
+    move |source| EmbeddedError::Io { path: path.to_owned(), source }
+}
+
+/// The cache folder: `$XDG_CACHE_HOME/rocprof-rs`, else `$HOME/.cache/rocprof-rs`.
+pub fn cache_dir() -> Result<PathBuf, EmbeddedError> {
+    let absolute = |name: &str| std::env::var_os(name).map(PathBuf::from).filter(|p| p.is_absolute());
+    absolute("XDG_CACHE_HOME")
+        .or_else(|| absolute("HOME").map(|home| home.join(".cache")))
+        .map(|base| base.join("rocprof-rs"))
+        .ok_or(EmbeddedError::NoCacheFolder)
+}
+
+/// Where the embedded library of `bytes` goes: named by the version and a checksum of the bytes,
+/// so builds never share a file.
+pub fn cached_path(dir: &Path, bytes: &[u8]) -> PathBuf {
+    dir.join(format!("librocprof_rs-{}-{:016x}.so", env!("CARGO_PKG_VERSION"), fnv1a(bytes)))
+}
+
+/// The embedded library's cached copy, written first if it is missing or not these bytes.
+pub fn extract() -> Result<PathBuf, EmbeddedError> {
+    let bytes = bytes().ok_or(EmbeddedError::Absent)?;
+    extract_into(&cache_dir()?, bytes)
+}
+
+/// `bytes` as a library file under `dir` (made this user's alone if missing).
+pub fn extract_into(dir: &Path, bytes: &[u8]) -> Result<PathBuf, EmbeddedError> {
+    private_dir(dir)?;
+    let path = cached_path(dir, bytes);
+    if std::fs::read(&path).is_ok_and(|cached| cached == bytes) {
+        return Ok(path);
+    }
+    let partial =
+        dir.join(format!(".{}.{}.partial", path.file_name().unwrap_or_default().display(), std::process::id()));
+    let written = (|| {
+        let mut file = std::fs::OpenOptions::new().write(true).create_new(true).mode(0o700).open(&partial)?;
+        file.write_all(bytes)?;
+        file.sync_all()?;
+        std::fs::rename(&partial, &path)
+    })();
+    if let Err(source) = written {
+        let _ = std::fs::remove_file(&partial);
+        return Err(EmbeddedError::Io { path, source });
+    }
+    Ok(path)
+}
+
+/// Makes `dir` (mode 0700) if missing, and checks it is this user's and writable by no one else.
+fn private_dir(dir: &Path) -> Result<(), EmbeddedError> {
+    if let Some(parent) = dir.parent() {
+        std::fs::create_dir_all(parent).map_err(io(parent))?;
+    }
+    match std::fs::DirBuilder::new().mode(0o700).create(dir) {
+        Ok(()) => {}
+        Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => {}
+        Err(e) => return Err(EmbeddedError::Io { path: dir.to_owned(), source: e }),
+    }
+    let meta = std::fs::symlink_metadata(dir).map_err(io(dir))?;
+    // SAFETY: geteuid has no preconditions and cannot fail.
+    let me = unsafe { libc::geteuid() };
+    if !meta.is_dir() || meta.uid() != me || meta.permissions().mode() & 0o022 != 0 {
+        return Err(EmbeddedError::Unsafe(dir.to_owned()));
+    }
+    Ok(())
+}
+
+/// FNV-1a, 64 bits: a name for the bytes (their identity is checked byte for byte).
+fn fnv1a(bytes: &[u8]) -> u64 {
+    bytes.iter().fold(0xcbf2_9ce4_8422_2325, |hash, &b| (hash ^ u64::from(b)).wrapping_mul(0x0000_0100_0000_01b3))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_library_is_written_once_and_a_changed_copy_is_replaced() {
+        let dir = std::env::temp_dir().join(format!("rocprof-rs-embedded-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        let cache = dir.join("cache").join("rocprof-rs");
+        let bytes = b"\x7fELF pretend library".as_slice();
+        let path = extract_into(&cache, bytes).unwrap();
+        assert_eq!(std::fs::read(&path).unwrap(), bytes);
+        assert_eq!(std::fs::metadata(&cache).unwrap().permissions().mode() & 0o777, 0o700);
+        let written = std::fs::metadata(&path).unwrap().modified().unwrap();
+        assert_eq!(extract_into(&cache, bytes).unwrap(), path);
+        assert_eq!(std::fs::metadata(&path).unwrap().modified().unwrap(), written, "an equal copy is kept");
+        std::fs::write(&path, b"tampered").unwrap();
+        assert_eq!(std::fs::read(extract_into(&cache, bytes).unwrap()).unwrap(), bytes, "a changed copy is replaced");
+        // Other bytes, another name.
+        assert_ne!(cached_path(&cache, b"other"), path);
+        // A folder others may write to is refused.
+        std::fs::set_permissions(&cache, std::fs::Permissions::from_mode(0o777)).unwrap();
+        assert!(matches!(extract_into(&cache, bytes), Err(EmbeddedError::Unsafe(_))));
+        assert!(
+            std::fs::read_dir(&cache)
+                .unwrap()
+                .flatten()
+                .all(|e| !e.file_name().to_string_lossy().ends_with(".partial"))
+        );
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+}
