@@ -110,6 +110,11 @@ enum Command {
     /// recommendations, counter coverage, device telemetry, the cross-rank view, and with
     /// --baseline the diff against another run. A section without data says why.
     Report(cli::ReportArgs),
+    /// Serve the datasets in --folder over the Model Context Protocol on stdio, for agents:
+    /// list_datasets, stats, analyze, diff, ranks and report (JSON as --format json gives it),
+    /// and with --allow-run, run for the programs named. Read-only by default; a path outside
+    /// the folders is refused.
+    Mcp(cli::McpArgs),
 }
 
 /// Prints clap's help, version or error and gives its exit code. An error quotes the arguments,
@@ -156,6 +161,7 @@ fn main() -> ExitCode {
         Command::Score(args) => cli::score(args),
         Command::Ranks(args) => cli::ranks(args),
         Command::Report(args) => cli::report(args),
+        Command::Mcp(args) => cli::mcp(args),
     }
 }
 
