@@ -115,7 +115,17 @@ fn pip_install_of_the_checkout_gives_the_whole_package_and_its_example_and_tests
 
     ran(
         "pip install pytest pandas nbclient",
-        Command::new(&python).args(["-m", "pip", "install", "-q", "pytest", "pandas", "nbclient", "nbformat", "ipykernel"]),
+        Command::new(&python).args([
+            "-m",
+            "pip",
+            "install",
+            "-q",
+            "pytest",
+            "pandas",
+            "nbclient",
+            "nbformat",
+            "ipykernel",
+        ]),
     );
     ran(
         "pytest python/tests",
