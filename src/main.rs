@@ -115,6 +115,10 @@ enum Command {
     /// and with --allow-run, run for the programs named. Read-only by default; a path outside
     /// the folders is refused.
     Mcp(cli::McpArgs),
+    /// The JSON Schema of every --format json output (each one envelope: schema,
+    /// schema_version, tool_version, command, dataset, then its fields): --out DIR writes them,
+    /// --check DIR fails on any that differs from what this build prints (docs/schemas).
+    JsonSchemas(cli::JsonSchemasArgs),
 }
 
 /// Prints clap's help, version or error and gives its exit code. An error quotes the arguments,
@@ -162,18 +166,16 @@ fn main() -> ExitCode {
         Command::Ranks(args) => cli::ranks(args),
         Command::Report(args) => cli::report(args),
         Command::Mcp(args) => cli::mcp(args),
+        Command::JsonSchemas(args) => cli::json_schemas(args),
     }
 }
 
 fn doctor(json: bool) -> ExitCode {
     let report = doctor::gather();
     if json {
-        match serde_json::to_string_pretty(&report) {
-            Ok(text) => std::println!("{text}"),
-            Err(e) => {
-                eprintln!("rocprof-rs: cannot encode the report as JSON: {e}");
-                return ExitCode::FAILURE;
-            }
+        if let Err(e) = cli::JsonOutput::Doctor.print(None, &report) {
+            eprintln!("rocprof-rs: standard output: {e}");
+            return ExitCode::FAILURE;
         }
     } else {
         print!("{}", doctor::render_text(&report));

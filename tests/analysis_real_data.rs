@@ -421,7 +421,7 @@ fn stats_says_when_rows_have_no_timestamps() {
 
     let json = rocprof_rs(&["stats", dir, "--format", "json"]);
     let json: serde_json::Value = serde_json::from_slice(&json.stdout).unwrap();
-    let kernels = &json[0];
+    let kernels = &json["sections"][0];
     assert_eq!(kernels["section"], "kernel");
     assert!(kernels["notes"][0].as_str().unwrap().starts_with(note), "{kernels:#}");
     assert_eq!(kernels["rows"][0]["calls"], 3);
@@ -435,7 +435,7 @@ fn stats_says_when_rows_have_no_timestamps() {
     let timed = dataset("real-stats-timed", &long("vcopy-MI300X_A1_rocpd"));
     let json = rocprof_rs(&["stats", timed.to_str().unwrap(), "--format", "json"]);
     let json: serde_json::Value = serde_json::from_slice(&json.stdout).unwrap();
-    assert!(json[0]["notes"].as_array().is_none_or(|n| n.is_empty()), "{json:#}");
+    assert!(json["sections"][0]["notes"].as_array().is_none_or(|n| n.is_empty()), "{json:#}");
 }
 
 /// The whole MI300X workload folder through the rocprof-compute importer

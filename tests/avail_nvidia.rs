@@ -34,7 +34,8 @@ fn a_chip_s_metrics_and_presets_are_listed_without_a_gpu() {
         .unwrap();
     assert!(out.status.success(), "{}", common::stderr(&out));
     let json: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
-    let chip = &json[0];
+    assert_eq!(json["schema"], "rocprof-rs/avail-nvidia");
+    let chip = &json["chips"][0];
     assert_eq!(chip["chip"], "GH100");
     let metrics: Vec<&str> = chip["metrics"].as_array().unwrap().iter().map(|m| m["name"].as_str().unwrap()).collect();
     assert_eq!(metrics, ["dram__bytes_read.sum", "dram__bytes_write.sum"]);

@@ -42,7 +42,7 @@ fn an_installed_cli_carries_its_tool_library_and_says_which_it_injects() {
         .unwrap();
     let report: serde_json::Value = serde_json::from_slice(&doctor.stdout).expect("doctor's JSON");
     assert_eq!(report["tool_library"]["source"], "embedded", "{}", report["tool_library"]);
-    let cached = home.join(".cache/rocprof-rs");
+    let cached = home.join(".cache/rocprof-rs/tool");
     assert!(report["tool_library"]["path"].as_str().unwrap().starts_with(cached.to_str().unwrap()));
 
     let out = dir.join("out");

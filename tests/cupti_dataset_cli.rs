@@ -25,8 +25,9 @@ fn json(args: &[&str]) -> serde_json::Value {
 fn stats_sum_what_the_application_launched() {
     let dir = dataset().to_str().unwrap();
     let stats = json(&["stats", dir, "--format", "json"]);
+    let sections = stats["sections"].as_array().unwrap();
     let section = |name: &str| {
-        stats.as_array().unwrap().iter().find(|s| s["section"] == name).unwrap_or_else(|| panic!("{name}"))["rows"]
+        sections.iter().find(|s| s["section"] == name).unwrap_or_else(|| panic!("{name}"))["rows"]
             .as_array()
             .unwrap()
             .clone()

@@ -61,8 +61,8 @@ fn by_hand(rows: &[BTreeMap<String, String>], name: &str) -> BTreeMap<String, (u
 fn stats(dir: &Path, section: &str) -> BTreeMap<String, (u64, u64)> {
     let output = rocprof_rs(&["stats", dir.to_str().unwrap(), "--format", "json"]);
     assert!(output.status.success(), "{}", stderr(&output));
-    let sections: serde_json::Value = serde_json::from_slice(&output.stdout).unwrap();
-    let rows = sections.as_array().unwrap().iter().find(|s| s["section"] == section).map(|s| s["rows"].clone());
+    let doc: serde_json::Value = serde_json::from_slice(&output.stdout).unwrap();
+    let rows = doc["sections"].as_array().unwrap().iter().find(|s| s["section"] == section).map(|s| s["rows"].clone());
     rows.unwrap_or_else(|| panic!("no {section} section"))
         .as_array()
         .unwrap()

@@ -68,7 +68,8 @@ fn an_mcp_client_gets_every_tool_and_nothing_outside_the_folder() {
         .output()
         .unwrap();
     let cli_stats: serde_json::Value = serde_json::from_slice(&cli_stats.stdout).unwrap();
-    assert_eq!(got["stats"]["sections"], cli_stats, "the tool's stats are the CLI's");
+    assert_eq!(got["stats"]["sections"], cli_stats["sections"], "the tool's stats are the CLI's");
+    assert_eq!(got["stats"]["schema"], cli_stats["schema"], "the tool's envelope is the CLI's");
     assert!(got["analyze_keys"].as_array().unwrap().iter().any(|k| k == "kernels"), "{}", got["analyze_keys"]);
     assert!(got["diff_keys"].is_array(), "{}", got["diff_keys"]);
     assert!(got["ranks_keys"].is_array(), "{}", got["ranks_keys"]);
@@ -117,4 +118,77 @@ fn a_server_without_folders_or_with_a_missing_program_does_not_start() {
         .unwrap();
     assert_eq!(program.status.code(), Some(2));
     assert!(stderr(&program).contains("--allow-run no-such-program-here: no such program"), "{}", stderr(&program));
+}
+
+/// The JSON-RPC answers of `rocprof-rs mcp ARGS` to `requests`, one a line, by id.
+fn exchange(args: &[&std::ffi::OsStr], requests: &[serde_json::Value]) -> Vec<serde_json::Value> {
+    use std::io::Write;
+    let mut server = Command::new(env!("CARGO_BIN_EXE_rocprof-rs"))
+        .arg("mcp")
+        .args(args)
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut stdin = server.stdin.take().unwrap();
+    for request in requests {
+        writeln!(stdin, "{request}").unwrap();
+    }
+    drop(stdin);
+    let out = server.wait_with_output().unwrap();
+    assert!(out.status.success());
+    String::from_utf8(out.stdout).unwrap().lines().map(|l| serde_json::from_str(l).unwrap()).collect()
+}
+
+/// The text of the tool result answering request `id`, and whether it is an error.
+fn tool_text(answers: &[serde_json::Value], id: u64) -> (bool, String) {
+    let answer = answers.iter().find(|a| a["id"] == id).unwrap_or_else(|| panic!("no answer {id}: {answers:?}"));
+    let result = &answer["result"];
+    (result["isError"] == true, result["content"][0]["text"].as_str().unwrap_or_default().to_owned())
+}
+
+#[test]
+fn a_run_past_its_timeout_is_stopped_with_its_application_and_bad_outputs_are_refused() {
+    use serde_json::json;
+    let dir = scratch("mcp-timeout");
+    let served = dir.join("served");
+    std::fs::create_dir_all(&served).unwrap();
+    std::os::unix::fs::symlink(dir.join("elsewhere"), served.join("dangling")).unwrap();
+    let call = |id: u64, output: &str, seconds: &str| {
+        json!({"jsonrpc": "2.0", "id": id, "method": "tools/call",
+               "params": {"name": "run", "arguments": {"program": "sleep", "args": [seconds], "output": output}}})
+    };
+    let init = json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {"protocolVersion": "2025-06-18"}});
+    let args = ["--folder".as_ref(), served.as_os_str(), "--allow-run".as_ref(), "sleep".as_ref()];
+    let args = [&args[..], &["--run-timeout".as_ref(), "1".as_ref()]].concat();
+    let began = std::time::Instant::now();
+    let answers = exchange(
+        &args,
+        &[init, call(2, "slow", "37.25"), call(3, "dangling", "0"), call(4, "run-%pid%", "0"), call(5, "quick", "0")],
+    );
+    assert!(began.elapsed() < std::time::Duration::from_secs(20), "the timeout held: {:?}", began.elapsed());
+    let (failed, text) = tool_text(&answers, 2);
+    assert!(failed && text.contains("stopped after 1 s"), "{text}");
+    // The application went with `rocprof-rs run`: the whole process group was stopped.
+    let left: Vec<String> = std::fs::read_dir("/proc")
+        .unwrap()
+        .flatten()
+        .filter_map(|e| std::fs::read(e.path().join("cmdline")).ok())
+        .map(|c| String::from_utf8_lossy(&c).replace('\0', " "))
+        .filter(|c| c.starts_with("sleep 37.25") || c.contains("/sleep 37.25"))
+        .collect();
+    assert!(left.is_empty(), "left running: {left:?}");
+    let (failed, text) = tool_text(&answers, 3);
+    assert!(failed && text.contains("exists"), "a dangling link is an existing entry: {text}");
+    let (failed, text) = tool_text(&answers, 4);
+    assert!(failed && text.contains("placeholders"), "{text}");
+    let (failed, text) = tool_text(&answers, 5);
+    assert!(!failed, "{text}");
+    // Its output was kept privately beside the dataset, and removed.
+    let scratch: Vec<_> = std::fs::read_dir(&served)
+        .unwrap()
+        .flatten()
+        .filter(|e| e.file_name().to_string_lossy().starts_with(".rocprof-rs-mcp"))
+        .collect();
+    assert!(scratch.is_empty(), "{scratch:?}");
 }

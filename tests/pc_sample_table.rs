@@ -179,8 +179,8 @@ fn samples_are_summed_per_kernel_pc_and_reason_and_come_back_through_rocprofv3s_
 
     let json: serde_json::Value =
         serde_json::from_str(&cli(&["hotspots", run.to_str().unwrap(), "--format", "json"])).unwrap();
-    assert_eq!(json[0]["categories"][0]["category"], "memory_dependency", "{json}");
-    assert_eq!(json[0]["instructions"][0]["source_line"], 12, "{json}");
+    assert_eq!(json["kernels"][0]["categories"][0]["category"], "memory_dependency", "{json}");
+    assert_eq!(json["kernels"][0]["instructions"][0]["source_line"], 12, "{json}");
     let table = cli(&["analyze", run.to_str().unwrap(), "--top", "1"]);
     assert!(table.contains("  hot:  95%       57  0x9+0x40  ds_read_b32 v1, v2 at /src/lds.cpp:12  ["), "{table}");
 

@@ -35,7 +35,7 @@ fn four_ranks(dir: &Path) -> std::path::PathBuf {
 /// Per name: (calls, total) over a stats JSON's kernel sections of `rank` (None: any).
 fn kernels(report: &Value, rank: Option<i64>) -> BTreeMap<String, (u64, u64)> {
     let mut by_name = BTreeMap::new();
-    for section in report.as_array().unwrap() {
+    for section in report["sections"].as_array().unwrap() {
         if section["section"] != "kernel" || rank.is_some_and(|r| section["rank"] != r) {
             continue;
         }
@@ -56,15 +56,15 @@ fn stats_exports_and_names_say_which_rank() {
 
     // stats: one kernel section per rank, which add up to the whole; --rank R is --by-rank's R.
     let whole = ok_json(&["stats", out_text, "--section", "kernel", "--format", "json"]);
-    let notes = whole[0]["notes"].as_array().unwrap();
+    let notes = whole["sections"][0]["notes"].as_array().unwrap();
     assert!(notes.iter().any(|n| n.as_str().unwrap().contains("4 ranks 0-3")), "{notes:?}");
     let by_rank = ok_json(&["stats", out_text, "--section", "kernel", "--by-rank", "--format", "json"]);
-    let ranks: Vec<i64> = by_rank.as_array().unwrap().iter().map(|s| s["rank"].as_i64().unwrap()).collect();
+    let ranks: Vec<i64> = by_rank["sections"].as_array().unwrap().iter().map(|s| s["rank"].as_i64().unwrap()).collect();
     assert_eq!(ranks, (0..WORLD).collect::<Vec<_>>());
     let mut summed: BTreeMap<String, (u64, u64)> = BTreeMap::new();
     for rank in 0..WORLD {
         let one = ok_json(&["stats", out_text, "--section", "kernel", "--rank", &rank.to_string(), "--format", "json"]);
-        assert_eq!(one.as_array().unwrap().len(), 1);
+        assert_eq!(one["sections"].as_array().unwrap().len(), 1);
         assert_eq!(kernels(&one, Some(rank)), kernels(&by_rank, Some(rank)), "rank {rank}");
         for (name, (calls, total)) in kernels(&one, Some(rank)) {
             let entry = summed.entry(name).or_insert((0, 0));

@@ -140,11 +140,12 @@ fn assert_sound_page(dir: &Path, seen: &Value) -> Value {
         "--format".as_ref(),
         "json".as_ref(),
     ]);
-    let rows = stats[0]["rows"].as_array().unwrap();
+    let kernels = &stats["sections"][0];
+    let rows = kernels["rows"].as_array().unwrap();
     assert_eq!(sections["kernels"], "shown");
     assert_eq!(
         facts["kernel_names"].as_u64().unwrap() as usize,
-        rows.len() + stats[0]["omitted"].as_u64().unwrap() as usize
+        rows.len() + kernels["omitted"].as_u64().unwrap() as usize
     );
     let dispatches: u64 = rows.iter().map(|r| r["calls"].as_u64().unwrap()).sum();
     assert_eq!(facts["kernel_dispatches"].as_u64(), Some(dispatches));
@@ -213,7 +214,7 @@ fn assert_analysis(dir: &Path, facts: &Value, extra: &[&str]) {
 /// and each kernel's energy.
 fn assert_device(dir: &Path, facts: &Value) {
     assert_eq!(facts["sections"]["device"], "shown", "{facts:#}");
-    let device = json_of(&[
+    let stats = json_of(&[
         "stats".as_ref(),
         dir.as_os_str(),
         "--section".as_ref(),
@@ -221,6 +222,7 @@ fn assert_device(dir: &Path, facts: &Value) {
         "--format".as_ref(),
         "json".as_ref(),
     ]);
+    let device = &stats["device"];
     let gpus = device["devices"].as_array().unwrap().len();
     assert!(gpus > 0);
     assert_eq!(facts["devices"].as_u64(), Some(gpus as u64));

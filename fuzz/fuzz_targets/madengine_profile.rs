@@ -7,6 +7,9 @@
 #[path = "../../src/cli/flags.rs"]
 mod flags;
 #[allow(dead_code)]
+#[path = "../../src/cli/output_formats.rs"]
+mod output_formats;
+#[allow(dead_code)]
 #[path = "../../src/cli/profile.rs"]
 mod profile;
 

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import gzip
 import io
+import json
 import os
 import shutil
 import subprocess
@@ -35,7 +36,7 @@ ROOT = Path(__file__).resolve().parents[2]
 #: What the sdist adds to maturin's: every path cargo needs to load the workspace and build the
 #: CLI and the tool, and this backend. Test data stays out (only the simulator's crates, which
 #: the workspace lists).
-SDIST_PATHS = ["Cargo.toml", "Cargo.lock", "build.rs", "src", "benches", "sys", "crates", "tests/sdk-sim",
+SDIST_PATHS = ["Cargo.toml", "Cargo.lock", "build.rs", "src", "benches", "include", "sys", "crates", "tests/sdk-sim",
                "python/build_backend", "README.md", "LICENSE-MIT", "LICENSE-APACHE"]
 
 
@@ -43,26 +44,47 @@ class BuildError(RuntimeError):
     """The CLI or the tool library could not be built."""
 
 
-def _binaries() -> None:
-    profile = os.environ.get("ROCPROF_RS_CARGO_PROFILE", "release")
-    cargo = os.environ.get("CARGO", "cargo")
-    command = [cargo, "build", "--profile", profile, "-p", "rocprof-rs", "-p", "rocprof-rs-recorder"]
+def _built(command: list[str]) -> dict[str, Path]:
+    """Runs cargo's `command` and returns the files it says it made, by the names they ship as:
+    cargo's own account, whatever the profile's folder or the target folder is."""
     try:
-        subprocess.run(command, cwd=ROOT, check=True)
+        run = subprocess.run(command + ["--message-format=json-render-diagnostics"], cwd=ROOT, check=True,
+                             stdout=subprocess.PIPE, text=True)
     except FileNotFoundError as error:
         raise BuildError(f"cargo is needed to build rocprof-rs from source ({error}): install Rust from https://rustup.rs") from error
     except subprocess.CalledProcessError as error:
         raise BuildError(f"{' '.join(command)} failed ({error.returncode}); its output is above") from error
-    target = Path(os.environ.get("CARGO_TARGET_DIR", ROOT / "target"))
-    if not target.is_absolute():
-        target = ROOT / target
-    built = target / ("debug" if profile == "dev" else profile)
+    built = {}
+    for line in run.stdout.splitlines():
+        try:
+            message = json.loads(line)
+        except ValueError:
+            continue
+        if message.get("reason") != "compiler-artifact":
+            continue
+        target = message.get("target", {})
+        if target.get("name") == "rocprof-rs" and "bin" in target.get("kind", []) and message.get("executable"):
+            built["rocprof-rs"] = Path(message["executable"])
+        if target.get("name") == "rocprof_rs" and "cdylib" in target.get("kind", []):
+            for file in message.get("filenames", []):
+                if file.endswith(".so"):
+                    built["librocprof_rs.so"] = Path(file)
+    return built
+
+
+def _binaries() -> None:
+    profile = os.environ.get("ROCPROF_RS_CARGO_PROFILE", "release")
+    cargo = os.environ.get("CARGO", "cargo")
+    command = [cargo, "build", "--profile", profile, "-p", "rocprof-rs", "-p", "rocprof-rs-recorder"]
+    built = _built(command)
     into = ROOT / "python" / "rocprof_rs" / "_bin"
-    into.mkdir(parents=True, exist_ok=True)
+    # Nothing of an earlier build stays to be packed beside this one.
+    shutil.rmtree(into, ignore_errors=True)
+    into.mkdir(parents=True)
     for name in ("rocprof-rs", "librocprof_rs.so"):
-        source = built / name
-        if not source.is_file():
-            raise BuildError(f"{source}: not built by {' '.join(command)}")
+        source = built.get(name)
+        if source is None or not source.is_file():
+            raise BuildError(f"{name}: cargo did not report building it ({' '.join(command)})")
         partial = into / f".{name}.partial"
         shutil.copy2(source, partial)
         if shutil.which("strip"):
@@ -91,6 +113,7 @@ def build_sdist(sdist_directory, config_settings=None):
             except TypeError:  # a Python without extraction filters: the archive is maturin's own
                 tar.extractall(scratch)
         (top,) = Path(scratch).iterdir()
+        tracked = _tracked()
         for relative in SDIST_PATHS:
             source, target = ROOT / relative, top / relative
             if not source.exists():
@@ -98,10 +121,14 @@ def build_sdist(sdist_directory, config_settings=None):
             if target.exists():
                 shutil.rmtree(target) if target.is_dir() else target.unlink()
             target.parent.mkdir(parents=True, exist_ok=True)
-            if source.is_dir():
-                shutil.copytree(source, target, ignore=shutil.ignore_patterns("target", "__pycache__", "*.pyc"))
-            else:
+            if source.is_file():
                 shutil.copy2(source, target)
+            elif tracked is None:
+                shutil.copytree(source, target, ignore=shutil.ignore_patterns("target", "__pycache__", "*.pyc", "_bin"))
+            else:
+                for file in sorted(f for f in tracked if f.parts[: len(Path(relative).parts)] == Path(relative).parts):
+                    (top / file).parent.mkdir(parents=True, exist_ok=True)
+                    shutil.copy2(ROOT / file, top / file)
         buffer = io.BytesIO()
         with tarfile.open(fileobj=buffer, mode="w") as tar:
             tar.add(top, arcname=top.name, filter=_reproducible)
@@ -110,6 +137,17 @@ def build_sdist(sdist_directory, config_settings=None):
             gz.write(buffer.getvalue())
         os.replace(partial, path)
     return name
+
+
+def _tracked() -> set[Path] | None:
+    """The files git tracks or would track in the checkout (no build output, no ignored scratch
+    file); None outside a git checkout (an unpacked sdist), where the folders are copied whole."""
+    try:
+        listed = subprocess.run(["git", "ls-files", "-z", "--cached", "--others", "--exclude-standard"], cwd=ROOT, check=True,
+                                stdout=subprocess.PIPE, stderr=subprocess.DEVNULL).stdout
+    except (OSError, subprocess.CalledProcessError):
+        return None
+    return {Path(name) for name in listed.decode().split("\0") if name and (ROOT / name).is_file()}
 
 
 def _reproducible(info: tarfile.TarInfo) -> tarfile.TarInfo:

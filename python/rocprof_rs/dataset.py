@@ -109,8 +109,9 @@ class Dataset:
         by_rank: bool = False,
         top: Optional[int] = None,
     ) -> list[dict[str, Any]]:
-        """`rocprof-rs stats --format json`: per section (kernel, hip_api, memory_copy, marker),
-        per name: calls, total, mean, min, max, stddev and percentiles in ns, and share."""
+        """The `sections` of `rocprof-rs stats --format json`: per section (kernel, hip_api,
+        memory_copy, marker), per name: calls, total, mean, min, max, stddev and percentiles in
+        ns, and share."""
         text = _native.stats_json(str(self.path), list(sections) if sections else None, pid, rank, by_rank, top)
         return json.loads(text)
 
@@ -125,8 +126,9 @@ class Dataset:
         return pandas.DataFrame(rows)
 
     def device(self, *, pid: Optional[int] = None) -> Optional[dict[str, Any]]:
-        """`rocprof-rs stats --section device --format json`: each GPU's power, energy, clocks
-        and memory, and energy by kernel and marker range; None without device samples."""
+        """The `device` of `rocprof-rs stats --section device --format json`: each GPU's power,
+        energy, clocks and memory, and energy by kernel and marker range; None without device
+        samples."""
         text = _native.device_json(str(self.path), pid)
         return None if text is None else json.loads(text)
 

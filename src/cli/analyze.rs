@@ -188,9 +188,7 @@ pub fn analyze(args: AnalyzeArgs) -> ExitCode {
     let stdout = std::io::stdout();
     let mut out = std::io::BufWriter::new(stdout.lock());
     let written = match args.format {
-        Format::Json => {
-            serde_json::to_writer_pretty(&mut out, &analysis).map_err(std::io::Error::from).and_then(|()| writeln!(out))
-        }
+        Format::Json => super::envelope::Output::Analyze.write(Some(&args.path), &analysis, &mut out),
         Format::Csv => csv(&analysis, &mut out),
         // Names reach the terminal escaped (JSON and CSV keep their exact text).
         Format::Table => {

@@ -66,12 +66,9 @@ pub fn avail(args: AvailArgs) -> ExitCode {
         }
     }
     if args.json || args.format == TextOrJson::Json {
-        match serde_json::to_string_pretty(&inventory) {
-            Ok(text) => std::println!("{text}"),
-            Err(e) => {
-                eprintln!("rocprof-rs: cannot encode the inventory as JSON: {e}");
-                return ExitCode::FAILURE;
-            }
+        if let Err(e) = super::envelope::Output::Avail.print(None, &inventory) {
+            eprintln!("rocprof-rs: standard output: {e}");
+            return ExitCode::FAILURE;
         }
     } else {
         print!("{}", render(&inventory));
@@ -179,9 +176,8 @@ fn nvidia(args: &AvailArgs, amd: Option<String>) -> ExitCode {
         }
     }
     if args.json || args.format == TextOrJson::Json {
-        match serde_json::to_string_pretty(&reports) {
-            Ok(text) => std::println!("{text}"),
-            Err(e) => return fail(format!("cannot encode the inventory as JSON: {e}")),
+        if let Err(e) = super::envelope::Output::AvailNvidia.print(None, super::bodies::ChipsBody { chips: &reports }) {
+            return fail(format!("standard output: {e}"));
         }
     } else {
         print!("{}", render_nvidia(&reports));

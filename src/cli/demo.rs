@@ -38,14 +38,13 @@ pub struct DemoArgs {
 }
 
 /// What `demo --format json` prints.
-#[derive(Debug, serde::Serialize)]
-struct Report<'a> {
+#[derive(Debug, serde::Serialize, schemars::JsonSchema)]
+pub(super) struct Report<'a> {
     /// True when the numbers come from the simulator, not a GPU.
     simulated: bool,
     /// Why no GPU was profiled, where none was.
     #[serde(skip_serializing_if = "Option::is_none")]
     no_gpu: Option<&'a str>,
-    dataset: &'a Path,
     perfetto: &'a Path,
     /// The HTML report (`rocprof-rs report`).
     report: &'a Path,
@@ -134,18 +133,14 @@ pub fn demo(args: DemoArgs) -> ExitCode {
         let report = Report {
             simulated: mode == Mode::Simulated,
             no_gpu: why.as_deref(),
-            dataset: out,
             perfetto: &trace,
             report: &page,
             stats: &sections,
         };
-        return match serde_json::to_string_pretty(&report) {
-            Ok(text) => {
-                std::println!("{text}");
-                ExitCode::SUCCESS
-            }
+        return match super::envelope::Output::Demo.print(Some(out), &report) {
+            Ok(()) => ExitCode::SUCCESS,
             Err(e) => {
-                eprintln!("rocprof-rs: cannot encode the report as JSON: {e}");
+                eprintln!("rocprof-rs: standard output: {e}");
                 ExitCode::FAILURE
             }
         };

@@ -96,7 +96,8 @@ pub fn diff(args: DiffArgs) -> ExitCode {
     let mut out = std::io::BufWriter::new(stdout.lock());
     let written = match args.format {
         Format::Json => {
-            serde_json::to_writer_pretty(&mut out, &report).map_err(std::io::Error::from).and_then(|()| writeln!(out))
+            let body = super::bodies::DiffBody { baseline: args.a.display().to_string(), report: &report };
+            super::envelope::Output::Diff.write(Some(&args.b), body, &mut out)
         }
         Format::Csv => csv(&report, &mut out),
         // Names reach the terminal escaped (JSON and CSV keep their exact text).

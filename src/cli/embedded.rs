@@ -48,12 +48,13 @@ fn io(path: &Path) -> impl FnOnce(std::io::Error) -> EmbeddedError + '_ {
     move |source| EmbeddedError::Io { path: path.to_owned(), source }
 }
 
-/// The cache folder: `$XDG_CACHE_HOME/rocprof-rs`, else `$HOME/.cache/rocprof-rs`.
+/// The cache folder: `$XDG_CACHE_HOME/rocprof-rs/tool`, else `$HOME/.cache/rocprof-rs/tool`: a
+/// folder of its own, so that its mode is ours to set whatever made `rocprof-rs` (the roofs).
 pub fn cache_dir() -> Result<PathBuf, EmbeddedError> {
     let absolute = |name: &str| std::env::var_os(name).map(PathBuf::from).filter(|p| p.is_absolute());
     absolute("XDG_CACHE_HOME")
         .or_else(|| absolute("HOME").map(|home| home.join(".cache")))
-        .map(|base| base.join("rocprof-rs"))
+        .map(|base| base.join("rocprof-rs").join("tool"))
         .ok_or(EmbeddedError::NoCacheFolder)
 }
 
@@ -76,8 +77,10 @@ pub fn extract_into(dir: &Path, bytes: &[u8]) -> Result<PathBuf, EmbeddedError> 
     if std::fs::read(&path).is_ok_and(|cached| cached == bytes) {
         return Ok(path);
     }
+    // The pid and the time: a partial file a killed process left never blocks another.
+    let nanos = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.as_nanos());
     let partial =
-        dir.join(format!(".{}.{}.partial", path.file_name().unwrap_or_default().display(), std::process::id()));
+        dir.join(format!(".{}.{}-{nanos}.partial", path.file_name().unwrap_or_default().display(), std::process::id()));
     let written = (|| {
         let mut file = std::fs::OpenOptions::new().write(true).create_new(true).mode(0o700).open(&partial)?;
         file.write_all(bytes)?;
@@ -104,8 +107,12 @@ fn private_dir(dir: &Path) -> Result<(), EmbeddedError> {
     let meta = std::fs::symlink_metadata(dir).map_err(io(dir))?;
     // SAFETY: geteuid has no preconditions and cannot fail.
     let me = unsafe { libc::geteuid() };
-    if !meta.is_dir() || meta.uid() != me || meta.permissions().mode() & 0o022 != 0 {
+    if !meta.is_dir() || meta.uid() != me {
         return Err(EmbeddedError::Unsafe(dir.to_owned()));
+    }
+    if meta.permissions().mode() & 0o077 != 0 {
+        // Ours, but open to others (made under another umask): closed before anything is used.
+        std::fs::set_permissions(dir, std::fs::Permissions::from_mode(0o700)).map_err(io(dir))?;
     }
     Ok(())
 }
@@ -135,9 +142,14 @@ mod tests {
         assert_eq!(std::fs::read(extract_into(&cache, bytes).unwrap()).unwrap(), bytes, "a changed copy is replaced");
         // Other bytes, another name.
         assert_ne!(cached_path(&cache, b"other"), path);
-        // A folder others may write to is refused.
+        // A folder of ours others could write to is closed first.
         std::fs::set_permissions(&cache, std::fs::Permissions::from_mode(0o777)).unwrap();
-        assert!(matches!(extract_into(&cache, bytes), Err(EmbeddedError::Unsafe(_))));
+        assert_eq!(extract_into(&cache, bytes).unwrap(), path);
+        assert_eq!(std::fs::metadata(&cache).unwrap().permissions().mode() & 0o777, 0o700);
+        // A link in its place is refused.
+        let link = dir.join("link");
+        std::os::unix::fs::symlink(&cache, &link).unwrap();
+        assert!(matches!(extract_into(&link, bytes), Err(EmbeddedError::Unsafe(_))));
         assert!(
             std::fs::read_dir(&cache)
                 .unwrap()

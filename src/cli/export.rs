@@ -53,8 +53,8 @@ pub struct ExportArgs {
 }
 
 /// One file `export` wrote, as `--report json` prints it.
-#[derive(Debug, serde::Serialize)]
-struct Written {
+#[derive(Debug, serde::Serialize, schemars::JsonSchema)]
+pub(super) struct Written {
     path: PathBuf,
     /// Rows, slices or events, as `unit` says.
     count: u64,
@@ -101,8 +101,11 @@ pub fn export(args: ExportArgs) -> ExitCode {
                 .collect();
             if args.report == super::TextOrJson::Json {
                 let format = args.format.to_possible_value().map(|v| v.get_name().to_owned()).unwrap_or_default();
-                let report = serde_json::json!({ "format": format, "files": written });
-                std::println!("{}", serde_json::to_string_pretty(&report).unwrap_or_default());
+                let body = super::bodies::ExportBody { format, files: written };
+                if let Err(e) = super::envelope::Output::Export.print(Some(&args.dir), body) {
+                    eprintln!("rocprof-rs: standard output: {e}");
+                    return ExitCode::FAILURE;
+                }
             } else {
                 for w in &written {
                     println!("{} ({} {})", w.path.display(), w.count, w.unit);

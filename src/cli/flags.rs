@@ -13,7 +13,7 @@ use std::path::PathBuf;
 use clap::Args;
 use rocprof_rs::config::{self, Domain, Domains};
 
-use super::outputs::{OutputFormat, Outputs};
+use super::output_formats::{FormatError, OutputFormat, Outputs};
 
 /// The rocprofv3 trace options and the domains each turns on; madengine profiles are read
 /// through the same table, so a flag means the same on the command line and in a profile.
@@ -280,11 +280,11 @@ pub struct RunArgs {
     pub(crate) command: Vec<OsString>,
 }
 
-fn parse_output_format(value: &str) -> Result<OutputFormat, String> {
-    OutputFormat::parse(value).map_err(|e| e.to_string())
+fn parse_output_format(value: &str) -> Result<OutputFormat, FormatError> {
+    OutputFormat::parse(value)
 }
 
-fn parse_pftrace_name(value: &str) -> Result<String, String> {
+fn parse_pftrace_name(value: &str) -> Result<String, FormatError> {
     Outputs::check_pftrace_name(value).map(|()| value.to_owned())
 }
 

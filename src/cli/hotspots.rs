@@ -67,7 +67,11 @@ pub fn hotspots(args: HotspotsArgs) -> ExitCode {
     let written = match args.format {
         TextOrJson::Json => {
             let shown = &kernels[..kernels.len().min(args.kernels)];
-            serde_json::to_writer_pretty(&mut out, shown).map_err(std::io::Error::from).and_then(|()| writeln!(out))
+            super::envelope::Output::Hotspots.write(
+                Some(&args.path),
+                super::bodies::HotspotsBody { kernels: shown },
+                &mut out,
+            )
         }
         // Names and instruction text reach the terminal escaped (JSON keeps their exact text).
         TextOrJson::Text => {

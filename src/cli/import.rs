@@ -29,7 +29,10 @@ pub fn import(args: ImportArgs) -> ExitCode {
     match rocprof_rs_analysis::import::import(&args.inputs, &args.output, &args.name) {
         Ok(report) => {
             if args.format == super::TextOrJson::Json {
-                std::println!("{}", serde_json::to_string_pretty(&report).unwrap_or_default());
+                if let Err(e) = super::envelope::Output::Import.print(Some(&args.output), &report) {
+                    eprintln!("rocprof-rs: standard output: {e}");
+                    return ExitCode::FAILURE;
+                }
             } else {
                 for input in &report.inputs {
                     let rows: u64 = input.files.iter().map(|(_, n)| n).sum();

@@ -30,15 +30,24 @@ pub fn run(command: &mut Command) -> io::Result<(u32, ExitStatus)> {
     let pid = child.id();
     CHILD.store(pid as i32, Ordering::Relaxed);
     // SAFETY: installing SIG_IGN for SIGINT has no preconditions.
-    unsafe { libc::signal(libc::SIGINT, libc::SIG_IGN) };
+    let before_int = unsafe { libc::signal(libc::SIGINT, libc::SIG_IGN) };
     let handler = forward_to_child as extern "C" fn(libc::c_int) as libc::sighandler_t;
-    for signal in [libc::SIGTERM, libc::SIGUSR1, libc::SIGUSR2] {
+    let forwarded = [libc::SIGTERM, libc::SIGUSR1, libc::SIGUSR2].map(|signal| {
         // SAFETY: the handler only reads an atomic and calls kill, both async-signal-safe.
-        unsafe { libc::signal(signal, handler) };
-    }
+        (signal, unsafe { libc::signal(signal, handler) })
+    });
     let status = child.wait();
     // The pid is reaped now and may be reused: stop forwarding to it.
     CHILD.store(0, Ordering::Relaxed);
+    // What follows (the exports, a next counter pass) runs under the dispositions `run` was
+    // started with: Ctrl-C then ends a long export, and a next pass's application is not started
+    // with SIGINT ignored.
+    for (signal, before) in [(libc::SIGINT, before_int)].into_iter().chain(forwarded) {
+        if before != libc::SIG_ERR {
+            // SAFETY: restoring a disposition signal() returned for the same signal.
+            unsafe { libc::signal(signal, before) };
+        }
+    }
     status.map(|status| (pid, status))
 }
 

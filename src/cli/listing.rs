@@ -5,7 +5,6 @@
 //! Each command words these options for itself and lists them among its own in its own order
 //! ([`Wording`]): the options are one, their help is each command's.
 
-use std::io::Write;
 use std::marker::PhantomData;
 use std::path::{Path, PathBuf};
 
@@ -119,12 +118,6 @@ impl<E: std::error::Error + 'static> PrintError<E> {
     pub fn at(path: &Path) -> impl FnOnce(E) -> PrintError<E> + '_ {
         move |source| PrintError::File { path: path.to_owned(), source }
     }
-}
-
-/// `value` as JSON on `out`, pretty and ended by a line.
-pub fn json(value: &impl serde::Serialize, out: &mut impl Write) -> std::io::Result<()> {
-    serde_json::to_writer_pretty(&mut *out, value).map_err(std::io::Error::from)?;
-    writeln!(out)
 }
 
 /// Writes `path` with `write`, whole or not at all: a failure leaves no file behind, and

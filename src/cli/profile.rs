@@ -16,7 +16,7 @@ use rocprof_rs::config::{self, Domains};
 use serde_json::{Map, Value};
 
 use super::flags::{domains_text, trace_flag};
-use super::outputs::{OutputFormat, Outputs};
+use super::output_formats::{OutputFormat, Outputs};
 
 /// A madengine tool that runs rocprofv3: its options and the environment it sets.
 struct Rocprofv3Tool {

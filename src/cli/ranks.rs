@@ -97,7 +97,9 @@ fn print(
     let stdout = std::io::stdout();
     let mut out = std::io::BufWriter::new(stdout.lock());
     let written = match (list.format, &list.csv_dir) {
-        (Format::Json, _) => listing::json(report, &mut out).map_err(RenderError::from),
+        (Format::Json, _) => {
+            super::envelope::Output::Ranks.write(Some(&list.dir), report, &mut out).map_err(RenderError::from)
+        }
         (Format::Table, _) => {
             let mut out = Escaped::new(&mut out);
             render::table(report, sections, list.width, &mut out).and_then(|()| out.flush().map_err(RenderError::from))

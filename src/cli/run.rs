@@ -12,7 +12,7 @@ use rocprof_rs::counters::PassMode;
 
 use super::env::{self, LD_PRELOAD, TOOL_LIBRARIES};
 use super::flags::RunArgs;
-use super::outputs::Outputs;
+use super::output_formats::Outputs;
 use super::{backend, launch, profile, tool_path};
 
 /// Nothing was started: bad options, a bad value or no tool. The code clap gives bad usage.
@@ -75,7 +75,10 @@ pub fn run(args: RunArgs) -> ExitCode {
 /// said and leaves the exit code alone.
 fn write_outputs(outputs: &Outputs, dir: Option<&str>) {
     if let Some(dir) = dir.filter(|_| outputs.any()) {
-        outputs.write(Path::new(dir));
+        let written = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| outputs.write(Path::new(dir))));
+        if written.is_err() {
+            eprintln!("rocprof-rs: {} not written: an internal error (a panic)", outputs.names());
+        }
     }
 }
 

@@ -109,7 +109,10 @@ pub fn score(args: ScoreArgs) -> ExitCode {
         return ExitCode::FAILURE;
     };
     if args.format == super::TextOrJson::Json {
-        std::println!("{}", serde_json::to_string_pretty(&f).unwrap_or_default());
+        if let Err(e) = super::envelope::Output::Score.print(Some(&args.path), &f) {
+            eprintln!("rocprof-rs: standard output: {e}");
+            return ExitCode::FAILURE;
+        }
     } else {
         println!(
             "score {:.4} ± {:.4}: latency {:.2} µs judged (median {:.2} ± {:.2} µs over {} repeats; target {} µs), \

@@ -6,8 +6,11 @@ use std::process::ExitCode;
 
 use clap::Args;
 use rocprof_rs_analysis::stats::{self, Options, Section, render};
+use rocprof_rs_analysis::telemetry::report::DeviceReport;
 use rocprof_rs_analysis::terminal::Escaped;
 
+use super::bodies::StatsBody;
+use super::envelope::Output;
 use super::listing::{self, Format, ListingArgs, Order, PrintError, Wording};
 
 /// `stats`' words for the options it shares with `ranks`.
@@ -140,7 +143,7 @@ pub fn stats(args: StatsArgs) -> ExitCode {
         }
         return ExitCode::FAILURE;
     }
-    match print(&args, &result)
+    match print(&args, &result, device.as_ref())
         .and_then(|()| if list.format == Format::Json { Ok(()) } else { print_device(&args, device.as_ref()) })
     {
         Ok(()) => ExitCode::SUCCESS,
@@ -152,7 +155,12 @@ pub fn stats(args: StatsArgs) -> ExitCode {
 }
 
 /// Prints (or, with --csv-dir, writes) the sections in the format asked for, a row at a time.
-fn print(args: &StatsArgs, result: &[stats::SectionStats]) -> Result<(), PrintError<std::io::Error>> {
+/// JSON is one document: the device section, where there is one, goes in it.
+fn print(
+    args: &StatsArgs,
+    result: &[stats::SectionStats],
+    device: Option<&DeviceReport>,
+) -> Result<(), PrintError<std::io::Error>> {
     let list = &args.listing;
     if list.format == Format::Csv {
         // rocprofv3's stats files have no place for them.
@@ -161,7 +169,7 @@ fn print(args: &StatsArgs, result: &[stats::SectionStats]) -> Result<(), PrintEr
     let stdout = std::io::stdout();
     let mut out = std::io::BufWriter::new(stdout.lock());
     let written = match (list.format, &list.csv_dir) {
-        (Format::Json, _) => listing::json(&result, &mut out),
+        (Format::Json, _) => Output::Stats.write(Some(&list.dir), StatsBody { sections: result, device }, &mut out),
         (Format::Table, _) => {
             let mut out = Escaped::new(&mut out);
             result
@@ -179,16 +187,15 @@ fn print(args: &StatsArgs, result: &[stats::SectionStats]) -> Result<(), PrintEr
 const DEVICE: &str = "device";
 
 /// The device section, where the dataset has one: tables, JSON, or CSV files under --csv-dir.
-fn print_device(
-    args: &StatsArgs,
-    device: Option<&rocprof_rs_analysis::telemetry::report::DeviceReport>,
-) -> Result<(), PrintError<std::io::Error>> {
+fn print_device(args: &StatsArgs, device: Option<&DeviceReport>) -> Result<(), PrintError<std::io::Error>> {
     let Some(device) = device else { return Ok(()) };
     let list = &args.listing;
     let stdout = std::io::stdout();
     let mut out = std::io::BufWriter::new(stdout.lock());
     let written = match (list.format, &list.csv_dir) {
-        (Format::Json, _) => listing::json(device, &mut out),
+        (Format::Json, _) => {
+            Output::Stats.write(Some(&list.dir), StatsBody { sections: &[], device: Some(device) }, &mut out)
+        }
         (Format::Table, _) => {
             let mut out = Escaped::new(&mut out);
             rocprof_rs_analysis::telemetry::report::render(device, list.top.unwrap_or(20), list.width, &mut out)

@@ -42,7 +42,7 @@ pub enum ToolPathError {
 }
 
 /// Where the library `run` injects comes from, as `doctor` says it.
-#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, schemars::JsonSchema)]
 pub struct ToolChoice {
     /// The library, or where the embedded copy is (or will be) written.
     pub path: Option<PathBuf>,

@@ -13,7 +13,7 @@ use serde::Serialize;
 pub use render::render_text;
 
 /// Everything `doctor` found.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, schemars::JsonSchema)]
 pub struct Report {
     /// This build of rocprof-rs.
     pub tool: ToolInfo,
@@ -36,7 +36,7 @@ pub struct Report {
 }
 
 /// This build.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, schemars::JsonSchema)]
 pub struct ToolInfo {
     /// The crate version.
     pub version: &'static str,
@@ -51,7 +51,7 @@ pub struct ToolInfo {
 }
 
 /// A ROCm installation.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, schemars::JsonSchema)]
 pub struct RocmInstall {
     /// Its root, e.g. `/opt/rocm`.
     pub path: Option<PathBuf>,
@@ -62,7 +62,7 @@ pub struct RocmInstall {
 }
 
 /// One library or program.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, schemars::JsonSchema)]
 pub struct Component {
     /// What it is called, e.g. `rocprofv3`.
     pub name: &'static str,
@@ -77,7 +77,7 @@ pub struct Component {
 }
 
 /// The SDK as loaded into this process.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, schemars::JsonSchema)]
 pub struct SdkStatus {
     /// Whether it loaded with every function rocprof-rs uses.
     pub loadable: bool,
@@ -90,7 +90,7 @@ pub struct SdkStatus {
 }
 
 /// The HIP runtime as loaded into this process.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, schemars::JsonSchema)]
 pub struct HipStatus {
     /// Whether it loaded with every function rocprof-rs uses.
     pub loadable: bool,
@@ -105,7 +105,7 @@ pub struct HipStatus {
 }
 
 /// An AMD GPU node of the KFD topology.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, schemars::JsonSchema)]
 pub struct AmdGpu {
     /// The KFD node number.
     pub node: u32,
@@ -118,7 +118,7 @@ pub struct AmdGpu {
 }
 
 /// The NVIDIA side.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, schemars::JsonSchema)]
 pub struct CudaStatus {
     /// The driver library and CUPTI, each found or not.
     pub components: Vec<Component>,

@@ -33,7 +33,7 @@ pub const TIMED_LAUNCHES: usize = 10;
 const BLOCK_THREADS: c_uint = 256;
 
 /// How one roof was measured.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, schemars::JsonSchema)]
 pub struct Run {
     /// The roof's name in the kept file (`dram`, `fp32-vector`).
     pub roof: String,
@@ -184,7 +184,11 @@ pub fn command(json: bool, device: Option<c_int>, dir: Option<std::path::PathBuf
         }
     }
     if json {
-        std::println!("{}", serde_json::to_string_pretty(&documents).unwrap_or_default());
+        let body =
+            crate::cli::RoofsBody { gpus: documents.into_iter().filter_map(|d| d.as_object().cloned()).collect() };
+        if let Err(e) = crate::cli::JsonOutput::Roofs.print(None, body) {
+            return fail(&format!("standard output: {e}"));
+        }
     }
     ExitCode::SUCCESS
 }

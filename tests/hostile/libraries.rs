@@ -25,8 +25,9 @@ fn sampled_by_a_hostile_library(dir: &Path, hostile: &str) -> Output {
 fn kernel_rows(dir: &Path) -> u64 {
     let stats = cli().args(["stats", "--format", "json"]).arg(dir).output().unwrap();
     assert!(stats.status.success(), "the trace must be readable: {}", stderr(&stats));
-    let sections: serde_json::Value = serde_json::from_slice(&stats.stdout).unwrap();
-    let kernels = sections.as_array().unwrap().iter().find(|s| s["section"] == "kernel").expect("a kernel section");
+    let doc: serde_json::Value = serde_json::from_slice(&stats.stdout).unwrap();
+    let kernels =
+        doc["sections"].as_array().unwrap().iter().find(|s| s["section"] == "kernel").expect("a kernel section");
     kernels["rows"].as_array().expect("rows").iter().map(|row| row["calls"].as_u64().unwrap()).sum()
 }
 

@@ -31,8 +31,8 @@ fn kernel_names(data: &Path) -> Vec<String> {
     let output = cli().arg("stats").arg(data).args(["--format", "json", "--section", "kernel"]).output().unwrap();
     assert!(output.status.success(), "{}", stderr(&output));
     let json: serde_json::Value = serde_json::from_slice(&output.stdout).unwrap();
-    let mut names: Vec<String> =
-        json[0]["rows"].as_array().unwrap().iter().map(|r| r["name"].as_str().unwrap().to_owned()).collect();
+    let rows = json["sections"][0]["rows"].as_array().unwrap();
+    let mut names: Vec<String> = rows.iter().map(|r| r["name"].as_str().unwrap().to_owned()).collect();
     names.sort();
     names
 }

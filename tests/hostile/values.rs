@@ -154,7 +154,7 @@ fn the_standard_deviation_holds_for_durations_near_i64_max() {
     assert!(output.status.success(), "{}", stderr(&output));
     let text = String::from_utf8_lossy(&output.stdout);
     let json: serde_json::Value = serde_json::from_str(&text).unwrap();
-    let row = &json[0]["rows"][0];
+    let row = &json["sections"][0]["rows"][0];
     // Durations d, d - 2000, d, d - 2000 (mean d - 1000): the sample deviation is
     // sqrt(4 * 1000^2 / 3).
     let want = (4.0f64 * 1000.0 * 1000.0 / 3.0).sqrt();

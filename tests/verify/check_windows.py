@@ -144,7 +144,7 @@ def main():
         named = table(args.output, "kernel_dispatch", ["kernel_name", "mangled_name"])
         display = dict(zip(named["mangled_name"], named["kernel_name"]))
         display.update({k: k for k in named["kernel_name"]})
-        sections = json.load(open(args.stats_json))
+        sections = json.load(open(args.stats_json))["sections"]
         kernels = next(s for s in sections if s["section"] == "kernel")
         seen = {r["name"]: r["calls"] for r in kernels["rows"]}
         judged = held = 0

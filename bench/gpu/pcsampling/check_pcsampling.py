@@ -104,7 +104,7 @@ def hottest(instructions):
 def ours(path):
     """kernel -> {samples, reasons {reason: samples}, hottest (offset, text, samples)}."""
     out = {}
-    for k in json.load(open(path)):
+    for k in json.load(open(path))["kernels"]:
         name = known(k["kernel_name"])
         if not name:
             continue

@@ -20,6 +20,8 @@ import sys
 import time
 
 SPARK_DIR = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "..", "spark")
+# What rocprof-rs's `--format json` documents say of themselves, beside the command's fields.
+ENVELOPE = ("schema", "schema_version", "tool_version", "command", "dataset")
 
 
 def run_json(cmd: list[str], cwd: str | None = None) -> tuple[object, float]:
@@ -59,12 +61,14 @@ def main() -> int:
     ours, ours_s = run_json([args.rocprof_rs, "ranks", dataset, "--step-marker", args.step_marker, "--format", "json"])
     theirs, spark_s = run_json(spark + ["ranks", dataset, "--step-marker", args.step_marker, "--format", "json"], SPARK_DIR)
     for report in (ours, theirs):
-        report.pop("notes", None)
+        for key in ("notes", *ENVELOPE):
+            report.pop(key, None)
     found = differences(ours, theirs)
     print(f"ranks: {len(found)} differences (rocprof-rs {ours_s:.1f} s, Spark local {spark_s:.1f} s)")
     problems += found
 
     ours, ours_s = run_json([args.rocprof_rs, "stats", dataset, "--format", "json"])
+    ours = ours["sections"]
     theirs, spark_s = run_json(spark + ["stats", dataset, "--format", "json"], SPARK_DIR)
     found, rows = [], 0
     if [s["section"] for s in ours] != [s["section"] for s in theirs]:

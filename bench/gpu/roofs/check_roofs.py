@@ -66,7 +66,7 @@ def main():
     ap.add_argument("--out", required=True)
     ap.add_argument("--md", required=True)
     args = ap.parse_args()
-    gpus = json.load(open(args.ours))
+    gpus = json.load(open(args.ours))["gpus"]
     rows = ncu_rows(args.ncu)
     checks, lines = [], ["# doctor --measure-roofs against Nsight Compute", ""]
     lines += ["| roof | ours (best) | from ncu's time | work per launch | ncu counted | hit rate | datasheet |",

@@ -21,7 +21,7 @@ for window in ${WINDOWS:-50ms/5s 20ms/2s}; do
 import json, sys
 w, tag, window = sys.argv[1:]
 check = json.load(open(f"{w}/{tag}.check.json"))
-stats = next((s for s in json.load(open(f"{w}/{tag}.stats.json")) if s.get("section") == "kernel"), {})
+stats = next((s for s in json.load(open(f"{w}/{tag}.stats.json"))["sections"] if s.get("section") == "kernel"), {})
 serve = next((json.loads(l[6:]) for l in open(f"{w}/{tag}.out") if l.startswith("SERVE ")), {})
 rows = sorted(stats.get("rows", []), key=lambda r: -r["calls"])
 top = rows[0] if rows else {}

@@ -151,7 +151,7 @@ def estimates_check(runs: list[dict]) -> dict | None:
 
     def stats(dataset: str) -> dict:
         done = subprocess.run([benchlib.rocprof_cli(), "stats", "--format", "json", dataset], capture_output=True, text=True)
-        return next(s for s in json.loads(done.stdout) if s["section"] == "kernel")
+        return next(s for s in json.loads(done.stdout)["sections"] if s["section"] == "kernel")
 
     windowed, full = stats(last["W"]["dataset"]), stats(last["C"]["dataset"])
     whole = {r["name"]: r for r in full["rows"]}

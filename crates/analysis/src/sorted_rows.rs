@@ -71,6 +71,20 @@ impl<D: Decode> SortedRows<D> {
     }
 }
 
+/// Serialised as the list of its rows.
+impl<D: Decode> schemars::JsonSchema for SortedRows<D>
+where
+    D::Row: schemars::JsonSchema,
+{
+    fn schema_name() -> std::borrow::Cow<'static, str> {
+        format!("{}List", D::Row::schema_name()).into()
+    }
+
+    fn json_schema(generator: &mut schemars::SchemaGenerator) -> schemars::Schema {
+        Vec::<D::Row>::json_schema(generator)
+    }
+}
+
 impl<D: Decode> Serialize for SortedRows<D>
 where
     D::Row: Serialize,

@@ -54,7 +54,7 @@ pub struct Windows {
 }
 
 /// A name's calls and time scaled to the run.
-#[derive(Debug, Clone, Copy, Default, Serialize, PartialEq)]
+#[derive(Debug, Clone, Copy, Default, Serialize, PartialEq, schemars::JsonSchema)]
 pub struct Estimate {
     pub calls: f64,
     pub calls_low: f64,
@@ -65,7 +65,7 @@ pub struct Estimate {
 }
 
 /// What a windowed section's reader must know, and its estimates by name.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, schemars::JsonSchema)]
 pub struct Scaled {
     pub windows: usize,
     /// The windows' time over the runs', all processes together.

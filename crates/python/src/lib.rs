@@ -2,7 +2,8 @@
 //!
 //! Each function takes plain arguments, runs with the GIL released (reads and analysis of a
 //! large dataset take seconds), and returns the CLI's JSON text, which the Python side parses:
-//! one encoding, so `Dataset.stats()` equals `rocprof-rs stats --format json` by construction.
+//! one encoding, so `Dataset.stats()` equals the `sections` of `rocprof-rs stats --format json` by
+//! construction (the CLI's document adds its envelope: docs/schemas).
 //! Errors raise `RocprofError` with the message the CLI would print; a panic is caught and
 //! raised the same way, never unwinding into the interpreter.
 
@@ -61,7 +62,7 @@ fn regex(pattern: Option<&str>, option: &'static str) -> Result<Option<regex::Re
     pattern.map(regex::Regex::new).transpose().map_err(|source| NativeError::Regex { option, source })
 }
 
-/// `rocprof-rs stats DIR --format json`: the duration sections, as a JSON list.
+/// The `sections` of `rocprof-rs stats DIR --format json`: the duration sections, as a JSON list.
 #[pyfunction]
 #[pyo3(signature = (dir, sections=None, pid=None, rank=None, by_rank=false, top=None))]
 fn stats_json(
@@ -97,7 +98,8 @@ fn stats_json(
     })
 }
 
-/// `rocprof-rs stats DIR --section device --format json`, or `None` without device samples.
+/// The `device` of `rocprof-rs stats DIR --section device --format json`, or `None` without
+/// device samples.
 #[pyfunction]
 #[pyo3(signature = (dir, pid=None))]
 fn device_json(py: Python<'_>, dir: PathBuf, pid: Option<u32>) -> PyResult<Option<String>> {
@@ -108,7 +110,7 @@ fn device_json(py: Python<'_>, dir: PathBuf, pid: Option<u32>) -> PyResult<Optio
     Ok((!text.is_empty()).then_some(text))
 }
 
-/// `rocprof-rs analyze PATH --format json`.
+/// `rocprof-rs analyze PATH --format json`, without its envelope.
 #[pyfunction]
 #[pyo3(signature = (path, kernel=None, gpu=None, pid=None, timings=None, samples=None, roofs=None))]
 #[allow(clippy::too_many_arguments, reason = "the CLI's options, one keyword each")]
@@ -134,7 +136,7 @@ fn analyze_json(
     })
 }
 
-/// `rocprof-rs diff BASE NEW --format json`.
+/// `rocprof-rs diff BASE NEW --format json`, without its envelope (and `baseline`).
 #[pyfunction]
 #[pyo3(signature = (base, new, threshold=0.02, confidence=0.99, pid=None))]
 fn diff_json(
@@ -162,7 +164,7 @@ fn diff_json(
     })
 }
 
-/// `rocprof-rs score PATH --format json`.
+/// `rocprof-rs score PATH --format json`, without its envelope.
 #[pyfunction]
 #[pyo3(signature = (
     path, target_us=20.0, correctness=1.0, correctness_weight=0.5, efficiency_weight=0.25,

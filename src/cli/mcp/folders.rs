@@ -12,6 +12,58 @@ pub enum FolderError {
     Missing { path: String, folders: String },
     #[error("{path}: outside the folders this server serves ({folders})")]
     Outside { path: String, folders: String },
+    #[error("{path}: {entry} is {kind}; the server reads only plain files and folders")]
+    NotPlain { path: String, entry: String, kind: &'static str },
+    #[error("{path}: over {PLAIN_ENTRIES} entries, or folders {PLAIN_DEPTH} deep: not a dataset")]
+    TooLarge { path: String },
+    #[error("--folder {folder}: {kind}")]
+    Unreadable { folder: String, kind: std::io::ErrorKind },
+    #[error("--folder {0}: not a folder")]
+    NotAFolder(String),
+    #[error("give at least one --folder: the server reads nothing outside the folders named")]
+    NoFolder,
+}
+
+/// The most entries [`plain`] looks at in one dataset, and how deep.
+const PLAIN_ENTRIES: usize = 200_000;
+const PLAIN_DEPTH: usize = 8;
+
+/// Checks that `path` (resolved, inside a served folder) is a regular file, or a folder of
+/// regular files and folders: a link inside it could lead out of the served folders, and a FIFO
+/// or a device would hang or flood a reader.
+pub fn plain(given: &str, path: &Path) -> Result<(), FolderError> {
+    let mut seen = 0;
+    plain_entry(given, path, path, 0, &mut seen)
+}
+
+fn plain_entry(given: &str, root: &Path, path: &Path, depth: usize, seen: &mut usize) -> Result<(), FolderError> {
+    let not_plain = |kind| FolderError::NotPlain {
+        path: given.to_owned(),
+        entry: path.strip_prefix(root).unwrap_or(path).display().to_string(),
+        kind,
+    };
+    let kind = std::fs::symlink_metadata(path)
+        .map_err(|_| FolderError::Missing { path: given.to_owned(), folders: String::new() })?
+        .file_type();
+    *seen += 1;
+    if *seen > PLAIN_ENTRIES || depth > PLAIN_DEPTH {
+        return Err(FolderError::TooLarge { path: given.to_owned() });
+    }
+    if kind.is_file() {
+        return Ok(());
+    }
+    if kind.is_symlink() {
+        return Err(not_plain("a symbolic link"));
+    }
+    if !kind.is_dir() {
+        return Err(not_plain("not a regular file (a FIFO, socket or device)"));
+    }
+    let entries = std::fs::read_dir(path).map_err(|_| not_plain("an unreadable folder"))?;
+    for entry in entries {
+        let entry = entry.map_err(|_| not_plain("an unreadable folder"))?;
+        plain_entry(given, root, &entry.path(), depth + 1, seen)?;
+    }
+    Ok(())
 }
 
 /// The served folders, resolved once.
@@ -22,17 +74,18 @@ pub struct Folders {
 
 impl Folders {
     /// The folders given on the command line, each resolved; a missing one is an error.
-    pub fn new(folders: &[PathBuf]) -> Result<Folders, String> {
+    pub fn new(folders: &[PathBuf]) -> Result<Folders, FolderError> {
         let mut roots = Vec::new();
         for folder in folders {
-            let root = std::fs::canonicalize(folder).map_err(|e| format!("--folder {}: {e}", folder.display()))?;
+            let root = std::fs::canonicalize(folder)
+                .map_err(|e| FolderError::Unreadable { folder: folder.display().to_string(), kind: e.kind() })?;
             if !root.is_dir() {
-                return Err(format!("--folder {}: not a folder", folder.display()));
+                return Err(FolderError::NotAFolder(folder.display().to_string()));
             }
             roots.push(root);
         }
         if roots.is_empty() {
-            return Err("give at least one --folder: the server reads nothing outside the folders named".into());
+            return Err(FolderError::NoFolder);
         }
         Ok(Folders { roots })
     }
@@ -121,6 +174,7 @@ fn walk(dir: &Path, depth: usize, found: &mut Vec<PathBuf>) {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use std::os::unix::ffi::OsStringExt;
 
     #[test]
     fn paths_outside_the_folders_are_refused_however_they_are_written() {
@@ -141,7 +195,28 @@ mod tests {
         assert!(matches!(folders.new_child("../new"), Err(FolderError::Outside { .. })));
         assert!(matches!(folders.new_child("link/x"), Err(FolderError::Outside { .. })));
         assert_eq!(datasets(&served, 3), vec![served.join("run")]);
-        assert!(Folders::new(&[]).is_err() && Folders::new(&[base.join("missing")]).is_err());
+        assert_eq!(Folders::new(&[]).unwrap_err(), FolderError::NoFolder);
+        assert!(matches!(Folders::new(&[base.join("missing")]), Err(FolderError::Unreadable { .. })));
+        let _ = std::fs::remove_dir_all(&base);
+    }
+
+    #[test]
+    fn a_dataset_with_a_link_or_a_fifo_inside_is_refused() {
+        let base = std::env::temp_dir().join(format!("rocprof-rs-mcp-plain-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&base);
+        let run = base.join("run");
+        std::fs::create_dir_all(run.join("kernel_dispatch")).unwrap();
+        std::fs::write(run.join("kernel_dispatch/a.parquet"), b"x").unwrap();
+        assert_eq!(plain("run", &run), Ok(()));
+        std::os::unix::fs::symlink("/etc/passwd", run.join("kernel_dispatch/b.parquet")).unwrap();
+        let refused = plain("run", &run).unwrap_err();
+        assert!(matches!(&refused, FolderError::NotPlain { kind: "a symbolic link", .. }), "{refused}");
+        assert!(refused.to_string().contains("kernel_dispatch/b.parquet"), "{refused}");
+        std::fs::remove_file(run.join("kernel_dispatch/b.parquet")).unwrap();
+        let fifo = std::ffi::CString::new(run.join("kernel_dispatch/c.parquet").into_os_string().into_vec()).unwrap();
+        // SAFETY: a NUL-terminated path that lives across the call.
+        assert_eq!(unsafe { libc::mkfifo(fifo.as_ptr(), 0o600) }, 0);
+        assert!(matches!(plain("run", &run), Err(FolderError::NotPlain { .. })));
         let _ = std::fs::remove_dir_all(&base);
     }
 }

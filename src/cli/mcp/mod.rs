@@ -69,11 +69,22 @@ pub fn mcp(args: McpArgs) -> ExitCode {
     }
 }
 
+/// The absolute path `run` starts for `given`: a path as given (made absolute, links kept, so a
+/// virtual environment's `python` stays itself), or the first executable of that name on an
+/// absolute PATH entry.
 fn resolve_program(given: &str) -> Option<PathBuf> {
     if given.contains('/') {
-        return std::fs::canonicalize(given).ok().filter(|p| p.is_file());
+        return std::path::absolute(given).ok().filter(|p| executable(p));
     }
-    std::env::split_paths(&std::env::var_os("PATH")?).map(|dir| dir.join(given)).find(|p| p.is_file())
+    std::env::split_paths(&std::env::var_os("PATH")?)
+        .filter(|dir| dir.is_absolute())
+        .map(|dir| dir.join(given))
+        .find(|p| executable(p))
+}
+
+fn executable(path: &std::path::Path) -> bool {
+    use std::os::unix::fs::PermissionsExt;
+    std::fs::metadata(path).is_ok_and(|m| m.is_file() && m.permissions().mode() & 0o111 != 0)
 }
 
 struct Server {
@@ -93,10 +104,8 @@ impl Server {
                 return Ok(());
             }
             if line.len() > LINE_LIMIT {
-                // Skip the rest of the line, then say why.
                 if !line.ends_with(b"\n") {
-                    let mut rest = Vec::new();
-                    input.read_until(b'\n', &mut rest)?;
+                    skip_line(input)?;
                 }
                 reply(output, &error(Value::Null, -32700, &format!("a message over {LINE_LIMIT} bytes")))?;
                 continue;
@@ -104,20 +113,33 @@ impl Server {
             if line.iter().all(u8::is_ascii_whitespace) {
                 continue;
             }
-            if let Some(response) = self.handle(&line) {
+            if let Some(response) = self.answer(&line) {
                 reply(output, &response)?;
             }
         }
     }
 
-    /// The response to one message; none for a notification or a response.
-    fn handle(&self, line: &[u8]) -> Option<Value> {
+    /// The answer to one line: a message's response, or a batch's (JSON-RPC 2.0, as MCP before
+    /// 2025-06-18 allows); none where nothing is to be answered.
+    fn answer(&self, line: &[u8]) -> Option<Value> {
         let message: Value = match serde_json::from_slice(line) {
             Ok(message) => message,
             Err(e) => return Some(error(Value::Null, -32700, &format!("not JSON: {e}"))),
         };
+        match message {
+            Value::Array(batch) if batch.is_empty() => Some(error(Value::Null, -32600, "an empty batch")),
+            Value::Array(batch) => {
+                let answers: Vec<Value> = batch.into_iter().filter_map(|m| self.handle(m)).collect();
+                (!answers.is_empty()).then_some(Value::Array(answers))
+            }
+            message => self.handle(message),
+        }
+    }
+
+    /// The response to one message; none for a notification or a response.
+    fn handle(&self, message: Value) -> Option<Value> {
         let Value::Object(message) = message else {
-            return Some(error(Value::Null, -32600, "a message is one JSON object (batches are not taken)"));
+            return Some(error(Value::Null, -32600, "a message is a JSON object"));
         };
         let id = message.get("id").cloned();
         let Some(method) = message.get("method").and_then(Value::as_str) else {
@@ -201,6 +223,37 @@ fn error(id: Value, code: i64, message: &str) -> Value {
     json!({"jsonrpc": "2.0", "id": id, "error": {"code": code, "message": message}})
 }
 
+/// Reads and drops what is left of a line, a buffer at a time: nothing of it is kept.
+fn skip_line(input: &mut impl BufRead) -> std::io::Result<()> {
+    loop {
+        let buffer = input.fill_buf()?;
+        if buffer.is_empty() {
+            return Ok(());
+        }
+        match buffer.iter().position(|b| *b == b'\n') {
+            Some(end) => {
+                input.consume(end + 1);
+                return Ok(());
+            }
+            None => {
+                let n = buffer.len();
+                input.consume(n);
+            }
+        }
+    }
+}
+
+/// Answers every message in `input` as the server over `folders` would, with nothing allowed
+/// to run: the entry of the fuzz target (`fuzz/fuzz_targets/mcp_messages.rs`).
+#[allow(dead_code)]
+pub fn answer_all(folders: &[PathBuf], input: &[u8]) -> std::io::Result<Vec<u8>> {
+    let folders = Folders::new(folders).map_err(std::io::Error::other)?;
+    let server = Server { folders, powers: Powers::default() };
+    let mut out = Vec::new();
+    server.serve(&mut &*input, &mut out)?;
+    Ok(out)
+}
+
 fn reply(output: &mut impl Write, message: &Value) -> std::io::Result<()> {
     serde_json::to_writer(&mut *output, message)?;
     output.write_all(b"\n")?;
@@ -253,7 +306,7 @@ mod tests {
             replies[1]["result"]["tools"].as_array().unwrap().iter().map(|t| t["name"].as_str().unwrap()).collect();
         assert_eq!(names, ["list_datasets", "stats", "analyze", "diff", "ranks", "report"], "read-only: no run");
         assert_eq!(replies[2]["error"]["code"], -32700);
-        assert_eq!(replies[3]["error"]["code"], -32600);
+        assert_eq!(replies[3][0]["result"], json!({}), "a batch is answered as one");
         assert_eq!(replies[4]["error"]["code"], -32601);
         assert_eq!(replies[5]["result"]["isError"], true);
         assert!(
@@ -263,6 +316,30 @@ mod tests {
         );
         assert_eq!(replies[6]["error"]["code"], -32602);
         assert!(replies[7]["result"]["content"][0]["text"].as_str().unwrap().contains("no argument \"bogus\""));
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+
+    #[test]
+    fn garbage_gets_one_json_answer_per_line_and_batches_one_between_them() {
+        let dir = std::env::temp_dir().join(format!("rocprof-rs-mcp-garbage-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let mut seed = 0x2545_f491_4f6c_dd1d_u64;
+        let mut input = Vec::new();
+        for _ in 0..2000 {
+            seed ^= seed << 13;
+            seed ^= seed >> 7;
+            seed ^= seed << 17;
+            input.push(b"{}[]\":,0a\n \x00\xff"[(seed % 13) as usize]);
+        }
+        input.extend_from_slice(b"\n[{\"jsonrpc\":\"2.0\",\"method\":\"n\"}]\n[]\n");
+        let answers = answer_all(std::slice::from_ref(&dir), &input).unwrap();
+        let lines: Vec<Value> = String::from_utf8(answers)
+            .unwrap()
+            .lines()
+            .map(|l| serde_json::from_str(l).expect("one JSON value a line"))
+            .collect();
+        assert!(!lines.is_empty());
+        assert_eq!(lines.last().unwrap()["error"]["code"], -32600, "an empty batch is refused");
         let _ = std::fs::remove_dir_all(&dir);
     }
 

@@ -12,6 +12,8 @@ use rocprof_rs_analysis::{ranks, report};
 use serde_json::{Map, Value, json};
 
 use super::folders::{self, Folders};
+use crate::cli::bodies::{DiffBody, StatsBody};
+use crate::cli::envelope::Output as JsonOutput;
 
 /// What the server may do beyond reading.
 #[derive(Debug, Clone, Default)]
@@ -211,7 +213,9 @@ impl<'a> Args<'a> {
     }
 
     fn dataset(&self, key: &str, folders: &Folders) -> Result<PathBuf, ToolError> {
-        let path = folders.existing(self.required(key)?)?;
+        let given = self.required(key)?;
+        let path = folders.existing(given)?;
+        folders::plain(given, &path)?;
         if !path.is_dir() {
             return Err(ToolError(format!(
                 "{}: not a directory (give the directory a run or an import wrote)",
@@ -270,16 +274,19 @@ fn stats_tool(a: &Args, folders: &Folders) -> Result<Output, ToolError> {
         None => None,
     };
     let options = stats::Options { pid: None, rank, by_rank: false, top, threads: 0 };
-    Ok(Output::Json(json!({"sections": stats::compute(&dir, &sections, &options)?})))
+    let sections = stats::compute(&dir, &sections, &options)?;
+    enveloped(JsonOutput::Stats, &dir, StatsBody { sections: &sections, device: None })
 }
 
 fn analyze_tool(a: &Args, folders: &Folders) -> Result<Output, ToolError> {
-    let path = folders.existing(a.required("dataset")?)?;
+    let given = a.required("dataset")?;
+    let path = folders.existing(given)?;
+    folders::plain(given, &path)?;
     // The roofs the dataset carries, and the datasheet's: the measurements `doctor` keeps in
     // the user's cache lie outside the served folders.
     let options =
         analyze::Options { kernel: a.regex("kernel")?, gpu: a.text("gpu")?.map(str::to_owned), ..Default::default() };
-    Ok(Output::Json(serde_json::to_value(analyze::analyze(&path, &options)?)?))
+    enveloped(JsonOutput::Analyze, &path, analyze::analyze(&path, &options)?)
 }
 
 fn diff_tool(a: &Args, folders: &Folders) -> Result<Output, ToolError> {
@@ -292,13 +299,18 @@ fn diff_tool(a: &Args, folders: &Folders) -> Result<Output, ToolError> {
     };
     let options = diff::Options { threshold: share("threshold", 0.02)?, confidence: share("confidence", 0.99)? };
     let report = diff::compare(&diff::read_run(&base, None)?, &diff::read_run(&new, None)?, options)?;
-    Ok(Output::Json(serde_json::to_value(report)?))
+    enveloped(JsonOutput::Diff, &new, DiffBody { baseline: base.display().to_string(), report })
 }
 
 fn ranks_tool(a: &Args, folders: &Folders) -> Result<Output, ToolError> {
     let dir = a.dataset("dataset", folders)?;
     let options = ranks::Options { step_marker: a.regex("step_marker")?, top: None, threads: 0 };
-    Ok(Output::Json(serde_json::to_value(ranks::compute(&dir, &options)?)?))
+    enveloped(JsonOutput::Ranks, &dir, ranks::compute(&dir, &options)?)
+}
+
+/// `body` in the envelope its CLI command prints it in (`--format json`).
+fn enveloped(output: JsonOutput, dataset: &Path, body: impl serde::Serialize) -> Result<Output, ToolError> {
+    Ok(Output::Json(serde_json::to_value(output.envelope(Some(dataset), body))?))
 }
 
 /// The most HTML `report` hands back.
@@ -328,10 +340,17 @@ fn run_tool(a: &Args, folders: &Folders, powers: &Powers) -> Result<Output, Tool
         let allowed: Vec<&str> = powers.programs.iter().map(|(g, _)| g.as_str()).collect();
         return Err(ToolError(format!("run: {program:?} is not on the allow-list ({})", allowed.join(", "))));
     };
-    let output = folders.new_child(a.required("output")?)?;
-    if output.exists() {
+    let given = a.required("output")?;
+    if given.contains('%') {
+        // `run` would expand it into a name of its own choosing, unchecked here.
+        return Err(ToolError(format!("run: output {given:?}: no % placeholders; name the folder itself")));
+    }
+    let output = folders.new_child(given)?;
+    // A dangling link counts: the run would write where it leads.
+    if output.symlink_metadata().is_ok() {
         return Err(ToolError(format!("run: {}: exists; name a new folder", output.display())));
     }
+    let parent = output.parent().map(Path::to_path_buf).unwrap_or_else(|| output.clone());
     let mut flags = Vec::new();
     for trace in a.strings("trace")? {
         let flag = TRACES.iter().find(|(n, _)| *n == trace).map(|(_, f)| *f);
@@ -340,8 +359,8 @@ fn run_tool(a: &Args, folders: &Folders, powers: &Powers) -> Result<Output, Tool
     let exe = std::env::current_exe()?;
     let mut command = Command::new(exe);
     command.arg("run").args(&flags).arg("-d").arg(&output).arg("--").arg(resolved).args(a.strings("args")?);
-    command.stdin(std::process::Stdio::null());
-    let (code, stdout, stderr) = run_with_timeout(&mut command, powers.run_timeout)?;
+    command.stdin(std::process::Stdio::null()).current_dir(&parent);
+    let (code, stdout, stderr) = run_with_timeout(&mut command, &parent, powers.run_timeout)?;
     Ok(Output::Json(json!({
         "exit_code": code, "dataset": output.is_dir().then_some(&output),
         "stdout_tail": tail(&stdout), "stderr_tail": tail(&stderr),
@@ -355,43 +374,85 @@ fn tail(bytes: &[u8]) -> String {
     text[start..].to_owned()
 }
 
+/// The bytes read back of each of a run's outputs: enough for [`tail`]'s characters.
+const TAIL_BYTES: u64 = 16 << 10;
+
+/// The last [`TAIL_BYTES`] of the file at `path`: a program may write gigabytes.
+fn read_tail(path: &Path) -> Vec<u8> {
+    use std::io::{Read, Seek, SeekFrom};
+    let Ok(mut file) = std::fs::File::open(path) else { return Vec::new() };
+    let length = file.metadata().map_or(0, |m| m.len());
+    let mut bytes = Vec::new();
+    if file.seek(SeekFrom::Start(length.saturating_sub(TAIL_BYTES))).is_ok() {
+        let _ = file.take(TAIL_BYTES).read_to_end(&mut bytes);
+    }
+    bytes
+}
+
 /// A finished program: its exit code (none if a signal ended it), its stdout and its stderr.
 type Finished = (Option<i32>, Vec<u8>, Vec<u8>);
 
-/// Runs `command` to its end or `timeout` (then kills it and fails). The output goes to files,
-/// so a chatty program never blocks on a full pipe.
-fn run_with_timeout(command: &mut Command, timeout: Duration) -> Result<Finished, ToolError> {
-    let scratch = tempfile_dir()?;
+/// How long a run that outlived its timeout has between SIGTERM and SIGKILL.
+const GRACE: Duration = Duration::from_secs(5);
+
+/// Runs `command` in a process group of its own to its end or `timeout` (then the whole group,
+/// the application too, is stopped and the call fails). The output goes to private files in
+/// `beside` (a served folder), so a chatty program never blocks on a full pipe.
+fn run_with_timeout(command: &mut Command, beside: &Path, timeout: Duration) -> Result<Finished, ToolError> {
+    use std::os::unix::process::CommandExt;
+    let scratch = scratch_dir(beside)?;
     let (out_path, err_path) = (scratch.join("stdout"), scratch.join("stderr"));
-    command.stdout(std::fs::File::create(&out_path)?).stderr(std::fs::File::create(&err_path)?);
-    let mut child = command.spawn()?;
-    let began = std::time::Instant::now();
-    let status = loop {
-        if let Some(status) = child.try_wait()? {
-            break Some(status);
+    let files = std::fs::File::create(&out_path).and_then(|o| Ok((o, std::fs::File::create(&err_path)?)));
+    let spawned = files.and_then(|(o, e)| command.stdout(o).stderr(e).process_group(0).spawn());
+    let mut child = match spawned {
+        Ok(child) => child,
+        Err(e) => {
+            let _ = std::fs::remove_dir_all(&scratch);
+            return Err(e.into());
         }
-        if began.elapsed() > timeout {
-            let _ = child.kill();
-            let _ = child.wait();
-            break None;
+    };
+    let group = child.id() as libc::pid_t;
+    let began = std::time::Instant::now();
+    let mut stopping: Option<std::time::Instant> = None;
+    let status = loop {
+        match child.try_wait() {
+            Ok(Some(status)) => break Some(status),
+            Ok(None) => {}
+            Err(_) => break None,
+        }
+        match stopping {
+            None if began.elapsed() > timeout => {
+                // SAFETY: signalling a process group we created; no memory is involved.
+                unsafe { libc::kill(-group, libc::SIGTERM) };
+                stopping = Some(std::time::Instant::now());
+            }
+            Some(since) if since.elapsed() > GRACE => {
+                // SAFETY: as above.
+                unsafe { libc::kill(-group, libc::SIGKILL) };
+                let _ = child.wait();
+                break None;
+            }
+            _ => {}
         }
         std::thread::sleep(Duration::from_millis(20));
     };
-    let read = |p: &Path| std::fs::read(p).unwrap_or_default();
-    let result = (status.and_then(|s| s.code()), read(&out_path), read(&err_path));
+    let timed_out = stopping.is_some();
+    let result = (status.and_then(|s| s.code()), read_tail(&out_path), read_tail(&err_path));
     let _ = std::fs::remove_dir_all(&scratch);
-    if status.is_none() {
-        return Err(ToolError(format!("run: killed after {} s (--run-timeout)", timeout.as_secs())));
+    if timed_out {
+        return Err(ToolError(format!("run: stopped after {} s (--run-timeout)", timeout.as_secs())));
     }
     Ok(result)
 }
 
-fn tempfile_dir() -> std::io::Result<PathBuf> {
-    let dir = std::env::temp_dir().join(format!(
-        "rocprof-rs-mcp-{}-{}",
+/// A new folder only we can read, hidden in `parent`, for a run's output.
+fn scratch_dir(parent: &Path) -> std::io::Result<PathBuf> {
+    use std::os::unix::fs::DirBuilderExt;
+    let dir = parent.join(format!(
+        ".rocprof-rs-mcp-{}-{}",
         std::process::id(),
         std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).map_or(0, |d| d.as_nanos())
     ));
-    std::fs::create_dir(&dir)?;
+    std::fs::DirBuilder::new().mode(0o700).create(&dir)?;
     Ok(dir)
 }

@@ -242,7 +242,7 @@ fn madengine_samplers_take_the_shorter_interval_and_name_a_device_list() {
 
 #[test]
 fn rocprofv3s_output_files_are_asked_of_the_run_and_otf2_is_named() {
-    use crate::cli::outputs::OutputFormat::{Csv, Json, Pftrace};
+    use crate::cli::output_formats::OutputFormat::{Csv, Json, Pftrace};
     let formats = |text: &str| mapped(text).outputs;
     assert_eq!(formats(LIGHTWEIGHT).formats, [Json].into());
     assert_eq!(formats(COMPUTE_BOUND).formats, [Pftrace].into());

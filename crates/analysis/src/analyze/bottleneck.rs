@@ -50,7 +50,7 @@ pub const LDS_CONFLICTS: f64 = 0.1;
 pub const LOW_L2_HIT: f64 = 0.5;
 
 /// The bottleneck classes.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, schemars::JsonSchema)]
 #[serde(rename_all = "UPPERCASE")]
 pub enum Class {
     Memory,
@@ -180,14 +180,14 @@ pub struct Inputs {
 }
 
 /// One class's case.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, schemars::JsonSchema)]
 pub struct Finding {
     pub class: Class,
     pub evidence: Vec<String>,
 }
 
 /// One thing to try.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, schemars::JsonSchema)]
 pub struct Recommendation {
     pub class: Class,
     pub action: String,
@@ -197,7 +197,7 @@ pub struct Recommendation {
 }
 
 /// A kernel's class, the other classes that apply, and what to try, best first.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, schemars::JsonSchema)]
 pub struct Diagnosis {
     pub class: Class,
     /// Its class by its work alone, without the host's launches: what a profiler that replays

@@ -30,7 +30,7 @@ impl Default for Options {
 }
 
 /// A kernel's verdict.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, schemars::JsonSchema)]
 #[serde(rename_all = "lowercase")]
 pub enum Verdict {
     Regressed,
@@ -43,7 +43,7 @@ pub enum Verdict {
 }
 
 /// One kernel in both runs.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, schemars::JsonSchema)]
 pub struct KernelDiff {
     pub name: String,
     pub verdict: Verdict,
@@ -60,7 +60,7 @@ pub struct KernelDiff {
 }
 
 /// The comparison.
-#[derive(Debug, Serialize)]
+#[derive(Debug, Serialize, schemars::JsonSchema)]
 pub struct Report {
     pub threshold: f64,
     pub confidence: f64,
@@ -157,6 +157,17 @@ impl Serialize for Kernels {
         }
         read.map_err(S::Error::custom)?;
         seq.end()
+    }
+}
+
+/// Serialised as the list of its kernels.
+impl schemars::JsonSchema for Kernels {
+    fn schema_name() -> std::borrow::Cow<'static, str> {
+        "KernelDiffs".into()
+    }
+
+    fn json_schema(generator: &mut schemars::SchemaGenerator) -> schemars::Schema {
+        Vec::<KernelDiff>::json_schema(generator)
     }
 }
 

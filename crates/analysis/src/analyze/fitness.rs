@@ -21,7 +21,7 @@
 use serde::Serialize;
 
 /// The weights and the target.
-#[derive(Debug, Clone, Copy, Serialize)]
+#[derive(Debug, Clone, Copy, Serialize, schemars::JsonSchema)]
 pub struct Config {
     /// The latency to beat, µs.
     pub target_us: f64,
@@ -64,7 +64,7 @@ pub struct Measurement {
 }
 
 /// The score and how it was made.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, schemars::JsonSchema)]
 pub struct Fitness {
     /// 0 (wrong) to 1; higher is better.
     pub score: f64,

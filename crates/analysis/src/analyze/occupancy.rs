@@ -20,7 +20,7 @@
 use serde::Serialize;
 
 /// The resource that limits occupancy.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, schemars::JsonSchema)]
 #[serde(rename_all = "lowercase")]
 pub enum Limiter {
     Vgpr,
@@ -55,7 +55,7 @@ impl Limiter {
 
 /// What an occupancy counts: AMD's waves per SIMD, or NVIDIA's warps per SM (Nsight
 /// Compute's "theoretical active warps per SM").
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Default)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Default, schemars::JsonSchema)]
 #[serde(rename_all = "snake_case")]
 pub enum Unit {
     #[default]
@@ -73,7 +73,7 @@ impl Unit {
 }
 
 /// A kernel's theoretical occupancy.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, schemars::JsonSchema)]
 pub struct Occupancy {
     /// Waves per SIMD, or on NVIDIA warps per SM ([`Occupancy::unit`]).
     pub waves_per_simd: u32,

@@ -40,7 +40,7 @@ pub struct Options {
 }
 
 /// One kernel's analysis.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, schemars::JsonSchema)]
 pub struct KernelAnalysis {
     pub name: String,
     pub pid: u32,
@@ -71,7 +71,7 @@ pub struct KernelAnalysis {
 }
 
 /// One level's achieved bandwidth.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, schemars::JsonSchema)]
 pub struct Bandwidth {
     pub level: Level,
     pub gbps: f64,
@@ -92,7 +92,7 @@ fn bandwidths(work: Option<&Work>, mean_ns: f64, device: Option<&Device<'_>>) ->
 }
 
 /// A device's ceilings, for the chart and the report.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, schemars::JsonSchema)]
 pub struct Ceilings {
     pub gpu: String,
     pub name: String,
@@ -103,7 +103,7 @@ pub struct Ceilings {
 }
 
 /// The whole analysis.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, schemars::JsonSchema)]
 pub struct Analysis {
     pub kernels: Vec<KernelAnalysis>,
     /// Kernels analysed, `kernels` or not (it may hold the first of them only).
@@ -275,6 +275,16 @@ impl Serialize for Streamed {
         out.serialize_field("timings", &self.timings)?;
         out.serialize_field("throttled", &self.throttled)?;
         out.end()
+    }
+}
+
+impl schemars::JsonSchema for Streamed {
+    fn schema_name() -> std::borrow::Cow<'static, str> {
+        Analysis::schema_name()
+    }
+
+    fn json_schema(generator: &mut schemars::SchemaGenerator) -> schemars::Schema {
+        Analysis::json_schema(generator)
     }
 }
 

@@ -32,7 +32,7 @@ use serde::Serialize;
 use super::specs::{Device, Level, Pipe, Precision};
 
 /// Which counter formulas an architecture takes.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, schemars::JsonSchema)]
 pub enum Family {
     /// gfx908 (MI100): no per-precision FLOP counters.
     Cdna1,
@@ -93,10 +93,11 @@ impl Family {
 const L2_WRITE_BYTES: f64 = 64.0;
 
 /// A kernel's work: operations per precision and pipe, bytes per level.
-#[derive(Debug, Clone, Default, Serialize)]
+#[derive(Debug, Clone, Default, Serialize, schemars::JsonSchema)]
 pub struct Work {
     /// FLOPs (operations, for integer precisions), by precision and pipe.
     #[serde(serialize_with = "ops_list")]
+    #[schemars(with = "Vec<OpsEntry>")]
     pub ops: BTreeMap<(Precision, Pipe), f64>,
     /// Bytes moved at each level.
     pub bytes: BTreeMap<Level, f64>,
@@ -121,17 +122,19 @@ impl Work {
 }
 
 /// `ops` as JSON can hold it: a list of `{precision, pipe, ops}`.
+/// One entry of [`Work::ops`] as JSON gives it.
+#[derive(Serialize, schemars::JsonSchema)]
+struct OpsEntry {
+    precision: Precision,
+    pipe: Pipe,
+    ops: f64,
+}
+
 fn ops_list<S: serde::Serializer>(ops: &BTreeMap<(Precision, Pipe), f64>, s: S) -> Result<S::Ok, S::Error> {
     use serde::ser::SerializeSeq as _;
-    #[derive(Serialize)]
-    struct Entry {
-        precision: Precision,
-        pipe: Pipe,
-        ops: f64,
-    }
     let mut seq = s.serialize_seq(Some(ops.len()))?;
     for (&(precision, pipe), &ops) in ops {
-        seq.serialize_element(&Entry { precision, pipe, ops })?;
+        seq.serialize_element(&OpsEntry { precision, pipe, ops })?;
     }
     seq.end()
 }
@@ -546,7 +549,7 @@ pub fn counted_peak(device: &Device<'_>, precision: Precision, pipe: Pipe) -> Op
 }
 
 /// One kernel at one precision against one memory level.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, schemars::JsonSchema)]
 pub struct LevelPoint {
     pub level: Level,
     pub bytes: f64,
@@ -561,7 +564,7 @@ pub struct LevelPoint {
 }
 
 /// One kernel's position for one precision and pipe.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, schemars::JsonSchema)]
 pub struct Point {
     pub precision: Precision,
     pub pipe: Pipe,
@@ -582,7 +585,7 @@ pub struct Point {
 /// against every level, where the chart's roofs are 0 too, so it has no [`Point`]: what bounds
 /// it is the memory level it drives hardest, and its efficiency is the share of that level's
 /// bandwidth it reaches.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, schemars::JsonSchema)]
 pub struct ZeroFlops {
     pub level: Level,
     /// Bytes a dispatch moves there.

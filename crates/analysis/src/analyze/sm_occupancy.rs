@@ -107,7 +107,7 @@ pub struct Launch {
 }
 
 /// What limits the blocks an SM holds.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, schemars::JsonSchema)]
 #[serde(rename_all = "snake_case")]
 pub enum SmLimiter {
     Warps,
@@ -119,7 +119,7 @@ pub enum SmLimiter {
 }
 
 /// Blocks an SM holds by each resource, and in all.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, schemars::JsonSchema)]
 pub struct SmOccupancy {
     pub blocks: u32,
     pub warps: u32,

@@ -18,7 +18,7 @@ use crate::error::{Error, Result};
 const TEXT: &str = include_str!("gpus.toml");
 
 /// Number formats: a precision, as the database's field names spell it.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, serde::Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, serde::Serialize, schemars::JsonSchema)]
 #[serde(rename_all = "lowercase")]
 pub enum Precision {
     Fp64,
@@ -70,7 +70,7 @@ impl Precision {
 
 /// Where an operation runs: the vector ALUs (VALU, CUDA cores) or the matrix units (MFMA,
 /// WMMA, tensor cores).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, serde::Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, serde::Serialize, schemars::JsonSchema)]
 #[serde(rename_all = "lowercase")]
 pub enum Pipe {
     Vector,
@@ -87,7 +87,7 @@ impl Pipe {
 }
 
 /// A level of the memory hierarchy, outermost first.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, serde::Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, serde::Serialize, schemars::JsonSchema)]
 #[serde(rename_all = "lowercase")]
 pub enum Level {
     /// HBM, GDDR or LPDDR.
@@ -116,7 +116,7 @@ impl Level {
 }
 
 /// How a number came to be in the database.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, serde::Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, serde::Serialize, schemars::JsonSchema)]
 #[serde(rename_all = "kebab-case")]
 pub enum Provenance {
     /// Stated by the cited sources.

@@ -34,7 +34,7 @@ pub fn base_name(full: &str) -> &str {
 }
 
 /// How the join went, for the report.
-#[derive(Debug, Clone, Default, Serialize)]
+#[derive(Debug, Clone, Default, Serialize, schemars::JsonSchema)]
 pub struct Join {
     /// The dataset the times came from.
     pub from: String,

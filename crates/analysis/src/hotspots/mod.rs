@@ -90,10 +90,11 @@ pub fn read_pc_samples(dir: &Path) -> Result<Vec<PcSampleRow>> {
 
 /// A reason's samples at an instruction or in a kernel: the vendor's name where it gave one,
 /// and its category.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, schemars::JsonSchema)]
 pub struct ReasonShare {
     pub reason: Option<String>,
     #[serde(serialize_with = "category_name")]
+    #[schemars(with = "String")]
     pub category: ReasonCategory,
     pub samples: u64,
     /// Of the instruction's (or kernel's) samples, 0 to 1.
@@ -101,7 +102,7 @@ pub struct ReasonShare {
 }
 
 /// One instruction of a kernel and its samples.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, schemars::JsonSchema)]
 pub struct Instruction {
     pub code_object_id: u64,
     pub pc_offset: u64,
@@ -116,7 +117,7 @@ pub struct Instruction {
 }
 
 /// A kernel's hottest instructions.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, schemars::JsonSchema)]
 pub struct KernelHotspots {
     pub kernel_name: String,
     pub samples: u64,

@@ -27,7 +27,7 @@ use crate::error::{Error, Result};
 use sink::Sink;
 
 /// What one input was taken for.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, schemars::JsonSchema)]
 pub struct Imported {
     pub input: String,
     /// `rocprofv3 CSV`, `rocprofv3 JSON`, `rocpd SQLite`, `rocprof v1 CSV`, `rocprof v1 JSON` or
@@ -62,7 +62,7 @@ impl Imported {
 pub type TableRows = Vec<(&'static str, u64)>;
 
 /// What an import did.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, schemars::JsonSchema)]
 pub struct Report {
     pub output: String,
     pub inputs: Vec<Imported>,

@@ -46,7 +46,7 @@ impl Arrivals {
 }
 
 /// A rank as the rows name it: by its name in the tables, and by what identifies it.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, schemars::JsonSchema)]
 pub struct RankRef {
     /// As [`super::identity::RankId`] prints it.
     pub name: String,
@@ -72,7 +72,7 @@ impl RankRef {
 }
 
 /// One collective.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, schemars::JsonSchema)]
 pub struct CollectiveRow {
     pub source: Source,
     pub operation: Operation,
@@ -93,7 +93,7 @@ pub struct CollectiveRow {
 }
 
 /// One operation's collectives.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, schemars::JsonSchema)]
 pub struct OperationRow {
     pub source: Source,
     pub operation: Operation,

@@ -17,7 +17,7 @@ use super::identity::{RankId, RankTable};
 use super::operation::Operation;
 
 /// One rank's account of what it waits on.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, schemars::JsonSchema)]
 pub struct HungRank {
     /// The rank, as the other sections name it.
     pub name: String,
@@ -32,7 +32,7 @@ pub struct HungRank {
 }
 
 /// A launch that had not finished.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, schemars::JsonSchema)]
 pub struct Outstanding {
     /// The kernel it launched, where the library named it.
     pub kernel: Option<String>,

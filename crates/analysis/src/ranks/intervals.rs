@@ -93,7 +93,7 @@ impl Busy {
 }
 
 /// A rank's kernel time, as the module's definitions give it.
-#[derive(Debug, Clone, Default, PartialEq, Serialize)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize, schemars::JsonSchema)]
 pub struct BusyFigures {
     pub kernels: u64,
     /// Its collective kernels.

@@ -107,7 +107,7 @@ pub struct Options {
 }
 
 /// One rank's figures.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, schemars::JsonSchema)]
 pub struct RankRow {
     /// How the other sections name it.
     pub name: String,
@@ -133,7 +133,7 @@ pub struct RankRow {
 }
 
 /// The comparison of a run's ranks; its JSON is `rocprof-rs ranks --format json`.
-#[derive(Debug, Serialize)]
+#[derive(Debug, Serialize, schemars::JsonSchema)]
 pub struct Report {
     /// In rank order.
     pub ranks: Vec<RankRow>,

@@ -4,7 +4,7 @@
 use serde::Serialize;
 
 /// A collective's operation, from its kernel's or its API call's name.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, schemars::JsonSchema)]
 pub enum Operation {
     AllReduce,
     AllGather,
@@ -79,7 +79,7 @@ impl Operation {
 }
 
 /// Where a collective was seen.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, schemars::JsonSchema)]
 #[serde(rename_all = "snake_case")]
 pub enum Source {
     /// `kernel_dispatch`: the collective's kernel.

@@ -12,7 +12,7 @@ use crate::terminal::cell;
 use crate::units::human_ns;
 
 /// A part of the report, with its CSV file.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, schemars::JsonSchema)]
 #[serde(rename_all = "snake_case")]
 pub enum Section {
     /// Per rank: busy, idle, compute, communication, overlap, waits, steps.

@@ -36,7 +36,7 @@ impl StepRanges {
 }
 
 /// One step across the ranks.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, schemars::JsonSchema)]
 pub struct StepRow {
     /// The 1-based step number: the step's position on each rank.
     pub step: u64,
@@ -58,7 +58,7 @@ pub struct StepRow {
 }
 
 /// A rank that was the slowest in at least one step.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, schemars::JsonSchema)]
 pub struct Straggler {
     pub rank: RankRef,
     /// Steps it was the slowest in.

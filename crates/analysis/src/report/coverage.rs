@@ -13,7 +13,7 @@ use crate::error::Result;
 use crate::read::batches;
 
 /// One counter's coverage.
-#[derive(Debug, Clone, Default, Serialize)]
+#[derive(Debug, Clone, Default, Serialize, schemars::JsonSchema)]
 pub struct CounterCoverage {
     pub counter: String,
     /// The pass (group) that collected it, where one did.
@@ -35,7 +35,7 @@ impl CounterCoverage {
 pub const MAX_COUNTERS: usize = 500;
 
 /// The coverage section.
-#[derive(Debug, Clone, Default, Serialize)]
+#[derive(Debug, Clone, Default, Serialize, schemars::JsonSchema)]
 pub struct Coverage {
     /// The first [`MAX_COUNTERS`] counters by name.
     pub counters: Vec<CounterCoverage>,

@@ -20,7 +20,7 @@ use crate::spill::{Key, Sorter, unbiased};
 use super::timeline::{Dispatch, Hosts};
 
 /// One process of the run.
-#[derive(Debug, Clone, Default, Serialize)]
+#[derive(Debug, Clone, Default, Serialize, schemars::JsonSchema)]
 pub struct ProcessInfo {
     pub pid: u32,
     pub command_line: String,
@@ -35,7 +35,7 @@ pub struct ProcessInfo {
 }
 
 /// One GPU as a process saw it.
-#[derive(Debug, Clone, Default, Serialize)]
+#[derive(Debug, Clone, Default, Serialize, schemars::JsonSchema)]
 pub struct GpuInfo {
     pub host: Option<String>,
     pub pid: u32,
@@ -54,14 +54,14 @@ pub struct GpuInfo {
 }
 
 /// One table's rows.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, schemars::JsonSchema)]
 pub struct TableRows {
     pub table: &'static str,
     pub rows: u64,
 }
 
 /// The summary section.
-#[derive(Debug, Clone, Default, Serialize)]
+#[derive(Debug, Clone, Default, Serialize, schemars::JsonSchema)]
 pub struct Summary {
     pub processes: Vec<ProcessInfo>,
     pub gpus: Vec<GpuInfo>,

@@ -33,7 +33,7 @@ fn shown_per_kind(kind: LaneKind) -> usize {
 }
 
 /// What a lane shows.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, schemars::JsonSchema)]
 #[serde(rename_all = "lowercase")]
 pub enum LaneKind {
     /// A queue's or stream's kernels: busy per mille of each bin.
@@ -54,7 +54,7 @@ impl LaneKind {
 }
 
 /// One row of the timeline.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, schemars::JsonSchema)]
 pub struct Lane {
     pub kind: LaneKind,
     pub label: String,
@@ -65,7 +65,7 @@ pub struct Lane {
 }
 
 /// The timeline of a run.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, schemars::JsonSchema)]
 pub struct Timeline {
     /// The first start and the last end of any timed record.
     pub start_ns: i64,

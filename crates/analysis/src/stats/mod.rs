@@ -21,7 +21,7 @@ use crate::spill::{Key, Sorter};
 use summary::Summary;
 
 /// What `stats` summarises: each a table, the column naming its rows, and rocprofv3's file.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, schemars::JsonSchema)]
 #[serde(rename_all = "snake_case")]
 pub enum Section {
     Kernel,
@@ -79,7 +79,7 @@ impl Section {
 }
 
 /// One name's statistics.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, schemars::JsonSchema)]
 pub struct Row {
     pub name: String,
     pub calls: u64,
@@ -98,7 +98,7 @@ pub struct Row {
 }
 
 /// One section's rows, largest total first.
-#[derive(Debug, Serialize)]
+#[derive(Debug, Serialize, schemars::JsonSchema)]
 pub struct SectionStats {
     pub section: Section,
     /// The rank whose rows these are, with `--by-rank` or `--rank` (absent: every row, or a

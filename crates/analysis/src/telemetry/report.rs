@@ -15,7 +15,7 @@ use super::summary::{self, DeviceStats};
 use crate::error::Result;
 
 /// One name's energy over its dispatches (or ranges).
-#[derive(Debug, Clone, Serialize, PartialEq)]
+#[derive(Debug, Clone, Serialize, PartialEq, schemars::JsonSchema)]
 pub struct NamedEnergy {
     pub name: String,
     pub calls: u64,
@@ -29,7 +29,7 @@ pub struct NamedEnergy {
 }
 
 /// The device section of a dataset.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, schemars::JsonSchema)]
 pub struct DeviceReport {
     pub devices: Vec<DeviceStats>,
     pub kernels: Vec<NamedEnergy>,

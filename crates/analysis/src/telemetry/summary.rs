@@ -8,7 +8,7 @@ use super::energy::{integrate, power_points};
 use super::series::{DeviceKey, Series};
 
 /// One GPU's figures over the run.
-#[derive(Debug, Clone, Serialize, PartialEq)]
+#[derive(Debug, Clone, Serialize, PartialEq, schemars::JsonSchema)]
 pub struct DeviceStats {
     pub pid: u32,
     pub device_index: u32,

@@ -15,7 +15,7 @@ use super::summary::is_idle;
 pub const FALL: f64 = 0.95;
 
 /// One kernel's dispatches that ran while the clock was down.
-#[derive(Debug, Clone, Serialize, PartialEq)]
+#[derive(Debug, Clone, Serialize, PartialEq, schemars::JsonSchema)]
 pub struct ThrottledKernel {
     pub kernel_name: String,
     pub pid: u32,

@@ -19,6 +19,7 @@ use crate::error::{Error, Result, Status};
 
 /// Everything `avail` reports.
 #[derive(Debug, Clone, Serialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct Inventory {
     /// The SDK's version, `major.minor.patch`.
     pub sdk_version: String,
@@ -28,6 +29,7 @@ pub struct Inventory {
 
 /// One preset on every GPU.
 #[derive(Debug, Clone, Serialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct PresetReport {
     pub name: &'static str,
     pub about: &'static str,
@@ -36,6 +38,7 @@ pub struct PresetReport {
 
 /// One preset on one GPU.
 #[derive(Debug, Clone, Serialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct PresetOnAgent {
     pub agent: String,
     /// Runs in full: every required entry has a counter.

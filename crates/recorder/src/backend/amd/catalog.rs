@@ -15,6 +15,7 @@ use crate::guard::Visit;
 
 /// One counter of one agent.
 #[derive(Debug, Clone, Serialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct CounterInfo {
     /// The SDK's id, valid on this agent only.
     pub id: u64,
@@ -31,6 +32,7 @@ pub struct CounterInfo {
 
 /// One agent and what it offers.
 #[derive(Debug, Clone, Serialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct AgentInfo {
     pub id: u64,
     /// The KFD node id (`Agent N` in rocprofv3's files).
@@ -62,7 +64,18 @@ pub struct AgentInfo {
     /// The supported counters, or why there are none (`AGENT_ARCH_NOT_SUPPORTED` on GPUs the
     /// SDK has no counter definitions for).
     #[serde(serialize_with = "counters_or_reason")]
+    #[cfg_attr(feature = "schema", schemars(with = "CountersOrReason"))]
     pub counters: std::result::Result<Vec<CounterInfo>, NoCounters>,
+}
+
+/// How `counters` reads in JSON: the list, or `{"unavailable": why}`.
+#[cfg(feature = "schema")]
+#[derive(schemars::JsonSchema)]
+#[allow(dead_code)]
+#[serde(untagged)]
+enum CountersOrReason {
+    Counters(Vec<CounterInfo>),
+    Unavailable { unavailable: String },
 }
 
 fn counters_or_reason<S: serde::Serializer>(

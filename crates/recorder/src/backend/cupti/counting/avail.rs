@@ -16,6 +16,7 @@ use crate::counters::{Selection, presets};
 
 /// One metric of a chip.
 #[derive(Debug, Clone, Serialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct Metric {
     /// The name to ask for: the base metric with its rollup (`dram__bytes_read.sum`).
     pub name: String,
@@ -29,6 +30,7 @@ pub struct Metric {
 
 /// One preset on one chip.
 #[derive(Debug, Clone, Serialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct PresetOnChip {
     pub name: &'static str,
     pub about: &'static str,
@@ -41,6 +43,7 @@ pub struct PresetOnChip {
 
 /// One GPU (or named chip).
 #[derive(Debug, Clone, Serialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct Chip {
     /// `GPU 0 (GH100)`, or the chip alone when named without a GPU.
     pub label: String,
