@@ -4,29 +4,11 @@
 
 mod common;
 
-use std::path::{Path, PathBuf};
 use std::process::Command;
-
-fn wheel_libcupti() -> Option<PathBuf> {
-    let out =
-        Command::new("python3").args(["-c", "import nvidia; print('\\n'.join(nvidia.__path__))"]).output().ok()?;
-    let found = String::from_utf8(out.stdout)
-        .ok()?
-        .lines()
-        .map(|dir| Path::new(dir).join("cu13/lib/libcupti.so.13"))
-        .find(|lib| lib.exists());
-    if found.is_none() {
-        assert!(
-            std::env::var_os("CI").is_none(),
-            "CI must have NVIDIA's libcupti wheel (tests/verify/requirements.txt)"
-        );
-    }
-    found
-}
 
 #[test]
 fn a_chip_s_metrics_and_presets_are_listed_without_a_gpu() {
-    let Some(lib) = wheel_libcupti() else { return };
+    let Some(lib) = common::wheel_libcupti() else { return };
     let out = Command::new(env!("CARGO_BIN_EXE_rocprof-rs"))
         .args(["avail", "--chip", "GH100", "--filter", "dram__bytes_", "--format", "json"])
         .env("ROCPROF_RS_CUPTI_LIBRARY", &lib)

@@ -143,6 +143,10 @@ def _tracked() -> set[Path] | None:
     """The files git tracks or would track in the checkout (no build output, no ignored scratch
     file); None outside a git checkout (an unpacked sdist), where the folders are copied whole."""
     try:
+        top = subprocess.run(["git", "rev-parse", "--show-toplevel"], cwd=ROOT, check=True,
+                             stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True).stdout.strip()
+        if Path(top).resolve() != ROOT:
+            return None  # an unpacked sdist inside another checkout: not git's files
         listed = subprocess.run(["git", "ls-files", "-z", "--cached", "--others", "--exclude-standard"], cwd=ROOT, check=True,
                                 stdout=subprocess.PIPE, stderr=subprocess.DEVNULL).stdout
     except (OSError, subprocess.CalledProcessError):

@@ -38,13 +38,6 @@ pub struct ChipsBody<'a> {
     pub chips: &'a [rocprof_rs::backend::cupti::counting::avail::Chip],
 }
 
-/// `doctor --measure-roofs --format json`: each GPU's measured roofs as kept for `analyze`,
-/// with where it was kept, what was not measured and the datasheet's figures.
-#[derive(Debug, Serialize, JsonSchema)]
-pub struct RoofsBody {
-    pub gpus: Vec<serde_json::Map<String, serde_json::Value>>,
-}
-
 /// `export --report json`: what was written.
 #[derive(Debug, Serialize, JsonSchema)]
 pub struct ExportBody<W> {

@@ -74,7 +74,7 @@ pub fn extract() -> Result<PathBuf, EmbeddedError> {
 pub fn extract_into(dir: &Path, bytes: &[u8]) -> Result<PathBuf, EmbeddedError> {
     private_dir(dir)?;
     let path = cached_path(dir, bytes);
-    if std::fs::read(&path).is_ok_and(|cached| cached == bytes) {
+    if cached_copy_is(&path, bytes) {
         return Ok(path);
     }
     // The pid and the time: a partial file a killed process left never blocks another.
@@ -94,7 +94,29 @@ pub fn extract_into(dir: &Path, bytes: &[u8]) -> Result<PathBuf, EmbeddedError> 
     Ok(path)
 }
 
-/// Makes `dir` (mode 0700) if missing, and checks it is this user's and writable by no one else.
+/// Whether `path` is our own copy of `bytes`: a regular file (not a link), this user's, one name
+/// only (no hard link another user could hold), writable by no one else, and the same bytes.
+fn cached_copy_is(path: &Path, bytes: &[u8]) -> bool {
+    use std::io::Read;
+    let opened = std::fs::OpenOptions::new().read(true).custom_flags(libc::O_NOFOLLOW).open(path);
+    let Ok(mut file) = opened else { return false };
+    let Ok(meta) = file.metadata() else { return false };
+    // SAFETY: geteuid has no preconditions and cannot fail.
+    let me = unsafe { libc::geteuid() };
+    if !meta.is_file() || meta.uid() != me || meta.nlink() != 1 || meta.permissions().mode() & 0o022 != 0 {
+        return false;
+    }
+    if meta.len() != bytes.len() as u64 {
+        return false;
+    }
+    let mut cached = Vec::with_capacity(bytes.len());
+    file.read_to_end(&mut cached).is_ok() && cached == bytes
+}
+
+/// Makes `dir` (mode 0700) if missing, and checks that it is this user's and writable by no one
+/// else (an open folder may already hold another user's file or link), and that its parent is
+/// this user's and not writable by everyone (group-writable is a umask of 002's, the user's own
+/// group), so that `dir` cannot be swapped.
 fn private_dir(dir: &Path) -> Result<(), EmbeddedError> {
     if let Some(parent) = dir.parent() {
         std::fs::create_dir_all(parent).map_err(io(parent))?;
@@ -104,15 +126,14 @@ fn private_dir(dir: &Path) -> Result<(), EmbeddedError> {
         Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => {}
         Err(e) => return Err(EmbeddedError::Io { path: dir.to_owned(), source: e }),
     }
-    let meta = std::fs::symlink_metadata(dir).map_err(io(dir))?;
     // SAFETY: geteuid has no preconditions and cannot fail.
     let me = unsafe { libc::geteuid() };
-    if !meta.is_dir() || meta.uid() != me {
-        return Err(EmbeddedError::Unsafe(dir.to_owned()));
-    }
-    if meta.permissions().mode() & 0o077 != 0 {
-        // Ours, but open to others (made under another umask): closed before anything is used.
-        std::fs::set_permissions(dir, std::fs::Permissions::from_mode(0o700)).map_err(io(dir))?;
+    let checks = [(Some(dir), 0o022), (dir.parent(), 0o002)];
+    for (folder, open) in checks.into_iter().filter_map(|(f, open)| Some((f?, open))) {
+        let meta = std::fs::symlink_metadata(folder).map_err(io(folder))?;
+        if !meta.is_dir() || meta.uid() != me || meta.permissions().mode() & open != 0 {
+            return Err(EmbeddedError::Unsafe(folder.to_owned()));
+        }
     }
     Ok(())
 }
@@ -142,10 +163,22 @@ mod tests {
         assert_eq!(std::fs::read(extract_into(&cache, bytes).unwrap()).unwrap(), bytes, "a changed copy is replaced");
         // Other bytes, another name.
         assert_ne!(cached_path(&cache, b"other"), path);
-        // A folder of ours others could write to is closed first.
-        std::fs::set_permissions(&cache, std::fs::Permissions::from_mode(0o777)).unwrap();
+        // A copy with a second name (a hard link someone could keep) is written again.
+        std::fs::hard_link(&path, dir.join("kept")).unwrap();
         assert_eq!(extract_into(&cache, bytes).unwrap(), path);
-        assert_eq!(std::fs::metadata(&cache).unwrap().permissions().mode() & 0o777, 0o700);
+        assert_eq!(std::fs::metadata(&path).unwrap().nlink(), 1);
+        // So is a link in the copy's place, and the link itself is what is replaced.
+        std::fs::remove_file(&path).unwrap();
+        std::os::unix::fs::symlink(dir.join("kept"), &path).unwrap();
+        assert_eq!(extract_into(&cache, bytes).unwrap(), path);
+        assert!(std::fs::symlink_metadata(&path).unwrap().is_file());
+        // A folder others could write to is refused, and so is one under such a folder.
+        std::fs::set_permissions(&cache, std::fs::Permissions::from_mode(0o777)).unwrap();
+        assert!(matches!(extract_into(&cache, bytes), Err(EmbeddedError::Unsafe(_))));
+        std::fs::set_permissions(&cache, std::fs::Permissions::from_mode(0o700)).unwrap();
+        std::fs::set_permissions(cache.parent().unwrap(), std::fs::Permissions::from_mode(0o777)).unwrap();
+        assert!(matches!(extract_into(&cache, bytes), Err(EmbeddedError::Unsafe(_))));
+        std::fs::set_permissions(cache.parent().unwrap(), std::fs::Permissions::from_mode(0o755)).unwrap();
         // A link in its place is refused.
         let link = dir.join("link");
         std::os::unix::fs::symlink(&cache, &link).unwrap();

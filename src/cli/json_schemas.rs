@@ -6,7 +6,7 @@ use std::process::ExitCode;
 
 use clap::Args;
 
-use super::bodies::{ChipsBody, DiffBody, ExportBody, HotspotsBody, RoofsBody, StatsBody};
+use super::bodies::{ChipsBody, DiffBody, ExportBody, HotspotsBody, StatsBody};
 use super::envelope::{Envelope, Output, SCHEMA_VERSION, SCHEMAS_DIR};
 
 /// The options of `json-schemas`.
@@ -40,6 +40,21 @@ fn write(dir: &std::path::Path) -> ExitCode {
         eprintln!("rocprof-rs: json-schemas --out {}: {e}", dir.display());
         return ExitCode::FAILURE;
     }
+    // Every schema is checked before any is written: all or none.
+    let unversioned: Vec<String> = Output::ALL
+        .into_iter()
+        .filter(|output| changed_at_same_version(&dir.join(output.file_name()), &schema(*output)))
+        .map(|output| output.file_name())
+        .collect();
+    if !unversioned.is_empty() {
+        eprintln!(
+            "rocprof-rs: json-schemas --out: {} changed in {}, and schema_version is still {SCHEMA_VERSION}: raise \
+             SCHEMA_VERSION (src/cli/envelope.rs; a field added: minor, removed or changed: major), then write them",
+            unversioned.join(", "),
+            dir.display()
+        );
+        return ExitCode::FAILURE;
+    }
     for output in Output::ALL {
         let path = dir.join(output.file_name());
         let written =
@@ -50,6 +65,35 @@ fn write(dir: &std::path::Path) -> ExitCode {
         }
     }
     ExitCode::SUCCESS
+}
+
+/// Whether the schema published at `path` has the version this build prints and other fields
+/// (descriptions aside) than `derived`: a change that needs a new version.
+fn changed_at_same_version(path: &std::path::Path, derived: &serde_json::Value) -> bool {
+    let Some(published) = std::fs::read(path).ok().and_then(|b| serde_json::from_slice::<serde_json::Value>(&b).ok())
+    else {
+        return false;
+    };
+    let version = &published["properties"]["schema_version"]["const"];
+    version == SCHEMA_VERSION && fields(published.clone()) != fields(derived.clone())
+}
+
+/// `schema` without its descriptions: what a reader's code depends on.
+fn fields(mut schema: serde_json::Value) -> serde_json::Value {
+    fn strip(value: &mut serde_json::Value) {
+        match value {
+            serde_json::Value::Object(object) => {
+                if object.get("description").is_some_and(serde_json::Value::is_string) {
+                    object.remove("description");
+                }
+                object.values_mut().for_each(strip);
+            }
+            serde_json::Value::Array(items) => items.iter_mut().for_each(strip),
+            _ => {}
+        }
+    }
+    strip(&mut schema);
+    schema
 }
 
 fn check(dir: &std::path::Path) -> ExitCode {
@@ -89,7 +133,7 @@ fn schema(output: Output) -> serde_json::Value {
         Output::Avail => derived::<Envelope<rocprof_rs::backend::amd::avail::Inventory>>(),
         Output::AvailNvidia => derived::<Envelope<ChipsBody>>(),
         Output::Doctor => derived::<Envelope<crate::doctor::Report>>(),
-        Output::Roofs => derived::<Envelope<RoofsBody>>(),
+        Output::Roofs => derived::<Envelope<crate::roofs::RoofsBody>>(),
         Output::Import => derived::<Envelope<rocprof_rs_analysis::import::Report>>(),
         Output::Export => derived::<Envelope<ExportBody<super::export::Written>>>(),
         Output::Demo => derived::<Envelope<super::demo::Report<'static>>>(),
@@ -121,16 +165,28 @@ pub fn schema_text(output: Output) -> String {
 
 /// Forbids, in every object schema that names its fields, any field it does not name: a field
 /// added to an output without a new schema then fails validation.
+/// Only the keywords that hold schemas are walked: a field named `properties`, or a `const`
+/// value, is not a schema.
 fn strict(schema: &mut serde_json::Value) {
-    match schema {
-        serde_json::Value::Object(object) => {
-            if object.contains_key("properties") && !object.contains_key("additionalProperties") {
-                object.insert("additionalProperties".into(), false.into());
-            }
-            object.values_mut().for_each(strict);
+    use serde_json::Value;
+    let Value::Object(object) = schema else { return };
+    if object.contains_key("properties") && !object.contains_key("additionalProperties") {
+        object.insert("additionalProperties".into(), false.into());
+    }
+    for key in ["properties", "$defs", "patternProperties"] {
+        if let Some(Value::Object(schemas)) = object.get_mut(key) {
+            schemas.values_mut().for_each(strict);
         }
-        serde_json::Value::Array(items) => items.iter_mut().for_each(strict),
-        _ => {}
+    }
+    for key in ["items", "additionalProperties", "propertyNames", "contains", "not"] {
+        if let Some(schema) = object.get_mut(key) {
+            strict(schema);
+        }
+    }
+    for key in ["anyOf", "oneOf", "allOf", "prefixItems"] {
+        if let Some(Value::Array(schemas)) = object.get_mut(key) {
+            schemas.iter_mut().for_each(strict);
+        }
     }
 }
 

@@ -37,18 +37,50 @@ pub fn run(command: &mut Command) -> io::Result<(u32, ExitStatus)> {
         (signal, unsafe { libc::signal(signal, handler) })
     });
     let status = child.wait();
-    // The pid is reaped now and may be reused: stop forwarding to it.
-    CHILD.store(0, Ordering::Relaxed);
     // What follows (the exports, a next counter pass) runs under the dispositions `run` was
     // started with: Ctrl-C then ends a long export, and a next pass's application is not started
-    // with SIGINT ignored.
+    // with SIGINT ignored. The signals wait while the pid (reaped, and free for reuse) is
+    // forgotten and the dispositions restored, then arrive under the restored ones: none is lost
+    // to a handler with no one to forward to.
+    let held = Held::signals(&[libc::SIGINT, libc::SIGTERM, libc::SIGUSR1, libc::SIGUSR2]);
+    CHILD.store(0, Ordering::Relaxed);
     for (signal, before) in [(libc::SIGINT, before_int)].into_iter().chain(forwarded) {
         if before != libc::SIG_ERR {
             // SAFETY: restoring a disposition signal() returned for the same signal.
             unsafe { libc::signal(signal, before) };
         }
     }
+    drop(held);
     status.map(|status| (pid, status))
+}
+
+/// Signals blocked for the guard's life, then let through.
+#[must_use]
+struct Held {
+    before: libc::sigset_t,
+}
+
+impl Held {
+    fn signals(signals: &[libc::c_int]) -> Held {
+        // SAFETY: zeroed sigset_t values are valid for sigemptyset and sigprocmask to fill.
+        let (mut set, mut before): (libc::sigset_t, libc::sigset_t) = unsafe { std::mem::zeroed() };
+        // SAFETY: `set` is a live sigset_t.
+        unsafe { libc::sigemptyset(&mut set) };
+        for signal in signals {
+            // SAFETY: as above; the signals are valid numbers.
+            unsafe { libc::sigaddset(&mut set, *signal) };
+        }
+        // SAFETY: `set` and `before` are live sigset_t values.
+        unsafe { libc::pthread_sigmask(libc::SIG_BLOCK, &set, &mut before) };
+        Held { before }
+    }
+}
+
+impl Drop for Held {
+    fn drop(&mut self) {
+        // SAFETY: restoring the mask pthread_sigmask returned on this thread.
+        unsafe { libc::pthread_sigmask(libc::SIG_SETMASK, &self.before, std::ptr::null_mut()) };
+    }
 }
 
 /// The exit code `run` returns for the application's status, the shell's convention for a

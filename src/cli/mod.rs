@@ -34,7 +34,6 @@ pub(crate) mod tool_path;
 
 pub use analyze::{AnalyzeArgs, analyze};
 pub use avail::{AvailArgs, TextOrJson, avail};
-pub use bodies::RoofsBody;
 pub use demo::{DemoArgs, WorkloadArgs, demo, workload};
 pub use diff::{DiffArgs, diff};
 pub use envelope::Output as JsonOutput;

@@ -75,6 +75,7 @@ pub fn report(args: ReportArgs) -> ExitCode {
         top: args.top,
         bins: args.bins as usize,
         step_marker,
+        kept_roofs: true,
     };
     let page = match report::build(&args.dir, &options) {
         Ok(report) => report::html::render(&report),

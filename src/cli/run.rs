@@ -75,9 +75,14 @@ pub fn run(args: RunArgs) -> ExitCode {
 /// said and leaves the exit code alone.
 fn write_outputs(outputs: &Outputs, dir: Option<&str>) {
     if let Some(dir) = dir.filter(|_| outputs.any()) {
+        // One line, ours: the default hook's two (and its backtrace note) are held back.
+        let hook = std::panic::take_hook();
+        std::panic::set_hook(Box::new(|_| {}));
         let written = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| outputs.write(Path::new(dir))));
-        if written.is_err() {
-            eprintln!("rocprof-rs: {} not written: an internal error (a panic)", outputs.names());
+        std::panic::set_hook(hook);
+        if let Err(payload) = written {
+            let why = rocprof_rs_format::panic::text(&*payload).unwrap_or("a panic");
+            eprintln!("rocprof-rs: {} not written: an internal error ({why})", outputs.names());
         }
     }
 }

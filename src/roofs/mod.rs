@@ -13,6 +13,7 @@ mod gpu;
 mod kernels;
 mod render;
 
+use std::collections::BTreeMap;
 use std::ffi::{c_int, c_uint, c_void};
 use std::path::Path;
 
@@ -51,6 +52,62 @@ pub struct Run {
     /// Work over the best time, in the unit.
     pub best: f64,
     pub median: f64,
+}
+
+/// `doctor --measure-roofs --format json`: each GPU measured.
+#[derive(Debug, Serialize, schemars::JsonSchema)]
+pub struct RoofsBody {
+    pub gpus: Vec<MeasuredGpu>,
+}
+
+/// One GPU's measurement as printed: the kept file's fields, where it was kept, what was not
+/// measured and the datasheet's figures.
+#[derive(Debug, Serialize, schemars::JsonSchema)]
+pub struct MeasuredGpu {
+    /// The kept file's format (`rocprof-rs.measured-roofs/1`).
+    pub format: &'static str,
+    pub gpu: GpuIdentity,
+    /// The rocprof-rs that measured.
+    pub measured_by: String,
+    /// When, in seconds since the epoch.
+    pub measured_at_unix: u64,
+    /// Each roof kept, by name (`dram`, `fp32-vector`): TB/s or TFLOP/s.
+    pub roofs: BTreeMap<String, f64>,
+    /// How each roof was measured, kept or not.
+    pub runs: Vec<Run>,
+    /// The kept file.
+    pub kept_at: String,
+    /// The roofs not measured, and why.
+    pub not_measured: Vec<String>,
+    /// The datasheet's figure of each roof, by name, where the GPU is known.
+    pub datasheet: BTreeMap<String, f64>,
+}
+
+/// The GPU a measurement is of.
+#[derive(Debug, Serialize, schemars::JsonSchema)]
+pub struct GpuIdentity {
+    pub name: String,
+    pub uuid: String,
+    pub sm_count: u32,
+}
+
+impl MeasuredGpu {
+    fn of(measurement: &Measurement, kept_at: &Path) -> MeasuredGpu {
+        let kept = &measurement.kept;
+        let roofs = kept.roofs.to_json();
+        let roofs = roofs.as_object().into_iter().flatten().filter_map(|(n, v)| Some((n.clone(), v.as_f64()?)));
+        MeasuredGpu {
+            format: rocprof_rs_analysis::analyze::kept::FORMAT,
+            gpu: GpuIdentity { name: kept.gpu_name.clone(), uuid: kept.uuid.clone(), sm_count: kept.sm_count },
+            measured_by: measured_by(),
+            measured_at_unix: kept.measured_at_unix,
+            roofs: roofs.collect(),
+            runs: measurement.runs.clone(),
+            kept_at: kept_at.display().to_string(),
+            not_measured: measurement.skipped.clone(),
+            datasheet: render::datasheet(measurement),
+        }
+    }
 }
 
 /// One GPU's measurement.
@@ -173,22 +230,13 @@ pub fn command(json: bool, device: Option<c_int>, dir: Option<std::path::PathBuf
             Err(e) => return fail(&format!("{}: {e}", target.display())),
         };
         if json {
-            let runs = serde_json::to_value(&measurement.runs).unwrap_or_default();
-            let mut document = measurement.kept.document(&measured_by(), runs);
-            document["kept_at"] = path.display().to_string().into();
-            document["not_measured"] = measurement.skipped.clone().into();
-            document["datasheet"] = serde_json::to_value(render::datasheet(&measurement)).unwrap_or_default();
-            documents.push(document);
+            documents.push(MeasuredGpu::of(&measurement, &path));
         } else {
             print!("{}", render::text(&measurement, Some(&path)));
         }
     }
-    if json {
-        let body =
-            crate::cli::RoofsBody { gpus: documents.into_iter().filter_map(|d| d.as_object().cloned()).collect() };
-        if let Err(e) = crate::cli::JsonOutput::Roofs.print(None, body) {
-            return fail(&format!("standard output: {e}"));
-        }
+    if json && let Err(e) = crate::cli::JsonOutput::Roofs.print(None, RoofsBody { gpus: documents }) {
+        return fail(&format!("standard output: {e}"));
     }
     ExitCode::SUCCESS
 }

@@ -192,3 +192,22 @@ pub fn sim_with_tool(dir: &Path, args: &[&str]) -> Command {
         .env("ROCPROF_RS_OUTPUT_DIR", dir.join("out"));
     cmd
 }
+
+/// NVIDIA's libcupti from its pip wheel (tests/verify/requirements.txt), whose host API lists a
+/// chip's metrics without a GPU; CI must have it, elsewhere its tests skip.
+pub fn wheel_libcupti() -> Option<PathBuf> {
+    let out =
+        Command::new("python3").args(["-c", "import nvidia; print('\\n'.join(nvidia.__path__))"]).output().ok()?;
+    let found = String::from_utf8(out.stdout)
+        .ok()?
+        .lines()
+        .map(|dir| Path::new(dir).join("cu13/lib/libcupti.so.13"))
+        .find(|lib| lib.exists());
+    if found.is_none() {
+        assert!(
+            std::env::var_os("CI").is_none(),
+            "CI must have NVIDIA's libcupti wheel (tests/verify/requirements.txt)"
+        );
+    }
+    found
+}

@@ -243,8 +243,14 @@ fn report_html(
                 )));
             }
         }
-        let options =
-            report::Options { baseline, gpu, top, bins, step_marker: regex(step_marker.as_deref(), "step_marker")? };
+        let options = report::Options {
+            baseline,
+            gpu,
+            top,
+            bins,
+            step_marker: regex(step_marker.as_deref(), "step_marker")?,
+            kept_roofs: true,
+        };
         Ok(report::html::render(&report::build(&dir, &options)?))
     })
 }

@@ -24,6 +24,23 @@ pub enum FolderError {
     NoFolder,
 }
 
+/// `path` with `.` and `..` taken as written, without asking the file system (links are
+/// resolved afterwards, and checked again).
+fn lexical(path: &Path) -> PathBuf {
+    use std::path::Component;
+    let mut out = PathBuf::new();
+    for part in path.components() {
+        match part {
+            Component::ParentDir => {
+                out.pop();
+            }
+            Component::CurDir => {}
+            other => out.push(other),
+        }
+    }
+    out
+}
+
 /// The most entries [`plain`] looks at in one dataset, and how deep.
 const PLAIN_ENTRIES: usize = 200_000;
 const PLAIN_DEPTH: usize = 8;
@@ -42,15 +59,19 @@ fn plain_entry(given: &str, root: &Path, path: &Path, depth: usize, seen: &mut u
         entry: path.strip_prefix(root).unwrap_or(path).display().to_string(),
         kind,
     };
-    let kind = std::fs::symlink_metadata(path)
-        .map_err(|_| FolderError::Missing { path: given.to_owned(), folders: String::new() })?
-        .file_type();
+    let meta = std::fs::symlink_metadata(path)
+        .map_err(|_| FolderError::Missing { path: given.to_owned(), folders: String::new() })?;
+    let kind = meta.file_type();
     *seen += 1;
     if *seen > PLAIN_ENTRIES || depth > PLAIN_DEPTH {
         return Err(FolderError::TooLarge { path: given.to_owned() });
     }
     if kind.is_file() {
-        return Ok(());
+        // A second name may be one outside the folders: what the tool writes has one.
+        return match std::os::unix::fs::MetadataExt::nlink(&meta) {
+            1 => Ok(()),
+            _ => Err(not_plain("a file with more than one name (a hard link)")),
+        };
     }
     if kind.is_symlink() {
         return Err(not_plain("a symbolic link"));
@@ -105,6 +126,9 @@ impl Folders {
             return Err(FolderError::NotAPath(given.to_owned()));
         }
         let joined = self.roots[0].join(given);
+        // Written outside before anything is looked up: whether a path outside exists is not
+        // the client's to learn.
+        self.check(given, lexical(&joined))?;
         let resolved = std::fs::canonicalize(&joined)
             .map_err(|_| FolderError::Missing { path: given.to_owned(), folders: self.listed() })?;
         self.check(given, resolved)
@@ -117,6 +141,7 @@ impl Folders {
             return Err(FolderError::NotAPath(given.to_owned()));
         }
         let joined = self.roots[0].join(given);
+        self.check(given, lexical(&joined))?;
         let name = joined.file_name().filter(|n| *n != ".." && *n != ".");
         let parent = joined.parent().and_then(|p| std::fs::canonicalize(p).ok());
         match (name, parent) {
@@ -213,6 +238,9 @@ mod tests {
         assert!(matches!(&refused, FolderError::NotPlain { kind: "a symbolic link", .. }), "{refused}");
         assert!(refused.to_string().contains("kernel_dispatch/b.parquet"), "{refused}");
         std::fs::remove_file(run.join("kernel_dispatch/b.parquet")).unwrap();
+        std::fs::hard_link(run.join("kernel_dispatch/a.parquet"), base.join("elsewhere")).unwrap();
+        assert!(matches!(plain("run", &run), Err(FolderError::NotPlain { .. })), "a hard link");
+        std::fs::remove_file(base.join("elsewhere")).unwrap();
         let fifo = std::ffi::CString::new(run.join("kernel_dispatch/c.parquet").into_os_string().into_vec()).unwrap();
         // SAFETY: a NUL-terminated path that lives across the call.
         assert_eq!(unsafe { libc::mkfifo(fifo.as_ptr(), 0o600) }, 0);

@@ -38,6 +38,9 @@ const PROTOCOL_VERSIONS: &[&str] = &["2025-06-18", "2025-03-26", "2024-11-05"];
 /// The longest message read; a longer line is refused and skipped.
 const LINE_LIMIT: usize = 4 << 20;
 
+/// The most messages one batch may hold.
+const BATCH_LIMIT: usize = 64;
+
 /// Runs the server until stdin closes.
 pub fn mcp(args: McpArgs) -> ExitCode {
     let folders = match Folders::new(&args.folders) {
@@ -113,27 +116,36 @@ impl Server {
             if line.iter().all(u8::is_ascii_whitespace) {
                 continue;
             }
-            if let Some(response) = self.answer(&line) {
-                reply(output, &response)?;
-            }
+            self.answer(&line, output)?;
         }
     }
 
-    /// The answer to one line: a message's response, or a batch's (JSON-RPC 2.0, as MCP before
-    /// 2025-06-18 allows); none where nothing is to be answered.
-    fn answer(&self, line: &[u8]) -> Option<Value> {
+    /// Answers one line: a message, or a batch (JSON-RPC 2.0, as MCP before 2025-06-18 allows),
+    /// whose responses are written as they come rather than held (a `report` may be 32 MiB).
+    fn answer(&self, line: &[u8], output: &mut impl Write) -> std::io::Result<()> {
         let message: Value = match serde_json::from_slice(line) {
             Ok(message) => message,
-            Err(e) => return Some(error(Value::Null, -32700, &format!("not JSON: {e}"))),
+            Err(e) => return reply(output, &error(Value::Null, -32700, &format!("not JSON: {e}"))),
         };
-        match message {
-            Value::Array(batch) if batch.is_empty() => Some(error(Value::Null, -32600, "an empty batch")),
-            Value::Array(batch) => {
-                let answers: Vec<Value> = batch.into_iter().filter_map(|m| self.handle(m)).collect();
-                (!answers.is_empty()).then_some(Value::Array(answers))
-            }
-            message => self.handle(message),
+        let batch = match message {
+            Value::Array(batch) => batch,
+            message => return self.handle(message).map_or(Ok(()), |response| reply(output, &response)),
+        };
+        if batch.is_empty() || batch.len() > BATCH_LIMIT {
+            let why = format!("a batch holds 1 to {BATCH_LIMIT} messages, not {}", batch.len());
+            return reply(output, &error(Value::Null, -32600, &why));
         }
+        let mut opened = false;
+        for response in batch.into_iter().filter_map(|m| self.handle(m)) {
+            output.write_all(if opened { b"," } else { b"[" })?;
+            opened = true;
+            serde_json::to_writer(&mut *output, &response)?;
+        }
+        if opened {
+            output.write_all(b"]\n")?;
+            output.flush()?;
+        }
+        Ok(())
     }
 
     /// The response to one message; none for a notification or a response.
@@ -340,6 +352,14 @@ mod tests {
             .collect();
         assert!(!lines.is_empty());
         assert_eq!(lines.last().unwrap()["error"]["code"], -32600, "an empty batch is refused");
+        let ping = r#"{"jsonrpc":"2.0","id":1,"method":"ping"}"#;
+        let batch = |n: usize| format!("[{}]\n", vec![ping; n].join(","));
+        let answers = answer_all(std::slice::from_ref(&dir), batch(BATCH_LIMIT).as_bytes()).unwrap();
+        let answers: Value = serde_json::from_slice(&answers).unwrap();
+        assert_eq!(answers.as_array().map(Vec::len), Some(BATCH_LIMIT));
+        let answers = answer_all(std::slice::from_ref(&dir), batch(BATCH_LIMIT + 1).as_bytes()).unwrap();
+        let answers: Value = serde_json::from_slice(&answers).unwrap();
+        assert_eq!(answers["error"]["code"], -32600, "{answers}");
         let _ = std::fs::remove_dir_all(&dir);
     }
 

@@ -323,7 +323,8 @@ fn report_tool(a: &Args, folders: &Folders) -> Result<Output, ToolError> {
         Some(n) if (1..=100_000).contains(&n) => n as usize,
         Some(n) => return Err(ToolError(format!("report: top {n}: expected 1 to 100000"))),
     };
-    let options = report::Options { baseline: None, gpu: None, top, bins: 4000, step_marker: None };
+    // As `analyze`: the roofs in the user's cache lie outside the served folders.
+    let options = report::Options { top, bins: 4000, kept_roofs: false, ..Default::default() };
     let text = report::html::render(&report::build(&dir, &options)?);
     if text.len() > REPORT_LIMIT {
         return Err(ToolError(format!(
@@ -377,10 +378,10 @@ fn tail(bytes: &[u8]) -> String {
 /// The bytes read back of each of a run's outputs: enough for [`tail`]'s characters.
 const TAIL_BYTES: u64 = 16 << 10;
 
-/// The last [`TAIL_BYTES`] of the file at `path`: a program may write gigabytes.
-fn read_tail(path: &Path) -> Vec<u8> {
+/// The last [`TAIL_BYTES`] of `file`, read through the handle the program was given (its name
+/// could have been swapped for a link meanwhile): a program may write gigabytes.
+fn read_tail(mut file: std::fs::File) -> Vec<u8> {
     use std::io::{Read, Seek, SeekFrom};
-    let Ok(mut file) = std::fs::File::open(path) else { return Vec::new() };
     let length = file.metadata().map_or(0, |m| m.len());
     let mut bytes = Vec::new();
     if file.seek(SeekFrom::Start(length.saturating_sub(TAIL_BYTES))).is_ok() {
@@ -401,11 +402,16 @@ const GRACE: Duration = Duration::from_secs(5);
 fn run_with_timeout(command: &mut Command, beside: &Path, timeout: Duration) -> Result<Finished, ToolError> {
     use std::os::unix::process::CommandExt;
     let scratch = scratch_dir(beside)?;
-    let (out_path, err_path) = (scratch.join("stdout"), scratch.join("stderr"));
-    let files = std::fs::File::create(&out_path).and_then(|o| Ok((o, std::fs::File::create(&err_path)?)));
-    let spawned = files.and_then(|(o, e)| command.stdout(o).stderr(e).process_group(0).spawn());
-    let mut child = match spawned {
-        Ok(child) => child,
+    let create = |name: &str| {
+        let file = std::fs::File::options().read(true).write(true).create_new(true).open(scratch.join(name))?;
+        Ok::<_, std::io::Error>((file.try_clone()?, file))
+    };
+    let files = create("stdout").and_then(|out| Ok((out, create("stderr")?)));
+    let spawned = files.and_then(|((out, out_kept), (err, err_kept))| {
+        Ok((command.stdout(out).stderr(err).process_group(0).spawn()?, out_kept, err_kept))
+    });
+    let (mut child, out, err) = match spawned {
+        Ok(spawned) => spawned,
         Err(e) => {
             let _ = std::fs::remove_dir_all(&scratch);
             return Err(e.into());
@@ -414,11 +420,9 @@ fn run_with_timeout(command: &mut Command, beside: &Path, timeout: Duration) -> 
     let group = child.id() as libc::pid_t;
     let began = std::time::Instant::now();
     let mut stopping: Option<std::time::Instant> = None;
-    let status = loop {
-        match child.try_wait() {
-            Ok(Some(status)) => break Some(status),
-            Ok(None) => {}
-            Err(_) => break None,
+    loop {
+        if exited(group) {
+            break;
         }
         match stopping {
             None if began.elapsed() > timeout => {
@@ -426,23 +430,35 @@ fn run_with_timeout(command: &mut Command, beside: &Path, timeout: Duration) -> 
                 unsafe { libc::kill(-group, libc::SIGTERM) };
                 stopping = Some(std::time::Instant::now());
             }
-            Some(since) if since.elapsed() > GRACE => {
-                // SAFETY: as above.
-                unsafe { libc::kill(-group, libc::SIGKILL) };
-                let _ = child.wait();
-                break None;
-            }
+            Some(since) if since.elapsed() > GRACE => break,
             _ => {}
         }
         std::thread::sleep(Duration::from_millis(20));
-    };
+    }
+    // Whatever of the group is left (a worker that ignored SIGTERM, a daemon) goes too. The
+    // leader is not reaped yet, so the group's id cannot have passed to another group.
+    // SAFETY: as above.
+    unsafe { libc::kill(-group, libc::SIGKILL) };
+    let status = child.wait().ok();
     let timed_out = stopping.is_some();
-    let result = (status.and_then(|s| s.code()), read_tail(&out_path), read_tail(&err_path));
+    let result = (status.and_then(|s| s.code()), read_tail(out), read_tail(err));
     let _ = std::fs::remove_dir_all(&scratch);
     if timed_out {
         return Err(ToolError(format!("run: stopped after {} s (--run-timeout)", timeout.as_secs())));
     }
     Ok(result)
+}
+
+/// Whether the process `pid` has ended, left unreaped (its id stays its group's meanwhile).
+fn exited(pid: libc::pid_t) -> bool {
+    // SAFETY: a zeroed siginfo_t is a valid value for waitid to fill.
+    let mut info: libc::siginfo_t = unsafe { std::mem::zeroed() };
+    // SAFETY: `info` is a live siginfo_t; WNOWAIT leaves the child to be reaped by `wait`.
+    let waited = unsafe {
+        libc::waitid(libc::P_PID, pid as libc::id_t, &mut info, libc::WEXITED | libc::WNOHANG | libc::WNOWAIT)
+    };
+    // SAFETY: waitid filled `info` (si_pid stays 0 while the child runs).
+    waited != 0 || unsafe { info.si_pid() } != 0
 }
 
 /// A new folder only we can read, hidden in `parent`, for a run's output.

@@ -103,11 +103,10 @@ pub struct Ceilings {
 }
 
 /// The whole analysis.
-#[derive(Debug, Clone, Serialize, schemars::JsonSchema)]
+#[derive(Debug, Clone)]
 pub struct Analysis {
     pub kernels: Vec<KernelAnalysis>,
     /// Kernels analysed, `kernels` or not (it may hold the first of them only).
-    #[serde(skip)]
     pub analysed: usize,
     pub devices: Vec<Ceilings>,
     pub notes: Vec<String>,
@@ -115,6 +114,43 @@ pub struct Analysis {
     pub timings: Option<Join>,
     /// The kernels during which their GPU's clock fell, from the device samples.
     pub throttled: Vec<crate::telemetry::throttle::ThrottledKernel>,
+}
+
+/// How an analysis reads in JSON, in memory ([`Analysis`]) or read out one kernel at a time
+/// ([`Streamed`]): one declaration, so the two and their schema cannot part.
+#[derive(Serialize, schemars::JsonSchema)]
+#[schemars(rename = "Analysis")]
+struct AnalysisJson<'a, K> {
+    kernels: K,
+    devices: &'a [Ceilings],
+    notes: &'a [String],
+    /// How `--timings` matched its kernels, where it was given.
+    timings: &'a Option<Join>,
+    /// The kernels during which their GPU's clock fell, from the device samples.
+    throttled: &'a [crate::telemetry::throttle::ThrottledKernel],
+}
+
+impl Serialize for Analysis {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> std::result::Result<S::Ok, S::Error> {
+        let json = AnalysisJson {
+            kernels: &self.kernels,
+            devices: &self.devices,
+            notes: &self.notes,
+            timings: &self.timings,
+            throttled: &self.throttled,
+        };
+        json.serialize(serializer)
+    }
+}
+
+impl schemars::JsonSchema for Analysis {
+    fn schema_name() -> std::borrow::Cow<'static, str> {
+        "Analysis".into()
+    }
+
+    fn json_schema(generator: &mut schemars::SchemaGenerator) -> schemars::Schema {
+        AnalysisJson::<'static, Vec<KernelAnalysis>>::json_schema(generator)
+    }
 }
 
 fn ceilings(device: &Device<'_>) -> Ceilings {
@@ -267,14 +303,14 @@ impl Streamed {
 impl Serialize for Streamed {
     /// As [`Analysis`] serialises, its kernels read out one at a time.
     fn serialize<S: serde::Serializer>(&self, serializer: S) -> std::result::Result<S::Ok, S::Error> {
-        use serde::ser::SerializeStruct;
-        let mut out = serializer.serialize_struct("Analysis", 5)?;
-        out.serialize_field("kernels", &KernelsJson(self))?;
-        out.serialize_field("devices", &self.devices)?;
-        out.serialize_field("notes", &self.notes)?;
-        out.serialize_field("timings", &self.timings)?;
-        out.serialize_field("throttled", &self.throttled)?;
-        out.end()
+        let json = AnalysisJson {
+            kernels: KernelsJson(self),
+            devices: &self.devices,
+            notes: &self.notes,
+            timings: &self.timings,
+            throttled: &self.throttled,
+        };
+        json.serialize(serializer)
     }
 }
 

@@ -100,6 +100,7 @@ pub struct Work {
     #[schemars(with = "Vec<OpsEntry>")]
     pub ops: BTreeMap<(Precision, Pipe), f64>,
     /// Bytes moved at each level.
+    #[schemars(schema_with = "level_map")]
     pub bytes: BTreeMap<Level, f64>,
     /// What could not be counted, and why.
     pub missing: Vec<String>,
@@ -122,6 +123,12 @@ impl Work {
 }
 
 /// `ops` as JSON can hold it: a list of `{precision, pipe, ops}`.
+/// [`Work::bytes`]'s schema: an object whose keys are levels.
+fn level_map(generator: &mut schemars::SchemaGenerator) -> schemars::Schema {
+    let level = generator.subschema_for::<Level>();
+    schemars::json_schema!({ "type": "object", "propertyNames": level, "additionalProperties": { "type": "number" } })
+}
+
 /// One entry of [`Work::ops`] as JSON gives it.
 #[derive(Serialize, schemars::JsonSchema)]
 struct OpsEntry {

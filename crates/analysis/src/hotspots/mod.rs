@@ -94,7 +94,7 @@ pub fn read_pc_samples(dir: &Path) -> Result<Vec<PcSampleRow>> {
 pub struct ReasonShare {
     pub reason: Option<String>,
     #[serde(serialize_with = "category_name")]
-    #[schemars(with = "String")]
+    #[schemars(schema_with = "category_schema")]
     pub category: ReasonCategory,
     pub samples: u64,
     /// Of the instruction's (or kernel's) samples, 0 to 1.
@@ -200,6 +200,12 @@ fn mix(
 }
 
 /// A category as JSON: its column value (the format crate has no serde).
+/// `category`'s schema: the one vocabulary's names.
+fn category_schema(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
+    let names: Vec<&str> = ReasonCategory::ALL.iter().map(|c| c.name()).collect();
+    schemars::json_schema!({ "type": "string", "enum": names })
+}
+
 fn category_name<S: serde::Serializer>(category: &ReasonCategory, s: S) -> std::result::Result<S::Ok, S::Error> {
     s.serialize_str(category.name())
 }

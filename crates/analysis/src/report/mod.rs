@@ -37,11 +37,21 @@ pub struct Options {
     pub bins: usize,
     /// The markers that are a distributed job's steps, for the cross-rank view.
     pub step_marker: Option<Regex>,
+    /// Whether the roofs `doctor --measure-roofs` keeps in the user's cache may be read (the
+    /// MCP server reads nothing outside its folders: the dataset's roofs and the datasheet's).
+    pub kept_roofs: bool,
 }
 
 impl Default for Options {
     fn default() -> Self {
-        Options { baseline: None, gpu: None, top: 50, bins: timeline::DEFAULT_BINS, step_marker: None }
+        Options {
+            baseline: None,
+            gpu: None,
+            top: 50,
+            bins: timeline::DEFAULT_BINS,
+            step_marker: None,
+            kept_roofs: true,
+        }
     }
 }
 
@@ -178,7 +188,11 @@ pub fn build(dir: &Path, options: &Options) -> Result<Report> {
     let keep = options.top.max(1).max(analyze::svg::CHART_KERNELS);
     // The roofs `analyze` would use by default (the dataset's, else a kept measurement of its
     // GPU), so the page and `analyze` agree; a kept file that cannot be read is passed over.
-    let roofs = analyze::kept::choice(None).map(|(choice, _)| choice).unwrap_or_default();
+    let roofs = if options.kept_roofs {
+        analyze::kept::choice(None).map(|(choice, _)| choice).unwrap_or_default()
+    } else {
+        analyze::kept::RoofChoice::Carried
+    };
     let analysis =
         analyze::analyze_streamed(dir, &analyze::Options { gpu: options.gpu.clone(), roofs, ..Default::default() })
             .and_then(|a| a.into_analysis(keep));

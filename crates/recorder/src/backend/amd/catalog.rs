@@ -64,17 +64,17 @@ pub struct AgentInfo {
     /// The supported counters, or why there are none (`AGENT_ARCH_NOT_SUPPORTED` on GPUs the
     /// SDK has no counter definitions for).
     #[serde(serialize_with = "counters_or_reason")]
-    #[cfg_attr(feature = "schema", schemars(with = "CountersOrReason"))]
+    #[cfg_attr(feature = "schema", schemars(with = "CountersOrReason<'static>"))]
     pub counters: std::result::Result<Vec<CounterInfo>, NoCounters>,
 }
 
-/// How `counters` reads in JSON: the list, or `{"unavailable": why}`.
-#[cfg(feature = "schema")]
-#[derive(schemars::JsonSchema)]
-#[allow(dead_code)]
+/// How `counters` reads in JSON: the list, or `{"unavailable": why}`; its schema is this
+/// type's, so the two cannot part.
+#[derive(Serialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(untagged)]
-enum CountersOrReason {
-    Counters(Vec<CounterInfo>),
+enum CountersOrReason<'a> {
+    Counters(&'a [CounterInfo]),
     Unavailable { unavailable: String },
 }
 
@@ -82,14 +82,11 @@ fn counters_or_reason<S: serde::Serializer>(
     value: &std::result::Result<Vec<CounterInfo>, NoCounters>,
     serializer: S,
 ) -> std::result::Result<S::Ok, S::Error> {
-    #[derive(Serialize)]
-    struct Unavailable<'a> {
-        unavailable: &'a str,
-    }
     match value {
-        Ok(counters) => counters.serialize(serializer),
-        Err(why) => Unavailable { unavailable: &why.to_string() }.serialize(serializer),
+        Ok(counters) => CountersOrReason::Counters(counters),
+        Err(why) => CountersOrReason::Unavailable { unavailable: why.to_string() },
     }
+    .serialize(serializer)
 }
 
 impl AgentInfo {
