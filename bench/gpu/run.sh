@@ -58,6 +58,12 @@
 #                (pcsampling/check_pcsampling.py); then its cost on a CUDA-graph decode loop
 #                (pcsampling/decode_loop.py) beside tracing alone, CUPTI's own sample and ncu
 #                (pcsampling/check_cost.py); PCS_ROUNDS=0 skips the cost part
+#   json         issue 43, one GPU: every --format json output on real hardware (capp traced with
+#                every domain and device samples, again kernels only; pcs_app PC-sampled): stats (and
+#                its device section), analyze, diff, score, hotspots, export --report json, avail
+#                (the GPU's metrics), doctor and doctor --measure-roofs; each document validated
+#                against docs/schemas by tests/verify/check_json_schemas.py (where the machine's
+#                Python has jsonschema; the documents come back in json-documents/ either way)
 #
 # Run from anywhere; it works in the repository root. On the GPU machine $OUT is the folder that
 # comes back (at most 8 files); elsewhere it defaults to bench/gpu/out. Each stage writes
@@ -82,7 +88,7 @@ cd "$REPO"
 
 STAGE="${1:-}"
 case "$STAGE" in
-    smoke | equivalence | overhead | fixtures | memory | counters | preflight | all-quick | ranks | telemetry | python | report | pcsampling | sol | roofs | serve) ;;
+    smoke | equivalence | overhead | fixtures | memory | counters | preflight | all-quick | ranks | telemetry | python | report | pcsampling | sol | roofs | serve | json) ;;
     *)
         awk 'NR > 1 && /^#/ { print; next } NR > 1 { exit }' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//'
         echo "usage: bash bench/gpu/run.sh STAGE" >&2
@@ -790,6 +796,32 @@ stage_roofs() {
     VERDICTS+=("$W/verdict-roofs.json")
     step copy_measured cp "$W/roofs.json" "$OUT/roofs-measured.json"
     step copy_ncu cp "$W/ncu-raw.csv" "$OUT/roofs-ncu-raw.csv"
+}
+
+stage_json() {
+    local W="$WORK/json" D="$OUT/json-documents"
+    mkdir -p "$W" "$D"
+    step capp_all tee_to "$W/a.stdout" traced "${ALL_TRACES[@]}" --device-sample 10 -d "$W/a" -o capp -- "$BUILD/capp"
+    step capp_kernels tee_to "$W/b.stdout" traced --kernel-trace -d "$W/b" -o capp -- "$BUILD/capp"
+    # capp's kernels last microseconds, too short to be sampled: the pcsampling stage's app.
+    step build_pcs "$NVCC" -O3 -lineinfo -arch=sm_90 -o "$BUILD/pcs_app" "$HERE/pcsampling/pcs_app.cu" -lcublas
+    step pcs_sampled tee_to "$W/pc.stdout" traced --kernel-trace --pc-sampling-method stochastic \
+        --pc-sampling-interval 16384 -d "$W/pc" -- "$BUILD/pcs_app" 20
+    step stats to_file "$D/stats.json" "$ROCPROF" stats "$W/a" --format json
+    step stats_device to_file "$D/stats-device.json" "$ROCPROF" stats "$W/a" --section device --format json
+    step stats_by_rank to_file "$D/stats-by-rank.json" "$ROCPROF" stats "$W/a" --by-rank --format json
+    step analyze to_file "$D/analyze.json" "$ROCPROF" analyze "$W/a" --format json
+    # 1 is a regression beyond the threshold, a verdict rather than a failure: the document is written.
+    step diff to_file "$D/diff.json" "$ROCPROF" diff "$W/b" "$W/a" --format json
+    step score to_file "$D/score.json" "$ROCPROF" score "$W/a" --format json
+    step hotspots to_file "$D/hotspots.json" "$ROCPROF" hotspots "$W/pc" --format json
+    step export to_file "$D/export.json" "$ROCPROF" export "$W/a" --format perfetto -o "$W/a.pftrace" --report json
+    step avail to_file "$D/avail.json" "$ROCPROF" avail --filter dram__bytes --format json
+    step doctor to_file "$D/doctor.json" "$ROCPROF" doctor --format json
+    step roofs to_file "$D/doctor-roofs.json" "$ROCPROF" doctor --measure-roofs --device 0 --roofs-dir "$W/roofs" \
+        --format json
+    step validate "$PY" "$REPO/tests/verify/check_json_schemas.py" "$REPO/docs/schemas" "$D" \
+        --expect stats analyze diff score hotspots export avail-nvidia doctor doctor-roofs
 }
 
 stage_serve() {

@@ -4,7 +4,8 @@
 
 Each document (a *.json file in DOCUMENTS_DIR) names its schema (`"schema": "rocprof-rs/NAME"`),
 which is SCHEMAS_DIR/NAME.schema.json; every document must validate (draft 2020-12). With
---expect, each NAME listed must have been seen at least once. Exits 1 naming each failure: the
+--expect, each NAME listed must have been seen at least once. With --current-only, a document of
+another schema_version than its schema's is passed over (kept results of an older release). Exits 1 naming each failure: the
 document, the JSON path of the value and what is wrong with it.
 """
 
@@ -23,6 +24,7 @@ def main() -> int:
     parser.add_argument("schemas", type=Path)
     parser.add_argument("documents", type=Path)
     parser.add_argument("--expect", nargs="*", default=[])
+    parser.add_argument("--current-only", action="store_true")
     args = parser.parse_args()
 
     validators = {}
@@ -34,11 +36,19 @@ def main() -> int:
     failures, seen = [], {}
     documents = sorted(args.documents.glob("*.json"))
     for path in documents:
-        document = json.loads(path.read_text())
+        try:
+            document = json.loads(path.read_text())
+        except (OSError, UnicodeDecodeError, ValueError) as error:
+            failures.append(f"{path.name}: not one JSON document ({error})")
+            continue
         name = str(document.get("schema", "")).removeprefix("rocprof-rs/") if isinstance(document, dict) else ""
         validator = validators.get(name)
         if validator is None:
             failures.append(f"{path.name}: names no published schema ({name!r})")
+            continue
+        current = validator.schema["properties"]["schema_version"].get("const")
+        if args.current_only and document.get("schema_version") != current:
+            print(f"{path.name}: schema_version {document.get('schema_version')!r}, not {current!r}: passed over")
             continue
         seen[name] = seen.get(name, 0) + 1
         for error in sorted(validator.iter_errors(document), key=lambda e: list(e.absolute_path)):
