@@ -140,13 +140,14 @@ def build_sdist(sdist_directory, config_settings=None):
 
 
 def _tracked() -> set[Path] | None:
-    """The files git tracks or would track in the checkout (no build output, no ignored scratch
-    file); None outside a git checkout (an unpacked sdist), where the folders are copied whole."""
+    """The files git tracks or would track under the checkout (no build output, no ignored scratch
+    file), relative to it; None where git does not track this tree (an unpacked sdist), whose
+    folders are copied whole."""
     try:
-        top = subprocess.run(["git", "rev-parse", "--show-toplevel"], cwd=ROOT, check=True,
-                             stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True).stdout.strip()
-        if Path(top).resolve() != ROOT:
-            return None  # an unpacked sdist inside another checkout: not git's files
+        # An unpacked sdist inside another checkout is not that checkout's: its files are not
+        # tracked there, and all of them are taken.
+        subprocess.run(["git", "ls-files", "--error-unmatch", "pyproject.toml"], cwd=ROOT, check=True,
+                       stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
         listed = subprocess.run(["git", "ls-files", "-z", "--cached", "--others", "--exclude-standard"], cwd=ROOT, check=True,
                                 stdout=subprocess.PIPE, stderr=subprocess.DEVNULL).stdout
     except (OSError, subprocess.CalledProcessError):

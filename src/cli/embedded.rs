@@ -96,7 +96,7 @@ pub fn extract_into(dir: &Path, bytes: &[u8]) -> Result<PathBuf, EmbeddedError> 
 
 /// Whether `path` is our own copy of `bytes`: a regular file (not a link), this user's, one name
 /// only (no hard link another user could hold), writable by no one else, and the same bytes.
-fn cached_copy_is(path: &Path, bytes: &[u8]) -> bool {
+pub fn cached_copy_is(path: &Path, bytes: &[u8]) -> bool {
     use std::io::Read;
     let opened = std::fs::OpenOptions::new().read(true).custom_flags(libc::O_NOFOLLOW).open(path);
     let Ok(mut file) = opened else { return false };
@@ -114,9 +114,9 @@ fn cached_copy_is(path: &Path, bytes: &[u8]) -> bool {
 }
 
 /// Makes `dir` (mode 0700) if missing, and checks that it is this user's and writable by no one
-/// else (an open folder may already hold another user's file or link), and that its parent is
-/// this user's and not writable by everyone (group-writable is a umask of 002's, the user's own
-/// group), so that `dir` cannot be swapped.
+/// else (an open folder may already hold another user's file or link). Its parent, our own cache
+/// folder, is closed to group and others first if it is ours (a umask of 002 or 000 made it
+/// open), so that no one else can swap `dir` after the check.
 fn private_dir(dir: &Path) -> Result<(), EmbeddedError> {
     if let Some(parent) = dir.parent() {
         std::fs::create_dir_all(parent).map_err(io(parent))?;
@@ -128,10 +128,16 @@ fn private_dir(dir: &Path) -> Result<(), EmbeddedError> {
     }
     // SAFETY: geteuid has no preconditions and cannot fail.
     let me = unsafe { libc::geteuid() };
-    let checks = [(Some(dir), 0o022), (dir.parent(), 0o002)];
-    for (folder, open) in checks.into_iter().filter_map(|(f, open)| Some((f?, open))) {
+    if let Some(parent) = dir.parent() {
+        let meta = std::fs::symlink_metadata(parent).map_err(io(parent))?;
+        let mode = meta.permissions().mode();
+        if meta.is_dir() && meta.uid() == me && mode & 0o022 != 0 {
+            std::fs::set_permissions(parent, std::fs::Permissions::from_mode(mode & !0o022)).map_err(io(parent))?;
+        }
+    }
+    for folder in [Some(dir), dir.parent()].into_iter().flatten() {
         let meta = std::fs::symlink_metadata(folder).map_err(io(folder))?;
-        if !meta.is_dir() || meta.uid() != me || meta.permissions().mode() & open != 0 {
+        if !meta.is_dir() || meta.uid() != me || meta.permissions().mode() & 0o022 != 0 {
             return Err(EmbeddedError::Unsafe(folder.to_owned()));
         }
     }
@@ -176,9 +182,10 @@ mod tests {
         std::fs::set_permissions(&cache, std::fs::Permissions::from_mode(0o777)).unwrap();
         assert!(matches!(extract_into(&cache, bytes), Err(EmbeddedError::Unsafe(_))));
         std::fs::set_permissions(&cache, std::fs::Permissions::from_mode(0o700)).unwrap();
+        // An open parent of ours (a umask of 000) is closed to group and others first.
         std::fs::set_permissions(cache.parent().unwrap(), std::fs::Permissions::from_mode(0o777)).unwrap();
-        assert!(matches!(extract_into(&cache, bytes), Err(EmbeddedError::Unsafe(_))));
-        std::fs::set_permissions(cache.parent().unwrap(), std::fs::Permissions::from_mode(0o755)).unwrap();
+        assert_eq!(extract_into(&cache, bytes).unwrap(), path);
+        assert_eq!(std::fs::metadata(cache.parent().unwrap()).unwrap().permissions().mode() & 0o777, 0o755);
         // A link in its place is refused.
         let link = dir.join("link");
         std::os::unix::fs::symlink(&cache, &link).unwrap();

@@ -36,12 +36,14 @@ pub fn run(command: &mut Command) -> io::Result<(u32, ExitStatus)> {
         // SAFETY: the handler only reads an atomic and calls kill, both async-signal-safe.
         (signal, unsafe { libc::signal(signal, handler) })
     });
-    let status = child.wait();
+    // The application has ended but is not reaped: its pid cannot be another process's yet, so
+    // a signal forwarded meanwhile reaches no one else.
+    ended_unreaped(pid as libc::pid_t);
     // What follows (the exports, a next counter pass) runs under the dispositions `run` was
     // started with: Ctrl-C then ends a long export, and a next pass's application is not started
-    // with SIGINT ignored. The signals wait while the pid (reaped, and free for reuse) is
-    // forgotten and the dispositions restored, then arrive under the restored ones: none is lost
-    // to a handler with no one to forward to.
+    // with SIGINT ignored. Signals wait while the pid is forgotten, the dispositions restored
+    // and the application reaped, then arrive under the restored ones: none is lost to a
+    // handler with no one to forward to, and none is forwarded to a reused pid.
     let held = Held::signals(&[libc::SIGINT, libc::SIGTERM, libc::SIGUSR1, libc::SIGUSR2]);
     CHILD.store(0, Ordering::Relaxed);
     for (signal, before) in [(libc::SIGINT, before_int)].into_iter().chain(forwarded) {
@@ -50,8 +52,23 @@ pub fn run(command: &mut Command) -> io::Result<(u32, ExitStatus)> {
             unsafe { libc::signal(signal, before) };
         }
     }
+    let status = child.wait();
     drop(held);
     status.map(|status| (pid, status))
+}
+
+/// Waits until `pid`, our child, has ended, leaving it to be reaped (`WNOWAIT`). An error other
+/// than an interruption (none is expected) returns at once: `wait` then says what it is.
+fn ended_unreaped(pid: libc::pid_t) {
+    loop {
+        // SAFETY: a zeroed siginfo_t is a valid value for waitid to fill.
+        let mut info: libc::siginfo_t = unsafe { std::mem::zeroed() };
+        // SAFETY: `info` is a live siginfo_t; WNOWAIT leaves the child for `wait` to reap.
+        let waited = unsafe { libc::waitid(libc::P_PID, pid as libc::id_t, &mut info, libc::WEXITED | libc::WNOWAIT) };
+        if waited == 0 || io::Error::last_os_error().kind() != io::ErrorKind::Interrupted {
+            return;
+        }
+    }
 }
 
 /// Signals blocked for the guard's life, then let through.

@@ -66,7 +66,7 @@ pub fn choice(exe: &Path) -> ToolChoice {
     match super::embedded::cache_dir() {
         Ok(dir) => {
             let path = super::embedded::cached_path(&dir, bytes);
-            let note = if std::fs::read(&path).is_ok_and(|c| c == bytes) {
+            let note = if super::embedded::cached_copy_is(&path, bytes) {
                 "the embedded copy, already written".to_owned()
             } else {
                 format!("the embedded copy ({} bytes), written there on the first run", bytes.len())

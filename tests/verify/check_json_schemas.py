@@ -5,7 +5,7 @@
 Each document (a *.json file in DOCUMENTS_DIR) names its schema (`"schema": "rocprof-rs/NAME"`),
 which is SCHEMAS_DIR/NAME.schema.json; every document must validate (draft 2020-12). With
 --expect, each NAME listed must have been seen at least once. With --current-only, a document of
-another schema_version than its schema's is passed over (kept results of an older release). Exits 1 naming each failure: the
+another schema_version than its schema's is passed over (kept results of an older release). A folder without documents fails. Exits 1 naming each failure: the
 document, the JSON path of the value and what is wrong with it.
 """
 
@@ -54,6 +54,8 @@ def main() -> int:
         for error in sorted(validator.iter_errors(document), key=lambda e: list(e.absolute_path)):
             where = "$" + "".join(f"[{p!r}]" if isinstance(p, str) else f"[{p}]" for p in error.absolute_path)
             failures.append(f"{path.name}: {where}: {error.message}")
+    if not documents:
+        failures.append(f"no *.json document in {args.documents}")
     for name in args.expect:
         if name not in seen:
             failures.append(f"no document of schema {name!r} among {len(documents)}")

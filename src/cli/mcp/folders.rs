@@ -24,6 +24,17 @@ pub enum FolderError {
     NoFolder,
 }
 
+/// How many entries of `path`'s own folder are the file `meta` describes.
+fn names_beside(path: &Path, meta: &std::fs::Metadata) -> u64 {
+    use std::os::unix::fs::MetadataExt;
+    let Some(folder) = path.parent() else { return 0 };
+    let Ok(entries) = std::fs::read_dir(folder) else { return 0 };
+    let same = |e: &std::fs::DirEntry| {
+        std::fs::symlink_metadata(e.path()).is_ok_and(|m| m.dev() == meta.dev() && m.ino() == meta.ino())
+    };
+    entries.flatten().take(PLAIN_ENTRIES).filter(same).count() as u64
+}
+
 /// `path` with `.` and `..` taken as written, without asking the file system (links are
 /// resolved afterwards, and checked again).
 fn lexical(path: &Path) -> PathBuf {
@@ -67,10 +78,13 @@ fn plain_entry(given: &str, root: &Path, path: &Path, depth: usize, seen: &mut u
         return Err(FolderError::TooLarge { path: given.to_owned() });
     }
     if kind.is_file() {
-        // A second name may be one outside the folders: what the tool writes has one.
+        // A second name may be one outside the folders. What the tool writes has one, but for a
+        // moment two in one folder (the publishing fallback's link, then unlink): names all in
+        // the file's own folder are taken.
         return match std::os::unix::fs::MetadataExt::nlink(&meta) {
             1 => Ok(()),
-            _ => Err(not_plain("a file with more than one name (a hard link)")),
+            n if names_beside(path, &meta) == n => Ok(()),
+            _ => Err(not_plain("a file with a name outside its folder (a hard link)")),
         };
     }
     if kind.is_symlink() {
@@ -91,12 +105,16 @@ fn plain_entry(given: &str, root: &Path, path: &Path, depth: usize, seen: &mut u
 #[derive(Debug, Clone)]
 pub struct Folders {
     roots: Vec<PathBuf>,
+    /// Each folder as given, made absolute but not resolved: a client may name a path through
+    /// the same links the command line did (`/home` a link to `/var/home`).
+    given: Vec<PathBuf>,
 }
 
 impl Folders {
     /// The folders given on the command line, each resolved; a missing one is an error.
     pub fn new(folders: &[PathBuf]) -> Result<Folders, FolderError> {
         let mut roots = Vec::new();
+        let mut given = Vec::new();
         for folder in folders {
             let root = std::fs::canonicalize(folder)
                 .map_err(|e| FolderError::Unreadable { folder: folder.display().to_string(), kind: e.kind() })?;
@@ -104,11 +122,12 @@ impl Folders {
                 return Err(FolderError::NotAFolder(folder.display().to_string()));
             }
             roots.push(root);
+            given.push(lexical(&std::path::absolute(folder).unwrap_or_else(|_| folder.clone())));
         }
         if roots.is_empty() {
             return Err(FolderError::NoFolder);
         }
-        Ok(Folders { roots })
+        Ok(Folders { roots, given })
     }
 
     /// The served folders.
@@ -128,7 +147,7 @@ impl Folders {
         let joined = self.roots[0].join(given);
         // Written outside before anything is looked up: whether a path outside exists is not
         // the client's to learn.
-        self.check(given, lexical(&joined))?;
+        self.check_written(given, &joined)?;
         let resolved = std::fs::canonicalize(&joined)
             .map_err(|_| FolderError::Missing { path: given.to_owned(), folders: self.listed() })?;
         self.check(given, resolved)
@@ -141,7 +160,7 @@ impl Folders {
             return Err(FolderError::NotAPath(given.to_owned()));
         }
         let joined = self.roots[0].join(given);
-        self.check(given, lexical(&joined))?;
+        self.check_written(given, &joined)?;
         let name = joined.file_name().filter(|n| *n != ".." && *n != ".");
         let parent = joined.parent().and_then(|p| std::fs::canonicalize(p).ok());
         match (name, parent) {
@@ -152,6 +171,17 @@ impl Folders {
                 self.check(given, resolved)
             }
             _ => Err(FolderError::Missing { path: given.to_owned(), folders: self.listed() }),
+        }
+    }
+
+    /// Whether `joined`, as written (`.` and `..` taken, links not followed), lies in a folder as
+    /// resolved or as given.
+    fn check_written(&self, given: &str, joined: &Path) -> Result<(), FolderError> {
+        let written = lexical(joined);
+        if self.roots.iter().chain(&self.given).any(|root| written.starts_with(root)) {
+            Ok(())
+        } else {
+            Err(FolderError::Outside { path: given.to_owned(), folders: self.listed() })
         }
     }
 
@@ -211,6 +241,15 @@ mod tests {
         std::os::unix::fs::symlink(base.join("secret"), served.join("link")).unwrap();
         let folders = Folders::new(std::slice::from_ref(&served)).unwrap();
         assert!(folders.existing("run").unwrap().ends_with("served/run"));
+        // Through a link to the served folder, as the command line may have named it.
+        std::os::unix::fs::symlink(&served, base.join("alias")).unwrap();
+        let aliased = Folders::new(&[base.join("alias")]).unwrap();
+        let through = base.join("alias/run");
+        assert!(aliased.existing(through.to_str().unwrap()).unwrap().ends_with("served/run"));
+        assert!(matches!(
+            aliased.existing(base.join("alias/../secret").to_str().unwrap()),
+            Err(FolderError::Outside { .. })
+        ));
         for outside in ["../secret", "/etc", "link", "run/../../secret"] {
             assert!(matches!(folders.existing(outside), Err(FolderError::Outside { .. })), "{outside}");
         }
@@ -241,6 +280,10 @@ mod tests {
         std::fs::hard_link(run.join("kernel_dispatch/a.parquet"), base.join("elsewhere")).unwrap();
         assert!(matches!(plain("run", &run), Err(FolderError::NotPlain { .. })), "a hard link");
         std::fs::remove_file(base.join("elsewhere")).unwrap();
+        // A second name beside the first (a publish interrupted between link and unlink) is taken.
+        std::fs::hard_link(run.join("kernel_dispatch/a.parquet"), run.join("kernel_dispatch/.a.partial")).unwrap();
+        assert_eq!(plain("run", &run), Ok(()));
+        std::fs::remove_file(run.join("kernel_dispatch/.a.partial")).unwrap();
         let fifo = std::ffi::CString::new(run.join("kernel_dispatch/c.parquet").into_os_string().into_vec()).unwrap();
         // SAFETY: a NUL-terminated path that lives across the call.
         assert_eq!(unsafe { libc::mkfifo(fifo.as_ptr(), 0o600) }, 0);

@@ -43,6 +43,10 @@ const BATCH_LIMIT: usize = 64;
 
 /// Runs the server until stdin closes.
 pub fn mcp(args: McpArgs) -> ExitCode {
+    // An ignored SIGCHLD, inherited from whatever started the server, would have the kernel reap
+    // a run before its process group is stopped and its exit code read.
+    // SAFETY: setting a standard signal's disposition to its default, before any thread starts.
+    unsafe { libc::signal(libc::SIGCHLD, libc::SIG_DFL) };
     let folders = match Folders::new(&args.folders) {
         Ok(folders) => folders,
         Err(e) => {

@@ -122,7 +122,6 @@ impl Work {
     }
 }
 
-/// `ops` as JSON can hold it: a list of `{precision, pipe, ops}`.
 /// [`Work::bytes`]'s schema: an object whose keys are levels.
 fn level_map(generator: &mut schemars::SchemaGenerator) -> schemars::Schema {
     let level = generator.subschema_for::<Level>();
@@ -137,6 +136,7 @@ struct OpsEntry {
     ops: f64,
 }
 
+/// `ops` as JSON can hold it: a list of `{precision, pipe, ops}`.
 fn ops_list<S: serde::Serializer>(ops: &BTreeMap<(Precision, Pipe), f64>, s: S) -> Result<S::Ok, S::Error> {
     use serde::ser::SerializeSeq as _;
     let mut seq = s.serialize_seq(Some(ops.len()))?;

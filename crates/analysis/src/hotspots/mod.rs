@@ -199,13 +199,13 @@ fn mix(
     shares
 }
 
-/// A category as JSON: its column value (the format crate has no serde).
 /// `category`'s schema: the one vocabulary's names.
 fn category_schema(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
     let names: Vec<&str> = ReasonCategory::ALL.iter().map(|c| c.name()).collect();
     schemars::json_schema!({ "type": "string", "enum": names })
 }
 
+/// A category as JSON: its column value (the format crate has no serde).
 fn category_name<S: serde::Serializer>(category: &ReasonCategory, s: S) -> std::result::Result<S::Ok, S::Error> {
     s.serialize_str(category.name())
 }
