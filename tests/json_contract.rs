@@ -85,6 +85,14 @@ fn the_published_schemas_are_what_this_build_prints() {
     let said = stderr(&output);
     assert!(said.contains("stats.schema.json: differs") && said.contains("schema_version"), "{said}");
     assert!(said.contains("score.schema.json"), "{said}");
+    // A FIFO in a schema's place is named, not waited on.
+    std::fs::remove_file(dir.join("diff.schema.json")).unwrap();
+    let fifo = std::ffi::CString::new(dir.join("diff.schema.json").to_str().unwrap()).unwrap();
+    // SAFETY: a NUL-terminated path that lives across the call.
+    assert_eq!(unsafe { libc::mkfifo(fifo.as_ptr(), 0o600) }, 0);
+    let output = rocprof_rs([OsStr::new("json-schemas"), OsStr::new("--check"), dir.as_os_str()]);
+    assert_eq!(output.status.code(), Some(1));
+    assert!(stderr(&output).contains("diff.schema.json: a FIFO"), "{}", stderr(&output));
 }
 
 /// The arguments, each a string or a path.

@@ -98,7 +98,8 @@ pub fn extract_into(dir: &Path, bytes: &[u8]) -> Result<PathBuf, EmbeddedError> 
 /// only (no hard link another user could hold), writable by no one else, and the same bytes.
 pub fn cached_copy_is(path: &Path, bytes: &[u8]) -> bool {
     use std::io::Read;
-    let opened = std::fs::OpenOptions::new().read(true).custom_flags(libc::O_NOFOLLOW).open(path);
+    // Not following a link, and not waiting on a FIFO put in its place.
+    let opened = std::fs::OpenOptions::new().read(true).custom_flags(libc::O_NOFOLLOW | libc::O_NONBLOCK).open(path);
     let Ok(mut file) = opened else { return false };
     let Ok(meta) = file.metadata() else { return false };
     // SAFETY: geteuid has no preconditions and cannot fail.

@@ -70,8 +70,8 @@ fn write(dir: &std::path::Path) -> ExitCode {
 /// Whether the schema published at `path` has the version this build prints and other fields
 /// (descriptions aside) than `derived`: a change that needs a new version.
 fn changed_at_same_version(path: &std::path::Path, derived: &serde_json::Value) -> bool {
-    let Some(published) = std::fs::read(path).ok().and_then(|b| serde_json::from_slice::<serde_json::Value>(&b).ok())
-    else {
+    let text = rocprof_rs_format::input::read_text(path, rocprof_rs_format::input::JSON_LIMIT);
+    let Some(published) = text.ok().and_then(|t| serde_json::from_str::<serde_json::Value>(&t).ok()) else {
         return false;
     };
     let version = &published["properties"]["schema_version"]["const"];
@@ -100,7 +100,8 @@ fn check(dir: &std::path::Path) -> ExitCode {
     let mut stale = 0;
     for output in Output::ALL {
         let path = dir.join(output.file_name());
-        match std::fs::read_to_string(&path) {
+        // A regular file of bounded size: a FIFO or a link to /dev/zero in its place is refused.
+        match rocprof_rs_format::input::read_text(&path, rocprof_rs_format::input::JSON_LIMIT) {
             Ok(text) if text == schema_text(output) => {}
             Ok(_) => {
                 eprintln!(
