@@ -7,5 +7,8 @@ pub mod bodies;
 #[path = "../../src/cli/envelope.rs"]
 pub mod envelope;
 #[allow(dead_code)]
+#[path = "../../src/cli/launch.rs"]
+pub mod launch;
+#[allow(dead_code)]
 #[path = "../../src/cli/mcp/mod.rs"]
 pub mod mcp;

@@ -38,7 +38,7 @@ pub fn run(command: &mut Command) -> io::Result<(u32, ExitStatus)> {
     });
     // The application has ended but is not reaped: its pid cannot be another process's yet, so
     // a signal forwarded meanwhile reaches no one else.
-    ended_unreaped(pid as libc::pid_t);
+    ended_unreaped(pid as libc::pid_t, true);
     // What follows (the exports, a next counter pass) runs under the dispositions `run` was
     // started with: Ctrl-C then ends a long export, and a next pass's application is not started
     // with SIGINT ignored. Signals wait while the pid is forgotten, the dispositions restored
@@ -57,16 +57,22 @@ pub fn run(command: &mut Command) -> io::Result<(u32, ExitStatus)> {
     status.map(|status| (pid, status))
 }
 
-/// Waits until `pid`, our child, has ended, leaving it to be reaped (`WNOWAIT`). An error other
-/// than an interruption (none is expected) returns at once: `wait` then says what it is.
-fn ended_unreaped(pid: libc::pid_t) {
+/// Whether `pid`, our child, has ended, leaving it to be reaped (`WNOWAIT`): its pid, and its
+/// process group's id, stay its own meanwhile. With `block`, waits until it has. An error other
+/// than an interruption (none is expected) counts as ended: `wait` then says what it is.
+pub fn ended_unreaped(pid: libc::pid_t, block: bool) -> bool {
+    let flags = libc::WEXITED | libc::WNOWAIT | if block { 0 } else { libc::WNOHANG };
     loop {
         // SAFETY: a zeroed siginfo_t is a valid value for waitid to fill.
         let mut info: libc::siginfo_t = unsafe { std::mem::zeroed() };
         // SAFETY: `info` is a live siginfo_t; WNOWAIT leaves the child for `wait` to reap.
-        let waited = unsafe { libc::waitid(libc::P_PID, pid as libc::id_t, &mut info, libc::WEXITED | libc::WNOWAIT) };
-        if waited == 0 || io::Error::last_os_error().kind() != io::ErrorKind::Interrupted {
-            return;
+        let waited = unsafe { libc::waitid(libc::P_PID, pid as libc::id_t, &mut info, flags) };
+        if waited == 0 {
+            // SAFETY: waitid filled `info`; under WNOHANG si_pid stays 0 while the child runs.
+            return unsafe { info.si_pid() } != 0;
+        }
+        if io::Error::last_os_error().kind() != io::ErrorKind::Interrupted {
+            return true;
         }
     }
 }

@@ -421,7 +421,7 @@ fn run_with_timeout(command: &mut Command, beside: &Path, timeout: Duration) -> 
     let began = std::time::Instant::now();
     let mut stopping: Option<std::time::Instant> = None;
     loop {
-        if exited(group) {
+        if crate::cli::launch::ended_unreaped(group, false) {
             break;
         }
         match stopping {
@@ -447,18 +447,6 @@ fn run_with_timeout(command: &mut Command, beside: &Path, timeout: Duration) -> 
         return Err(ToolError(format!("run: stopped after {} s (--run-timeout)", timeout.as_secs())));
     }
     Ok(result)
-}
-
-/// Whether the process `pid` has ended, left unreaped (its id stays its group's meanwhile).
-fn exited(pid: libc::pid_t) -> bool {
-    // SAFETY: a zeroed siginfo_t is a valid value for waitid to fill.
-    let mut info: libc::siginfo_t = unsafe { std::mem::zeroed() };
-    // SAFETY: `info` is a live siginfo_t; WNOWAIT leaves the child to be reaped by `wait`.
-    let waited = unsafe {
-        libc::waitid(libc::P_PID, pid as libc::id_t, &mut info, libc::WEXITED | libc::WNOHANG | libc::WNOWAIT)
-    };
-    // SAFETY: waitid filled `info` (si_pid stays 0 while the child runs).
-    waited != 0 || unsafe { info.si_pid() } != 0
 }
 
 /// A new folder only we can read, hidden in `parent`, for a run's output.
